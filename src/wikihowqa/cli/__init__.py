@@ -1,0 +1,26 @@
+"""Command-line interface: one thin command per stage, no logic beyond argument handling."""
+
+from __future__ import annotations
+
+import sys
+
+from wikihowqa.cli._app import app, console
+from wikihowqa.errors import WikihowqaError
+
+# Each module registers its commands on ``app`` when imported.
+from wikihowqa.cli import dataset, demo  # noqa: E402,F401  isort: skip
+
+
+def main() -> None:
+    """Entry point: user errors become one red line and exit status 2, never a traceback."""
+    try:
+        app()
+    except WikihowqaError as exc:
+        console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted[/]: completed work is saved; run the same command again to resume")
+        sys.exit(130)
+
+
+__all__ = ["app", "main"]

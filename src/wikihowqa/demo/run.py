@@ -1,0 +1,56 @@
+"""``wikihowqa demo``: the whole pipeline on the embedded corpus, everything written under one folder.
+
+Layout: ``real-examples/`` (the release instances imported), ``dataset/`` (the demo corpus built from
+the replay site), ``predictions/<system>.jsonl``, ``report/`` and ``study/``. Each step is a function
+that returns rows for the closing table, so a stage adds itself by adding one step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from wikihowqa.demo import real_examples_path
+
+
+@dataclass
+class DemoContext:
+    out: Path
+    settings: dict[str, Any] = field(default_factory=dict)
+    produced: list[tuple[str, str, str]] = field(default_factory=list)  # (what, where, how many)
+
+    def record(self, what: str, where: Path, count: str) -> None:
+        self.produced.append((what, str(where.relative_to(self.out.parent) if where.is_relative_to(self.out.parent) else where), count))
+
+
+Step = Callable[[DemoContext], None]
+
+
+def import_real_examples(ctx: DemoContext) -> None:
+    from wikihowqa.importer import import_release
+
+    src = real_examples_path()
+    folder, manifest = import_release([src / "qa.jsonl"], [src / "documents.jsonl"], ctx.out / "real-examples", overwrite=True)
+    counts = manifest["counts"]
+    ctx.record("real release instances (imported)", folder.path, f"{counts['questions']} questions, {counts['documents']} documents")
+
+
+STEPS: list[tuple[str, Step]] = [
+    ("import the real WikiHowNFQA examples", import_real_examples),
+]
+
+
+def default_out_dir() -> Path:
+    return Path.cwd() / f"wikihowqa-demo-{datetime.now():%Y%m%d-%H%M%S}"
+
+
+def run_demo(out: Path, *, progress: Callable[[str], None] = lambda _: None, **settings: Any) -> DemoContext:
+    out.mkdir(parents=True, exist_ok=True)
+    ctx = DemoContext(out=out.resolve(), settings=settings)
+    for title, step in STEPS:
+        progress(title)
+        step(ctx)
+    return ctx

@@ -1,0 +1,439 @@
+"""The dataset folder on disk: JSONL and Parquet in the official WikiHowNFQA fields.
+
+Readers validate every row and fail with ``file:line: problem`` so a user can fix the file; writers
+go through a temporary file (or folder) and a rename, so a crash never leaves a half-written output.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from wikihowqa.errors import DatasetError
+from wikihowqa.records import Document, Example, Prediction, UsedPassage, normalise_split
+
+QA_FILE = "qa.jsonl"
+DOCUMENTS_FILE = "documents.jsonl"
+MANIFEST_FILE = "manifest.json"
+
+EXAMPLE_FIELDS = (
+    "article_id",
+    "question",
+    "answer",
+    "related_document_urls_wayback_snapshots",
+    "split",
+    "cluster",
+)
+DOCUMENT_FIELDS = ("article_id", "original_url", "archive_url", "parsed_text", "parsed_md", "title", "passages")
+
+R = TypeVar("R")
+
+
+# --------------------------------------------------------------------------- field checks
+
+
+class _RowError(ValueError):
+    """A problem with one row; the reader adds file and line."""
+
+
+def _int(row: Mapping[str, Any], key: str, *, optional: bool = False) -> int | None:
+    value = row.get(key)
+    if value is None:
+        if optional:
+            return None
+        raise _RowError(f"missing field {key!r}" if key not in row else f"field {key!r} is null")
+    if isinstance(value, bool) or not isinstance(value, int):
+        # Parquet and pandas round-trips turn ints into floats; accept those that are whole.
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        raise _RowError(f"field {key!r} must be an integer, got {type(value).__name__} {value!r:.40}")
+    return value
+
+
+def _str(row: Mapping[str, Any], key: str, *, optional: bool = False) -> str | None:
+    value = row.get(key)
+    if value is None:
+        if optional:
+            return None
+        raise _RowError(f"missing field {key!r}" if key not in row else f"field {key!r} is null")
+    if not isinstance(value, str):
+        raise _RowError(f"field {key!r} must be a string, got {type(value).__name__}")
+    return value
+
+
+def _str_list(row: Mapping[str, Any], key: str, *, optional: bool = False) -> tuple[str, ...]:
+    value = row.get(key)
+    if value is None:
+        if optional:
+            return ()
+        raise _RowError(f"missing field {key!r}" if key not in row else f"field {key!r} is null")
+    if hasattr(value, "tolist"):  # numpy arrays from Parquet readers
+        value = value.tolist()
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise _RowError(f"field {key!r} must be a list of strings")
+    return tuple(value)
+
+
+# --------------------------------------------------------------------------- record <-> dict
+
+
+def example_from_dict(row: Mapping[str, Any]) -> Example:
+    try:
+        split = normalise_split(_str(row, "split", optional=True))
+    except ValueError as exc:
+        raise _RowError(str(exc)) from None
+    known = {*EXAMPLE_FIELDS, "category"}
+    return Example(
+        article_id=_int(row, "article_id"),  # type: ignore[arg-type]
+        question=_str(row, "question"),  # type: ignore[arg-type]
+        answer=_str(row, "answer"),  # type: ignore[arg-type]
+        related_document_urls_wayback_snapshots=_str_list(row, "related_document_urls_wayback_snapshots"),
+        split=split,
+        cluster=_int(row, "cluster", optional=True),
+        category=_str(row, "category", optional=True),
+        extra={k: v for k, v in row.items() if k not in known},
+    )
+
+
+def example_to_dict(example: Example) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "article_id": example.article_id,
+        "question": example.question,
+        "answer": example.answer,
+        "related_document_urls_wayback_snapshots": list(example.related_document_urls_wayback_snapshots),
+        "split": example.split,
+        "cluster": example.cluster,
+    }
+    if example.category is not None:
+        row["category"] = example.category
+    row.update(example.extra)
+    return row
+
+
+def document_from_dict(row: Mapping[str, Any], *, split_passages: Callable[[str], list[str]] | None = None) -> Document:
+    """A document row; the site's passage-only shape gets its text from the passages, and vice versa."""
+    passages = _str_list(row, "passages", optional=True)
+    text = _str(row, "parsed_text", optional=True)
+    if text is None:
+        if not passages:
+            raise _RowError("missing field 'parsed_text' (and no 'passages' to rebuild it from)")
+        text = "\n\n".join(passages)
+    elif not passages and split_passages is not None:
+        passages = tuple(split_passages(text))
+    return Document(
+        article_id=_int(row, "article_id"),  # type: ignore[arg-type]
+        original_url=_str(row, "original_url"),  # type: ignore[arg-type]
+        archive_url=_str(row, "archive_url"),  # type: ignore[arg-type]
+        parsed_text=text,
+        parsed_md=_str(row, "parsed_md", optional=True),
+        title=_str(row, "title", optional=True),
+        passages=passages,
+        extra={k: v for k, v in row.items() if k not in DOCUMENT_FIELDS},
+    )
+
+
+def document_to_dict(doc: Document) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "article_id": doc.article_id,
+        "original_url": doc.original_url,
+        "archive_url": doc.archive_url,
+        "parsed_text": doc.parsed_text,
+        "parsed_md": doc.parsed_md,
+        "title": doc.title,
+        "passages": list(doc.passages),
+    }
+    row.update(doc.extra)
+    return row
+
+
+def prediction_from_dict(row: Mapping[str, Any]) -> Prediction:
+    used = row.get("passages") or []
+    if not isinstance(used, list):
+        raise _RowError("field 'passages' must be a list")
+    passages = []
+    for i, p in enumerate(used):
+        if not isinstance(p, Mapping):
+            raise _RowError(f"passages[{i}] must be an object")
+        score = p.get("score")
+        if score is not None and not isinstance(score, int | float):
+            raise _RowError(f"passages[{i}].score must be a number")
+        passages.append(
+            UsedPassage(
+                archive_url=_str(p, "archive_url"),  # type: ignore[arg-type]
+                position=_int(p, "position"),  # type: ignore[arg-type]
+                rank=_int(p, "rank"),  # type: ignore[arg-type]
+                text=_str(p, "text"),  # type: ignore[arg-type]
+                score=None if score is None else float(score),
+            )
+        )
+    settings = row.get("settings") or {}
+    if not isinstance(settings, Mapping):
+        raise _RowError("field 'settings' must be an object")
+    return Prediction(
+        article_id=_int(row, "article_id"),  # type: ignore[arg-type]
+        system=_str(row, "system"),  # type: ignore[arg-type]
+        answer=_str(row, "answer"),  # type: ignore[arg-type]
+        passages=tuple(passages),
+        settings=dict(settings),
+    )
+
+
+def prediction_to_dict(pred: Prediction) -> dict[str, Any]:
+    return {
+        "article_id": pred.article_id,
+        "system": pred.system,
+        "answer": pred.answer,
+        "passages": [
+            {"archive_url": p.archive_url, "position": p.position, "rank": p.rank, "text": p.text, "score": p.score}
+            for p in pred.passages
+        ],
+        "settings": dict(pred.settings),
+    }
+
+
+# --------------------------------------------------------------------------- files
+
+
+def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line_number, object)`` for each non-blank line; a bad line raises with file and line."""
+    path = Path(path)
+    if not path.is_file():
+        raise DatasetError(f"{path}: no such file")
+    seen = False
+    with path.open("r", encoding="utf-8") as fh:
+        lineno = 0
+        while True:
+            try:
+                line = fh.readline()
+            except UnicodeDecodeError as exc:
+                raise DatasetError(f"{path}:{lineno + 1}: not valid UTF-8 ({exc.reason})") from None
+            if not line:
+                break
+            lineno += 1
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DatasetError(f"{path}:{lineno}: invalid JSON ({exc.msg} at column {exc.colno})") from None
+            if not isinstance(obj, dict):
+                raise DatasetError(f"{path}:{lineno}: expected a JSON object, got {type(obj).__name__}")
+            seen = True
+            yield lineno, obj
+    if not seen:
+        raise DatasetError(f"{path}: empty file (no JSON lines)")
+
+
+def _iter_parquet(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    import pyarrow.parquet as pq
+
+    if not path.is_file():
+        raise DatasetError(f"{path}: no such file")
+    try:
+        table = pq.read_table(path)
+    except Exception as exc:  # pyarrow raises many types for a corrupt file
+        raise DatasetError(f"{path}: not a readable Parquet file ({exc})") from None
+    if table.num_rows == 0:
+        raise DatasetError(f"{path}: empty file (no rows)")
+    for i, row in enumerate(table.to_pylist(), start=1):
+        yield i, row
+
+
+def iter_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Rows of a JSONL or Parquet file, chosen by suffix; the number is a line or row number."""
+    path = Path(path)
+    if path.suffix == ".parquet":
+        return _iter_parquet(path)
+    if path.suffix in {".jsonl", ".json", ".ndjson"}:
+        return iter_jsonl(path)
+    raise DatasetError(f"{path}: unsupported file type (expected .jsonl or .parquet)")
+
+
+def read_records(path: Path, convert: Callable[[Mapping[str, Any]], R]) -> list[R]:
+    path = Path(path)
+    unit = "row" if path.suffix == ".parquet" else "line"
+    records = []
+    for number, row in iter_rows(path):
+        try:
+            records.append(convert(row))
+        except _RowError as exc:
+            raise DatasetError(f"{path}:{number}: {exc}" if unit == "line" else f"{path}: row {number}: {exc}") from None
+    return records
+
+
+def read_examples(path: Path) -> list[Example]:
+    return read_records(path, example_from_dict)
+
+
+def read_documents(path: Path, *, split_passages: Callable[[str], list[str]] | None = None) -> list[Document]:
+    return read_records(path, lambda row: document_from_dict(row, split_passages=split_passages))
+
+
+def read_predictions(path: Path) -> list[Prediction]:
+    return read_records(path, prediction_from_dict)
+
+
+@contextlib.contextmanager
+def atomic_write(path: Path, mode: str = "w") -> Iterator[Any]:
+    """Open a temporary sibling of ``path``; it replaces ``path`` only if the block finishes."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def write_jsonl(path: Path, rows: Iterable[Mapping[str, Any]]) -> int:
+    count = 0
+    with atomic_write(path) as fh:
+        for row in rows:
+            fh.write(json.dumps(row, ensure_ascii=False))
+            fh.write("\n")
+            count += 1
+    return count
+
+
+def write_parquet(path: Path, rows: Iterable[Mapping[str, Any]]) -> int:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pylist(list(rows))
+    with atomic_write(path, "wb") as fh:
+        pq.write_table(table, fh)
+    return table.num_rows
+
+
+def write_rows(path: Path, rows: Iterable[Mapping[str, Any]]) -> int:
+    path = Path(path)
+    if path.suffix == ".parquet":
+        return write_parquet(path, rows)
+    if path.suffix == ".jsonl":
+        return write_jsonl(path, rows)
+    raise DatasetError(f"{path}: unsupported file type (expected .jsonl or .parquet)")
+
+
+def write_examples(path: Path, examples: Iterable[Example]) -> int:
+    return write_rows(path, (example_to_dict(e) for e in examples))
+
+
+def write_documents(path: Path, documents: Iterable[Document]) -> int:
+    return write_rows(path, (document_to_dict(d) for d in documents))
+
+
+def write_predictions(path: Path, predictions: Iterable[Prediction]) -> int:
+    return write_rows(path, (prediction_to_dict(p) for p in predictions))
+
+
+def write_json(path: Path, obj: Any) -> None:
+    with atomic_write(path) as fh:
+        json.dump(obj, fh, ensure_ascii=False, indent=2, sort_keys=False)
+        fh.write("\n")
+
+
+# --------------------------------------------------------------------------- the folder
+
+
+@dataclass(frozen=True)
+class DatasetFolder:
+    """A dataset folder: ``qa.jsonl`` (or ``.parquet``), ``documents.jsonl`` (or ``.parquet``), ``manifest.json``."""
+
+    path: Path
+
+    def _find(self, stem: str) -> Path:
+        for suffix in (".jsonl", ".parquet"):
+            candidate = self.path / f"{stem}{suffix}"
+            if candidate.is_file():
+                return candidate
+        if not self.path.is_dir():
+            raise DatasetError(f"{self.path}: no such dataset folder")
+        raise DatasetError(f"{self.path}: no {stem}.jsonl or {stem}.parquet in this dataset folder")
+
+    @property
+    def qa_path(self) -> Path:
+        return self._find("qa")
+
+    @property
+    def documents_path(self) -> Path:
+        return self._find("documents")
+
+    def examples(self, split: str | None = None) -> list[Example]:
+        examples = read_examples(self.qa_path)
+        if split is None:
+            return examples
+        wanted = normalise_split(split)
+        return [e for e in examples if e.split == wanted]
+
+    def documents(self) -> list[Document]:
+        return read_documents(self.documents_path)
+
+    def documents_by_article(self) -> dict[int, list[Document]]:
+        grouped: dict[int, list[Document]] = {}
+        for doc in self.documents():
+            grouped.setdefault(doc.article_id, []).append(doc)
+        return grouped
+
+    def manifest(self) -> dict[str, Any]:
+        path = self.path / MANIFEST_FILE
+        if not path.is_file():
+            return {}
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise DatasetError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+
+    def write_examples(self, examples: Iterable[Example]) -> int:
+        """Replace the QA part in place (atomically), keeping its format."""
+        try:
+            target = self.qa_path
+        except DatasetError:
+            target = self.path / QA_FILE
+        return write_examples(target, examples)
+
+
+def write_dataset_folder(
+    out: Path,
+    examples: Iterable[Example],
+    documents: Iterable[Document],
+    manifest: Mapping[str, Any],
+    *,
+    overwrite: bool = False,
+    fmt: str = "jsonl",
+) -> DatasetFolder:
+    """Write a whole dataset folder into a temporary sibling, then move it into place."""
+    out = Path(out)
+    if fmt not in {"jsonl", "parquet"}:
+        raise DatasetError(f"unknown format {fmt!r} (expected jsonl or parquet)")
+    if out.exists() and any(out.iterdir()) and not overwrite:
+        raise DatasetError(f"{out}: folder exists and is not empty (use --overwrite to replace it)")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp"))
+    try:
+        write_examples(staging / f"qa.{fmt}", examples)
+        write_documents(staging / f"documents.{fmt}", documents)
+        write_json(staging / MANIFEST_FILE, manifest)
+        if out.exists():
+            trash = out.with_name(f".{out.name}.old-{os.getpid()}")
+            os.replace(out, trash)
+            os.replace(staging, out)
+            shutil.rmtree(trash, ignore_errors=True)
+        else:
+            os.replace(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return DatasetFolder(out)

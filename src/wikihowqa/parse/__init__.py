@@ -1,0 +1,1 @@
+"""Parse stage: archived HTML → clean text, Markdown and passages."""
