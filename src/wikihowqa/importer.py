@@ -40,7 +40,9 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def load_release(qa_paths: Sequence[Path], document_paths: Sequence[Path]) -> tuple[list[Example], list[Document]]:
+def load_release(
+    qa_paths: Sequence[Path], document_paths: Sequence[Path]
+) -> tuple[list[Example], list[Document]]:
     """Examples and documents of the given release files, checked for duplicate ids."""
     if not qa_paths:
         raise DatasetError("no QA file given")
@@ -51,7 +53,8 @@ def load_release(qa_paths: Sequence[Path], document_paths: Sequence[Path]) -> tu
         for example in read_examples(path):
             if example.article_id in seen:
                 raise DatasetError(
-                    f"{path}: article_id {example.article_id} appears twice (also in {seen[example.article_id]})"
+                    f"{path}: article_id {example.article_id} appears twice "
+                    f"(also in {seen[example.article_id]})"
                 )
             seen[example.article_id] = path
             if example.split is None and inferred is not None:

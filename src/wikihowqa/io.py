@@ -31,7 +31,15 @@ EXAMPLE_FIELDS = (
     "split",
     "cluster",
 )
-DOCUMENT_FIELDS = ("article_id", "original_url", "archive_url", "parsed_text", "parsed_md", "title", "passages")
+DOCUMENT_FIELDS = (
+    "article_id",
+    "original_url",
+    "archive_url",
+    "parsed_text",
+    "parsed_md",
+    "title",
+    "passages",
+)
 
 R = TypeVar("R")
 
@@ -117,7 +125,9 @@ def example_to_dict(example: Example) -> dict[str, Any]:
     return row
 
 
-def document_from_dict(row: Mapping[str, Any], *, split_passages: Callable[[str], list[str]] | None = None) -> Document:
+def document_from_dict(
+    row: Mapping[str, Any], *, split_passages: Callable[[str], list[str]] | None = None
+) -> Document:
     """A document row; the site's passage-only shape gets its text from the passages, and vice versa."""
     passages = _str_list(row, "passages", optional=True)
     text = _str(row, "parsed_text", optional=True)
@@ -191,7 +201,13 @@ def prediction_to_dict(pred: Prediction) -> dict[str, Any]:
         "system": pred.system,
         "answer": pred.answer,
         "passages": [
-            {"archive_url": p.archive_url, "position": p.position, "rank": p.rank, "text": p.text, "score": p.score}
+            {
+                "archive_url": p.archive_url,
+                "position": p.position,
+                "rank": p.rank,
+                "text": p.text,
+                "score": p.score,
+            }
             for p in pred.passages
         ],
         "settings": dict(pred.settings),
@@ -207,22 +223,21 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     if not path.is_file():
         raise DatasetError(f"{path}: no such file")
     seen = False
-    with path.open("r", encoding="utf-8") as fh:
-        lineno = 0
-        while True:
+    # Binary lines, decoded one by one: a text-mode reader decodes ahead and would blame the wrong line.
+    with path.open("rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
             try:
-                line = fh.readline()
+                line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise DatasetError(f"{path}:{lineno + 1}: not valid UTF-8 ({exc.reason})") from None
-            if not line:
-                break
-            lineno += 1
+                raise DatasetError(f"{path}:{lineno}: not valid UTF-8 ({exc.reason})") from None
             if not line.strip():
                 continue
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise DatasetError(f"{path}:{lineno}: invalid JSON ({exc.msg} at column {exc.colno})") from None
+                raise DatasetError(
+                    f"{path}:{lineno}: invalid JSON ({exc.msg} at column {exc.colno})"
+                ) from None
             if not isinstance(obj, dict):
                 raise DatasetError(f"{path}:{lineno}: expected a JSON object, got {type(obj).__name__}")
             seen = True
@@ -242,8 +257,7 @@ def _iter_parquet(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         raise DatasetError(f"{path}: not a readable Parquet file ({exc})") from None
     if table.num_rows == 0:
         raise DatasetError(f"{path}: empty file (no rows)")
-    for i, row in enumerate(table.to_pylist(), start=1):
-        yield i, row
+    yield from enumerate(table.to_pylist(), start=1)
 
 
 def iter_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -264,7 +278,9 @@ def read_records(path: Path, convert: Callable[[Mapping[str, Any]], R]) -> list[
         try:
             records.append(convert(row))
         except _RowError as exc:
-            raise DatasetError(f"{path}:{number}: {exc}" if unit == "line" else f"{path}: row {number}: {exc}") from None
+            raise DatasetError(
+                f"{path}:{number}: {exc}" if unit == "line" else f"{path}: row {number}: {exc}"
+            ) from None
     return records
 
 
@@ -350,7 +366,7 @@ def write_json(path: Path, obj: Any) -> None:
 
 @dataclass(frozen=True)
 class DatasetFolder:
-    """A dataset folder: ``qa.jsonl`` (or ``.parquet``), ``documents.jsonl`` (or ``.parquet``), ``manifest.json``."""
+    """A dataset folder: ``qa`` and ``documents`` (``.jsonl`` or ``.parquet``) and ``manifest.json``."""
 
     path: Path
 

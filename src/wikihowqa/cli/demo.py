@@ -13,7 +13,9 @@ from wikihowqa.cli._app import app, console, out
 @app.command("demo")
 def demo_command(
     out_dir: Path = typer.Option(
-        None, "--out", help="Folder to write everything into (default: a new wikihowqa-demo-<time> folder here)."
+        None,
+        "--out",
+        help="Folder to write everything into (default: a new wikihowqa-demo-<time> folder here).",
     ),
 ) -> None:
     """Run the whole pipeline on the embedded demo corpus and print a table of what it produced."""

@@ -23,7 +23,13 @@ class DemoContext:
     produced: list[tuple[str, str, str]] = field(default_factory=list)  # (what, where, how many)
 
     def record(self, what: str, where: Path, count: str) -> None:
-        self.produced.append((what, str(where.relative_to(self.out.parent) if where.is_relative_to(self.out.parent) else where), count))
+        self.produced.append(
+            (
+                what,
+                str(where.relative_to(self.out.parent) if where.is_relative_to(self.out.parent) else where),
+                count,
+            )
+        )
 
 
 Step = Callable[[DemoContext], None]
@@ -33,9 +39,15 @@ def import_real_examples(ctx: DemoContext) -> None:
     from wikihowqa.importer import import_release
 
     src = real_examples_path()
-    folder, manifest = import_release([src / "qa.jsonl"], [src / "documents.jsonl"], ctx.out / "real-examples", overwrite=True)
+    folder, manifest = import_release(
+        [src / "qa.jsonl"], [src / "documents.jsonl"], ctx.out / "real-examples", overwrite=True
+    )
     counts = manifest["counts"]
-    ctx.record("real release instances (imported)", folder.path, f"{counts['questions']} questions, {counts['documents']} documents")
+    ctx.record(
+        "real release instances (imported)",
+        folder.path,
+        f"{counts['questions']} questions, {counts['documents']} documents",
+    )
 
 
 STEPS: list[tuple[str, Step]] = [

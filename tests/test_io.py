@@ -1,0 +1,200 @@
+"""The dataset folder: official fields in, the same fields out, and one clear error per broken input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from wikihowqa.errors import DatasetError
+from wikihowqa.io import (
+    DatasetFolder,
+    atomic_write,
+    read_documents,
+    read_examples,
+    read_predictions,
+    write_dataset_folder,
+    write_examples,
+    write_predictions,
+)
+from wikihowqa.records import Document, Example, Prediction, UsedPassage
+
+GOOD = {
+    "article_id": 7,
+    "question": "How to Test",
+    "answer": "Write a failing test first.",
+    "related_document_urls_wayback_snapshots": ["http://web.archive.org/web/2020/https://x.org/"],
+    "split": "train",
+    "cluster": 3,
+}
+
+
+def write_lines(path: Path, *lines: str) -> Path:
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def test_reads_official_qa_fields(tmp_path):
+    [example] = read_examples(write_lines(tmp_path / "qa.jsonl", json.dumps(GOOD)))
+    assert example == Example(
+        7,
+        "How to Test",
+        "Write a failing test first.",
+        (GOOD["related_document_urls_wayback_snapshots"][0],),
+        "train",
+        3,
+    )
+
+
+@pytest.mark.parametrize("alias", ["valid", "VALID", "val", "dev", "validation"])
+def test_validation_split_aliases_become_validation(tmp_path, alias):
+    [example] = read_examples(write_lines(tmp_path / "qa.jsonl", json.dumps({**GOOD, "split": alias})))
+    assert example.split == "validation"
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('{"article_id": 1, "question": "q"', r"qa\.jsonl:2: invalid JSON"),
+        (
+            json.dumps({k: v for k, v in GOOD.items() if k != "answer"}),
+            r"qa\.jsonl:2: missing field 'answer'",
+        ),
+        (json.dumps({**GOOD, "article_id": "7"}), r"qa\.jsonl:2: field 'article_id' must be an integer"),
+        (json.dumps({**GOOD, "article_id": True}), r"qa\.jsonl:2: field 'article_id' must be an integer"),
+        (json.dumps({**GOOD, "answer": 5}), r"qa\.jsonl:2: field 'answer' must be a string"),
+        (
+            json.dumps({**GOOD, "related_document_urls_wayback_snapshots": "http://x"}),
+            r"must be a list of strings",
+        ),
+        (json.dumps({**GOOD, "split": "holdout"}), r"qa\.jsonl:2: unknown split 'holdout'"),
+        (json.dumps([1, 2]), r"qa\.jsonl:2: expected a JSON object, got list"),
+    ],
+)
+def test_a_broken_line_is_reported_with_file_and_line(tmp_path, line, message):
+    path = write_lines(tmp_path / "qa.jsonl", json.dumps(GOOD), line)
+    with pytest.raises(DatasetError, match=message):
+        read_examples(path)
+
+
+def test_empty_and_missing_files_are_clear_errors(tmp_path):
+    with pytest.raises(DatasetError, match="empty file"):
+        read_examples(write_lines(tmp_path / "qa.jsonl", "", "   "))
+    with pytest.raises(DatasetError, match="no such file"):
+        read_examples(tmp_path / "absent.jsonl")
+    with pytest.raises(DatasetError, match="unsupported file type"):
+        read_examples(write_lines(tmp_path / "qa.csv", "a,b"))
+
+
+def test_invalid_utf8_is_reported_with_line(tmp_path):
+    path = tmp_path / "qa.jsonl"
+    path.write_bytes(json.dumps(GOOD).encode() + b"\n" + b'{"question": "caf\xe9"}\n')
+    with pytest.raises(DatasetError, match=r"qa\.jsonl:2: not valid UTF-8"):
+        read_examples(path)
+
+
+def test_corrupt_parquet_is_a_clear_error(tmp_path):
+    path = tmp_path / "qa.parquet"
+    path.write_bytes(b"PAR1 this is not parquet")
+    with pytest.raises(DatasetError, match="not a readable Parquet file"):
+        read_examples(path)
+
+
+def test_parquet_rows_are_reported_by_row_number(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.Table.from_pylist([GOOD, {**GOOD, "question": None}]), tmp_path / "qa.parquet")
+    with pytest.raises(DatasetError, match=r"qa\.parquet: row 2: field 'question' is null"):
+        read_examples(tmp_path / "qa.parquet")
+
+
+def test_unknown_fields_survive_a_round_trip(tmp_path):
+    row = {**GOOD, "category": "Health", "created": "2019-01-02T00:00:00Z", "nested": {"a": [1, 2]}}
+    [example] = read_examples(write_lines(tmp_path / "in.jsonl", json.dumps(row)))
+    assert example.category == "Health"
+    write_examples(tmp_path / "out.jsonl", [example])
+    assert json.loads((tmp_path / "out.jsonl").read_text()) == row
+
+
+def test_document_with_passages_only_gets_its_text_from_them(tmp_path):
+    row = {
+        "article_id": 1,
+        "original_url": "https://a.org",
+        "archive_url": "http://w/a",
+        "passages": ["One.", "Two."],
+    }
+    [doc] = read_documents(write_lines(tmp_path / "d.jsonl", json.dumps(row)))
+    assert doc.parsed_text == "One.\n\nTwo." and doc.passages == ("One.", "Two.")
+
+
+def test_document_with_text_only_is_cut_into_passages_when_asked(tmp_path):
+    row = {
+        "article_id": 1,
+        "original_url": "u",
+        "archive_url": "a",
+        "parsed_text": "First para.\nSecond para.",
+        "parsed_md": None,
+    }
+    [doc] = read_documents(
+        write_lines(tmp_path / "d.jsonl", json.dumps(row)), split_passages=lambda t: t.split("\n")
+    )
+    assert doc.passages == ("First para.", "Second para.")
+    with pytest.raises(DatasetError, match="missing field 'parsed_text'"):
+        read_documents(
+            write_lines(
+                tmp_path / "e.jsonl", json.dumps({"article_id": 1, "original_url": "u", "archive_url": "a"})
+            )
+        )
+
+
+def test_predictions_round_trip(tmp_path):
+    pred = Prediction(
+        3, "bm25+lead", "Do it.", (UsedPassage("http://w/a", 2, 1, "Do it now.", 1.5),), {"k": 3}
+    )
+    write_predictions(tmp_path / "p.jsonl", [pred])
+    assert read_predictions(tmp_path / "p.jsonl") == [pred]
+
+
+def test_atomic_write_leaves_the_old_file_when_the_writer_crashes(tmp_path):
+    target = tmp_path / "qa.jsonl"
+    target.write_text("old\n")
+    with pytest.raises(RuntimeError), atomic_write(target) as fh:
+        fh.write("half of the new")
+        raise RuntimeError("crash")
+    assert target.read_text() == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["qa.jsonl"]
+
+
+def test_dataset_folder_is_written_whole_or_not_at_all(tmp_path):
+    def broken_documents():
+        yield Document(1, "u", "a", "text")
+        raise RuntimeError("crash while writing")
+
+    with pytest.raises(RuntimeError):
+        write_dataset_folder(tmp_path / "ds", [Example(1, "q", "a", ())], broken_documents(), {})
+    assert not (tmp_path / "ds").exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_dataset_folder_refuses_to_overwrite_unless_asked(tmp_path):
+    write_dataset_folder(tmp_path / "ds", [Example(1, "q", "a", ())], [], {"n": 1})
+    with pytest.raises(DatasetError, match="not empty"):
+        write_dataset_folder(tmp_path / "ds", [Example(2, "q", "a", ())], [], {})
+    folder = write_dataset_folder(tmp_path / "ds", [Example(2, "q", "a", ())], [], {"n": 2}, overwrite=True)
+    assert [e.article_id for e in folder.examples()] == [2]
+    assert folder.manifest() == {"n": 2}
+
+
+def test_dataset_folder_filters_by_split_and_groups_documents(tmp_path):
+    folder = write_dataset_folder(
+        tmp_path / "ds",
+        [Example(1, "q1", "a", (), "train"), Example(2, "q2", "a", (), "test")],
+        [Document(2, "u1", "a1", "t1"), Document(1, "u2", "a2", "t2"), Document(2, "u3", "a3", "t3")],
+        {},
+    )
+    assert [e.article_id for e in folder.examples("test")] == [2]
+    assert [d.original_url for d in folder.documents_by_article()[2]] == ["u1", "u3"]
+    with pytest.raises(DatasetError, match="no such dataset folder"):
+        DatasetFolder(tmp_path / "nope").examples()
