@@ -1,0 +1,175 @@
+"""The reference tokenizers, exact and fast: spaCy's English rules (Newsroom) and NLTK's tok-tok (Multi-News).
+
+Both reference tokenizers work on whitespace-delimited chunks whose tokens depend only on the chunk and
+on the kind of whitespace around it, so each distinct chunk is tokenized once by the reference library
+itself and cached. Tokens are identical to the libraries' (property-tested against them on random text);
+on web pages, where the same few thousand chunks make up most of the text, this is 3–5x faster than
+``spacy.blank("en").tokenizer.pipe`` on paragraphs and ~10x faster than calling tok-tok per sentence
+(measured on the three real WikiHowNFQA instances; benchmarks/stats.py measures the whole pipeline).
+
+Sentences come from nupunkt, a Punkt implementation (the Multi-News scripts called NLTK's Punkt
+``sent_tokenize``, whose trained model cannot be downloaded here).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from itertools import chain
+from typing import Any
+
+#: Runs of whitespace or of anything else; ``\s`` is exactly ``str.isspace`` for Python's ``re``.
+_RUNS = re.compile(r"\S+|\s+")
+
+#: Cached chunks per tokenizer before the cache is dropped (bounded memory on web-scale vocabularies).
+MAX_CACHE = 1_000_000
+
+
+@cache
+def _spacy_tokenizer() -> Any:
+    import spacy
+
+    return spacy.blank("en").tokenizer
+
+
+@cache
+def _toktok() -> Any:
+    from nltk.tokenize import ToktokTokenizer
+
+    return ToktokTokenizer()
+
+
+def spacy_version() -> str:
+    import spacy
+
+    return spacy.__version__
+
+
+class _Cache(dict):
+    """A dict that fills itself: ``cache[key]`` computes a missing value with ``compute(key)``."""
+
+    def __init__(self, compute: Any) -> None:
+        super().__init__()
+        self._compute = compute
+
+    def __missing__(self, key: Any) -> Any:
+        if len(self) >= MAX_CACHE:
+            self.clear()
+        value = self[key] = self._compute(key)
+        return value
+
+
+# --------------------------------------------------------------------------- spaCy (Newsroom)
+
+
+def _spacy_chunk(chunk: str) -> tuple[str, ...]:
+    """Tokens of one whitespace or non-whitespace run as spaCy makes them in mid-text.
+
+    spaCy attaches one ``' '`` after a token to that token and makes a token of any other
+    whitespace, so in mid-text a whitespace run that starts with ``' '`` loses that space.
+    """
+    if chunk[0] == " ":
+        chunk = chunk[1:]
+        if not chunk:
+            return ()
+    return tuple(t.text for t in _spacy_tokenizer()(chunk))
+
+
+_spacy_cache = _Cache(_spacy_chunk)
+_spacy_lower_cache = _Cache(lambda chunk: tuple(t.lower() for t in _spacy_cache[chunk]))
+
+
+def spacy_tokens(text: str, *, lower: bool = False) -> list[str]:
+    """``[t.text for t in spacy.blank("en").tokenizer(text)]`` (lowercased if asked), computed per chunk."""
+    runs = _RUNS.findall(text)
+    if not runs:
+        return []
+    head: tuple[str, ...] = ()
+    if runs[0][0].isspace():  # leading whitespace keeps its first space
+        head = tuple(t.text for t in _spacy_tokenizer()(runs[0]))
+        head = tuple(t.lower() for t in head) if lower else head
+        runs = runs[1:]
+    table = _spacy_lower_cache if lower else _spacy_cache
+    return [*head, *chain.from_iterable(map(table.__getitem__, runs))]
+
+
+# --------------------------------------------------------------------------- tok-tok (Multi-News)
+
+# What tok-tok's rules can see of the whitespace next to a chunk: a space (``\xa0`` becomes one
+# first), other whitespace, or the string's edge. Tabs are "other" to every rule that looks at a
+# neighbour, and become a ``&#9;`` token of their own.
+_PAD = {"space": " ", "other": "\n", "edge": ""}
+
+
+def _side(char: str) -> str:
+    return "space" if char in " \xa0" else "other"
+
+
+def _toktok_chunk(key: tuple[str, str, str]) -> tuple[str, ...]:
+    before, chunk, after = key
+    if after == "edge":
+        return tuple(_toktok().tokenize(_PAD[before] + chunk))
+    tokens = _toktok().tokenize(_PAD[before] + chunk + _PAD[after] + "x")
+    if not tokens or tokens[-1] != "x":  # tok-tok's rules never merge across whitespace
+        raise AssertionError(f"tok-tok merged a chunk with its sentinel: {chunk!r}")
+    return tuple(tokens[:-1])
+
+
+_toktok_cache = _Cache(_toktok_chunk)
+_toktok_mid = _Cache(lambda chunk: _toktok_cache["space", chunk, "space"])
+#: A sentence-final chunk that is one closing quote lets tok-tok split the period before it.
+_FINAL_QUOTES = frozenset("\"'’»›”")
+#: Whitespace other than single spaces between chunks.
+_ODD_SPACE = re.compile(r"[^\S ]|  ")
+
+
+def toktok_tokens(sentence: str) -> list[str]:
+    """``nltk.tokenize.ToktokTokenizer().tokenize(sentence)``, computed per chunk.
+
+    Tok-tok is meant for one sentence per call: only a sentence-final period (also before a closing
+    quote) depends on the end of the string, so the last chunk is cached apart, and the rare
+    sentence that ends in a lone quote or in whitespace goes to tok-tok whole.
+    """
+    if not sentence or sentence[0].isspace() or sentence[-1].isspace():
+        return _toktok().tokenize(sentence)
+    if _ODD_SPACE.search(sentence) is None:  # the common case: chunks separated by single spaces
+        chunks = sentence.split(" ")
+        if len(chunks) == 1:
+            return list(_toktok_cache["edge", sentence, "edge"])
+        if chunks[-1] in _FINAL_QUOTES:
+            return _toktok().tokenize(sentence)
+        return [
+            *_toktok_cache["edge", chunks[0], "space"],
+            *chain.from_iterable(map(_toktok_mid.__getitem__, chunks[1:-1])),
+            *_toktok_cache["space", chunks[-1], "edge"],
+        ]
+    runs = _RUNS.findall(sentence)  # chunk, whitespace, chunk, ..., chunk
+    if runs[-1] in _FINAL_QUOTES and len(runs) > 1:
+        return _toktok().tokenize(sentence)
+    tokens: list[str] = []
+    last = len(runs) - 1
+    for i in range(0, last + 1, 2):
+        before = _side(runs[i - 1][-1]) if i else "edge"
+        after = _side(runs[i + 1][0]) if i < last else "edge"
+        tokens.extend(_toktok_cache[before, runs[i], after])
+        if i < last:
+            tokens.extend("&#9;" for _ in range(runs[i + 1].count("\t")))
+    return tokens
+
+
+# --------------------------------------------------------------------------- sentences
+
+
+def sentences(text: str) -> list[str]:
+    """Punkt sentences of ``text`` (nupunkt's default English model), stripped, none empty."""
+    import nupunkt
+
+    if not text.strip():
+        return []
+    return [s for s in nupunkt.sent_tokenize(text) if s.strip()]
+
+
+def nupunkt_version() -> str:
+    from importlib.metadata import version
+
+    return version("nupunkt")

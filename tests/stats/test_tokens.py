@@ -1,0 +1,65 @@
+"""The fast tokenizers give exactly the reference libraries' tokens, on any text."""
+
+from __future__ import annotations
+
+import spacy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from nltk.tokenize import ToktokTokenizer
+
+from wikihowqa.stats.tokens import sentences, spacy_tokens, toktok_tokens
+
+SPACY = spacy.blank("en").tokenizer
+TOKTOK = ToktokTokenizer()
+
+# Pieces that exercise every tok-tok rule and spaCy's prefixes, suffixes, infixes and special cases.
+PIECES = [
+    "the", "Dog", "don't", "U.S.", "e.g.", "etc.", "Dr.", "3.5", "1,200", "10,", ",5", ",,", "--", "...",
+    "..", ".", "?", "!", "'", "''", '"', "’", "`", "``", "»", "›", "”", "“", "(", ")", "[", "]", "{", "}",
+    "&", "& ", "|", ":", "://", "http://x.org/a/b", "/", "/usr", "a/b", "$5", "€", "£3", "–", "—", "%",
+    ":)", "<3", "°F", "can't", "It's", "x-ray", "A.", "mr.", "N.Y.", "…", "¡", "¿", "،", "؛", "«", "‹",
+    "café", "İstanbul", "ŉ", "5km", "o'clock", "'s", "hello.", 'said."', "end.'", "a.b.c", "#", "@me",
+]
+SPACES = [" ", " ", " ", "  ", "\n", "\n\n", "\t", "\xa0", " \n", "\n ", "\r\n", "\u2009", " \t "]
+
+texts = st.lists(
+    st.tuples(st.sampled_from(PIECES) | st.text(max_size=3), st.sampled_from(SPACES) | st.just("")),
+    max_size=14,
+).map(lambda parts: "".join(piece + space for piece, space in parts))
+edges = st.sampled_from(["", " ", "  ", "\n", "\t", "\xa0"])
+# Dense in the characters whose meaning depends on the neighbouring whitespace.
+dense = st.text(alphabet="ab1.,&/:?|'’\"”`-$( )\n\t\xa0", max_size=30)
+any_text = st.tuples(edges, texts, edges).map("".join) | dense
+
+
+@settings(max_examples=400, deadline=None)
+@given(any_text)
+def test_spacy_tokens_are_spacys_tokens(text):
+    assert spacy_tokens(text) == [t.text for t in SPACY(text)]
+    assert spacy_tokens(text, lower=True) == [t.text.lower() for t in SPACY(text)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(any_text)
+def test_toktok_tokens_are_nltk_toktok_tokens(text):
+    assert toktok_tokens(text) == TOKTOK.tokenize(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts)
+def test_lowercasing_before_or_after_toktok_is_the_same(text):
+    assert [t.lower() for t in toktok_tokens(text)] == toktok_tokens(text.lower())
+
+
+def test_hand_picked_cases():
+    assert spacy_tokens("a  b") == ["a", " ", "b"]
+    assert spacy_tokens(" a\n\nb ") == [" ", "a", "\n\n", "b"]
+    assert toktok_tokens('He said "stop."') == ["He", "said", '"', "stop", ".", '"']
+    assert toktok_tokens("He said stop. ’") == ["He", "said", "stop", ".", "’"]
+    assert toktok_tokens("A & B\tC | D") == ["A", "&amp;", "B", "&#9;", "C", "&#124;", "D"]
+    assert toktok_tokens("go /home now.") == ["go", "/", "home", "now", "."]
+
+
+def test_sentences_are_stripped_punkt_sentences():
+    assert sentences("Hello Dr. Smith. He left.\n\n") == ["Hello Dr. Smith.", "He left."]
+    assert sentences("  \n") == []
