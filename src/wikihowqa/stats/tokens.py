@@ -95,32 +95,28 @@ def spacy_tokens(text: str, *, lower: bool = False) -> list[str]:
 
 # --------------------------------------------------------------------------- tok-tok (Multi-News)
 
-# What tok-tok's rules can see of the whitespace next to a chunk: a space (``\xa0`` becomes one
-# first), other whitespace, or the string's edge. Tabs are "other" to every rule that looks at a
-# neighbour, and become a ``&#9;`` token of their own.
-_PAD = {"space": " ", "other": "\n", "edge": ""}
+# What tok-tok's rules can see of the whitespace next to a chunk is only whether it is a space
+# (``\xa0`` becomes one first), other whitespace, or the string's edge; tabs become ``&#9;`` tokens.
+# A chunk is cached under a key that spells its context: " " or "\n" or "" on either side.
+_KIND = {" ": " ", "\xa0": " "}
 
 
-def _side(char: str) -> str:
-    return "space" if char in " \xa0" else "other"
-
-
-def _toktok_chunk(key: tuple[str, str, str]) -> tuple[str, ...]:
-    before, chunk, after = key
-    if after == "edge":
-        return tuple(_toktok().tokenize(_PAD[before] + chunk))
-    tokens = _toktok().tokenize(_PAD[before] + chunk + _PAD[after] + "x")
+def _toktok_chunk(key: str) -> tuple[str, ...]:
+    if not key[-1].isspace():  # the sentence's last chunk: tok-tok sees the true end of the string
+        return tuple(_toktok().tokenize(key))
+    tokens = _toktok().tokenize(key + "x")
     if not tokens or tokens[-1] != "x":  # tok-tok's rules never merge across whitespace
-        raise AssertionError(f"tok-tok merged a chunk with its sentinel: {chunk!r}")
+        raise AssertionError(f"tok-tok merged a chunk with the text after it: {key!r}")
     return tuple(tokens[:-1])
 
 
 _toktok_cache = _Cache(_toktok_chunk)
-_toktok_mid = _Cache(lambda chunk: _toktok_cache["space", chunk, "space"])
+_toktok_mid = _Cache(lambda chunk: _toktok_cache[" " + chunk + " "])
 #: A sentence-final chunk that is one closing quote lets tok-tok split the period before it.
 _FINAL_QUOTES = frozenset("\"'’»›”")
 #: Whitespace other than single spaces between chunks.
 _ODD_SPACE = re.compile(r"[^\S ]|  ")
+_SPACES = re.compile(r"\s+")
 
 
 def toktok_tokens(sentence: str) -> list[str]:
@@ -128,33 +124,30 @@ def toktok_tokens(sentence: str) -> list[str]:
 
     Tok-tok is meant for one sentence per call: only a sentence-final period (also before a closing
     quote) depends on the end of the string, so the last chunk is cached apart, and the rare
-    sentence that ends in a lone quote or in whitespace goes to tok-tok whole.
+    sentence that ends in a lone quote, or has a tab or whitespace at either end, goes to tok-tok whole.
     """
     if not sentence or sentence[0].isspace() or sentence[-1].isspace():
         return _toktok().tokenize(sentence)
     if _ODD_SPACE.search(sentence) is None:  # the common case: chunks separated by single spaces
         chunks = sentence.split(" ")
         if len(chunks) == 1:
-            return list(_toktok_cache["edge", sentence, "edge"])
+            return list(_toktok_cache[sentence])
         if chunks[-1] in _FINAL_QUOTES:
             return _toktok().tokenize(sentence)
         return [
-            *_toktok_cache["edge", chunks[0], "space"],
+            *_toktok_cache[chunks[0] + " "],
             *chain.from_iterable(map(_toktok_mid.__getitem__, chunks[1:-1])),
-            *_toktok_cache["space", chunks[-1], "edge"],
+            *_toktok_cache[" " + chunks[-1]],
         ]
-    runs = _RUNS.findall(sentence)  # chunk, whitespace, chunk, ..., chunk
-    if runs[-1] in _FINAL_QUOTES and len(runs) > 1:
+    chunks = sentence.split()
+    if chunks[-1] in _FINAL_QUOTES or "\t" in sentence:
         return _toktok().tokenize(sentence)
-    tokens: list[str] = []
-    last = len(runs) - 1
-    for i in range(0, last + 1, 2):
-        before = _side(runs[i - 1][-1]) if i else "edge"
-        after = _side(runs[i + 1][0]) if i < last else "edge"
-        tokens.extend(_toktok_cache[before, runs[i], after])
-        if i < last:
-            tokens.extend("&#9;" for _ in range(runs[i + 1].count("\t")))
-    return tokens
+    seps = [_KIND.get(run[0], "\n") + _KIND.get(run[-1], "\n") for run in _SPACES.findall(sentence)]
+    keys = [
+        (seps[i - 1][1] if i else "") + chunk + (seps[i][0] if i < len(seps) else "")
+        for i, chunk in enumerate(chunks)
+    ]
+    return list(chain.from_iterable(map(_toktok_cache.__getitem__, keys)))
 
 
 # --------------------------------------------------------------------------- sentences

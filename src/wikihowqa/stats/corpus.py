@@ -1,0 +1,212 @@
+"""Per-example statistics and their aggregation: the paper's Table 1, category counts, Table 2, fragments.
+
+Counting follows Multi-News's ``get_stats.py``: sentences are Punkt sentences of the original text and
+words are tok-tok tokens of each sentence (so punctuation marks count as words, as in that script).
+Novel n-grams and fragments follow their own modules. The work is per example and independent, so it
+runs in worker processes (forked, so the loaded corpus is shared, not copied).
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing as mp
+import os
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from statistics import fmean, median, pstdev
+from typing import Any
+
+from wikihowqa.records import SPLITS, Example
+from wikihowqa.stats.fragments import DOCUMENT_JOINER, encode, match_ids, scores
+from wikihowqa.stats.ngrams import NGRAM_ORDERS, novel_ratios
+from wikihowqa.stats.tokens import sentences, spacy_tokens, toktok_tokens
+
+ALL = "all"
+UNSPLIT = "unsplit"
+
+
+@dataclass(frozen=True, slots=True)
+class ExampleStats:
+    """Everything the report needs about one example."""
+
+    article_id: int
+    split: str | None
+    category: str | None
+    answer_words: int
+    answer_sentences: int
+    document_words: tuple[int, ...]
+    document_sentences: tuple[int, ...]
+    novel: tuple[float | None, ...]  # n = 1..4
+    coverage: float
+    density: float
+    compression: float
+
+    def to_dict(self) -> dict[str, Any]:
+        row = asdict(self)
+        row["document_words"] = list(self.document_words)
+        row["document_sentences"] = list(self.document_sentences)
+        row["novel"] = list(self.novel)
+        return row
+
+
+def _count(text: str) -> tuple[int, int]:
+    """``(words, sentences)`` of a text as Multi-News's get_stats.py counts them."""
+    sents = sentences(text)
+    return sum(len(toktok_tokens(s)) for s in sents), len(sents)
+
+
+def _multinews_tokens(text: str) -> list[str]:
+    return [t for s in sentences(text.lower()) for t in toktok_tokens(s)]
+
+
+def example_stats(example: Example, documents: Sequence[str]) -> ExampleStats:
+    """Table 1 counts, novel n-grams and fragment scores of one example and its documents' texts."""
+    answer_words, answer_sentences = _count(example.answer)
+    doc_counts = [_count(text) for text in documents]
+    source = [t for text in documents for t in _multinews_tokens(text)]
+    novel = novel_ratios(_multinews_tokens(example.answer), source, NGRAM_ORDERS)
+    summary = spacy_tokens(example.answer, lower=True)
+    article = spacy_tokens(DOCUMENT_JOINER.join(documents), lower=True)
+    coverage, density, compression = scores(match_ids(*encode(summary, article)), len(summary), len(article))
+    return ExampleStats(
+        article_id=example.article_id,
+        split=example.split,
+        category=example.category,
+        answer_words=answer_words,
+        answer_sentences=answer_sentences,
+        document_words=tuple(w for w, _ in doc_counts),
+        document_sentences=tuple(s for _, s in doc_counts),
+        novel=novel,
+        coverage=coverage,
+        density=density,
+        compression=compression,
+    )
+
+
+# --------------------------------------------------------------------------- running
+
+
+_JOBS: tuple[Sequence[Example], Mapping[int, Sequence[str]]] | None = None
+
+
+def _run_slice(bounds: tuple[int, int]) -> list[ExampleStats]:
+    assert _JOBS is not None
+    examples, texts = _JOBS
+    return [example_stats(e, texts.get(e.article_id, ())) for e in examples[bounds[0] : bounds[1]]]
+
+
+def compute(
+    examples: Sequence[Example],
+    texts: Mapping[int, Sequence[str]],
+    *,
+    workers: int | None = None,
+    chunk: int = 64,
+    progress: Callable[[int], None] = lambda _: None,
+) -> list[ExampleStats]:
+    """Statistics of every example, in order; ``texts`` maps an article id to its documents' texts.
+
+    ``workers`` defaults to the usable CPU count; ``progress`` is called with the number just done.
+    """
+    global _JOBS
+    workers = workers or len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    workers = max(1, int(workers or 1))
+    slices = [(i, min(i + chunk, len(examples))) for i in range(0, len(examples), chunk)]
+    _JOBS = (examples, texts)
+    try:
+        if workers == 1 or len(slices) <= 1 or "fork" not in mp.get_all_start_methods():
+            parts: Iterator[list[ExampleStats]] = map(_run_slice, slices)
+            return _collect(parts, progress)
+        with mp.get_context("fork").Pool(workers) as pool:
+            return _collect(pool.imap(_run_slice, slices), progress)
+    finally:
+        _JOBS = None
+
+
+def _collect(parts: Iterator[list[ExampleStats]], progress: Callable[[int], None]) -> list[ExampleStats]:
+    out: list[ExampleStats] = []
+    for part in parts:
+        out.extend(part)
+        progress(len(part))
+    return out
+
+
+# --------------------------------------------------------------------------- aggregation
+
+
+def _groups(stats: Sequence[ExampleStats]) -> dict[str, list[ExampleStats]]:
+    """Examples per split (canonical order, only splits present), then all of them."""
+    groups: dict[str, list[ExampleStats]] = {}
+    for name in (*SPLITS, UNSPLIT):
+        members = [s for s in stats if (s.split or UNSPLIT) == name]
+        if members:
+            groups[name] = members
+    groups[ALL] = list(stats)
+    return groups
+
+
+def _summary(values: Sequence[float]) -> dict[str, float | None]:
+    if not values:
+        return {"mean": None, "median": None, "std": None}
+    return {"mean": fmean(values), "median": float(median(values)), "std": pstdev(values)}
+
+
+def table1(stats: Sequence[ExampleStats]) -> dict[str, dict[str, Any]]:
+    """The paper's Table 1 per split: counts and per-answer / per-document lengths."""
+    rows: dict[str, dict[str, Any]] = {}
+    for name, members in _groups(stats).items():
+        doc_words = [w for s in members for w in s.document_words]
+        doc_sents = [n for s in members for n in s.document_sentences]
+        rows[name] = {
+            "questions": len(members),
+            "documents": len(doc_words),
+            "documents_per_question": _summary([len(s.document_words) for s in members]),
+            "answer_words": _summary([s.answer_words for s in members]),
+            "answer_sentences": _summary([s.answer_sentences for s in members]),
+            "document_words": _summary(doc_words),
+            "document_sentences": _summary(doc_sents),
+            "documents_words_per_question": _summary([sum(s.document_words) for s in members]),
+            "questions_without_documents": sum(1 for s in members if not s.document_words),
+        }
+    return rows
+
+
+def categories(stats: Sequence[ExampleStats]) -> dict[str, dict[str, int]]:
+    """Questions per category, per split; empty when the dataset has no categories."""
+    if all(s.category is None for s in stats):
+        return {}
+    return {
+        name: dict(Counter(s.category or "(none)" for s in members).most_common())
+        for name, members in _groups(stats).items()
+    }
+
+
+def table2(stats: Sequence[ExampleStats]) -> dict[str, dict[str, Any]]:
+    """Mean percentage of novel n-grams per split (Multi-News definition), with the examples counted."""
+    rows: dict[str, dict[str, Any]] = {}
+    for name, members in _groups(stats).items():
+        row: dict[str, Any] = {}
+        for k, n in enumerate(NGRAM_ORDERS):
+            values = [s.novel[k] for s in members if s.novel[k] is not None]
+            row[f"novel_{n}grams_percent"] = 100 * fmean(values) if values else None
+            row[f"examples_{n}grams"] = len(values)
+        rows[name] = row
+    return rows
+
+
+def fragment_scores(stats: Sequence[ExampleStats]) -> dict[str, dict[str, Any]]:
+    """Mean (and median) coverage, density and compression per split, over examples with documents."""
+    rows: dict[str, dict[str, Any]] = {}
+    for name, members in _groups(stats).items():
+        kept = [s for s in members if s.document_words and s.answer_words]
+        rows[name] = {
+            "coverage": _summary([s.coverage for s in kept]),
+            "density": _summary([s.density for s in kept]),
+            "compression": _summary([s.compression for s in kept]),
+            "examples": len(kept),
+        }
+    return rows
+
+
+def finite(value: float | None) -> float | None:
+    return None if value is None or not math.isfinite(value) else value
