@@ -29,7 +29,9 @@ texts = st.lists(
 edges = st.sampled_from(["", " ", "  ", "\n", "\t", "\xa0"])
 # Dense in the characters whose meaning depends on the neighbouring whitespace.
 dense = st.text(alphabet="ab1.,&/:?|'’\"”`-$( )\n\t\xa0", max_size=30)
-any_text = st.tuples(edges, texts, edges).map("".join) | dense
+# ... and without tabs, which send a sentence to tok-tok whole.
+contexts = st.text(alphabet="a&/.?:,'\"” \n\xa0", max_size=20)
+any_text = st.tuples(edges, texts, edges).map("".join) | dense | contexts
 
 
 @settings(max_examples=400, deadline=None)
@@ -58,6 +60,9 @@ def test_hand_picked_cases():
     assert toktok_tokens("He said stop. ’") == ["He", "said", "stop", ".", "’"]
     assert toktok_tokens("A & B\tC | D") == ["A", "&amp;", "B", "&#9;", "C", "&#124;", "D"]
     assert toktok_tokens("go /home now.") == ["go", "/", "home", "now", "."]
+    assert toktok_tokens("go\n/home now") == ["go", "/home", "now"]
+    assert toktok_tokens("A &\nB c") == ["A", "&", "B", "c"]
+    assert toktok_tokens("A &\xa0B c") == ["A", "&amp;", "B", "c"]
 
 
 def test_sentences_are_stripped_punkt_sentences():
