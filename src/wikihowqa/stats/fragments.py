@@ -17,6 +17,7 @@ step by step. The fragments are identical (property-tested against a brute-force
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from itertools import repeat
 from typing import NamedTuple
 
 import numpy as np
@@ -43,7 +44,7 @@ def encode(summary: Sequence[Hashable], text: Sequence[Hashable]) -> tuple[np.nd
             ids[token] = len(ids) + 1
     a = np.fromiter(map(ids.__getitem__, summary), dtype=np.int64, count=len(summary))
     get = ids.get
-    b = np.fromiter((get(t, 0) for t in text), dtype=np.int64, count=len(text))
+    b = np.fromiter(map(get, text, repeat(0)), dtype=np.int64, count=len(text))
     return a, b
 
 
@@ -91,15 +92,17 @@ def _best_per_position(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.nda
     positions = np.flatnonzero(counts)
     best_len[positions] = longest
     best_at[positions] = pair_q[first]
-    for i in dirty_groups:  # replay the reference scan over this position's occurrences
+    for i in dirty_groups.tolist():  # replay the reference scan over this position's occurrences
         s, e = starts[i], starts[i] + counts[i]
         qs, ls = pair_q[s:e], length[s:e]
-        j, keep_len, keep_at = 0, 0, -1
-        while j < len(qs):
-            if ls[j] > keep_len:
-                keep_len, keep_at = int(ls[j]), int(qs[j])
-            j = int(np.searchsorted(qs, qs[j] + ls[j], "left"))
-        best_len[i], best_at[i] = keep_len, keep_at
+        resume = np.searchsorted(qs, qs + ls, "left").tolist()  # next occurrence after each run
+        runs = ls.tolist()
+        j, keep_len, keep_at = 0, 0, 0
+        while j < len(runs):
+            if runs[j] > keep_len:
+                keep_len, keep_at = runs[j], j
+            j = resume[j]
+        best_len[i], best_at[i] = keep_len, qs[keep_at]
     return best_len, best_at
 
 

@@ -18,8 +18,7 @@ from functools import cache
 from itertools import chain
 from typing import Any
 
-#: Runs of whitespace or of anything else; ``\s`` is exactly ``str.isspace`` for Python's ``re``.
-_RUNS = re.compile(r"\S+|\s+")
+# ``\s`` in Python's ``re`` is exactly ``str.isspace``, which both reference tokenizers split on.
 
 #: Cached chunks per tokenizer before the cache is dropped (bounded memory on web-scale vocabularies).
 MAX_CACHE = 1_000_000
@@ -79,18 +78,21 @@ _spacy_cache = _Cache(_spacy_chunk)
 _spacy_lower_cache = _Cache(lambda chunk: tuple(t.lower() for t in _spacy_cache[chunk]))
 
 
+#: The runs that make tokens: non-space runs, and whitespace runs other than one single space
+#: (which spaCy attaches to the token before it); a leading run is handled apart.
+_TOKEN_RUNS = re.compile(r"\S+|\s\s+|[^\S ]")
+_LEADING_SPACE = re.compile(r"\s+")
+
+
 def spacy_tokens(text: str, *, lower: bool = False) -> list[str]:
     """``[t.text for t in spacy.blank("en").tokenizer(text)]`` (lowercased if asked), computed per chunk."""
-    runs = _RUNS.findall(text)
-    if not runs:
-        return []
-    head: tuple[str, ...] = ()
-    if runs[0][0].isspace():  # leading whitespace keeps its first space
-        head = tuple(t.text for t in _spacy_tokenizer()(runs[0]))
-        head = tuple(t.lower() for t in head) if lower else head
-        runs = runs[1:]
+    head: list[str] = []
+    leading = _LEADING_SPACE.match(text)
+    if leading:  # leading whitespace keeps its first space
+        head = [t.text.lower() if lower else t.text for t in _spacy_tokenizer()(leading.group())]
+        text = text[leading.end() :]
     table = _spacy_lower_cache if lower else _spacy_cache
-    return [*head, *chain.from_iterable(map(table.__getitem__, runs))]
+    return [*head, *chain.from_iterable(map(table.__getitem__, _TOKEN_RUNS.findall(text)))]
 
 
 # --------------------------------------------------------------------------- tok-tok (Multi-News)
