@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import re
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from functools import cache
 from pathlib import Path
 
@@ -161,6 +162,7 @@ _GLUE = [
 _NUMBERS = ["3", "10", "1.5", "2,500", "30%", "$20", "15-20", "2019", "0.5", "12", "4", "100"]
 
 _VOCABULARY_SIZE = 12_000
+_EPOCH = datetime(2012, 1, 1)
 
 
 @dataclass(frozen=True)
@@ -223,6 +225,8 @@ def _phrase(rng: np.random.Generator, topic: _Topic) -> tuple[str, list[str]]:
     plural = obj.endswith("s") and not obj.endswith("ss")
     det = str(rng.choice(["", "your "] if plural or " " in verb else ["a ", "your ", "the "]))
     det = "" if obj.startswith("the ") else det
+    if det == "a " and (qual or obj)[:1] in "aeiou":
+        det = "an "
     title = "How to " + _title(f"{verb} {det}{qual}{obj}" + (f" {mod}" if mod else ""))
     return title, f"{verb} {qual}{obj} {mod}".split()
 
@@ -330,8 +334,8 @@ def _topics(
     weights = np.array([_CATEGORY_WEIGHTS[n] for n in names], dtype=float)
     weights /= weights.sum()
     seen: set[tuple[int, int, int, int, int]] = set()
-    used: set[tuple[int, int, int]] = set()  # (category, verb, object) of every topic so far
-    grouped: set[tuple[int, int, int]] = set()  # ... of the paraphrase groups
+    taken: set[tuple[int, int, int, int]] = set()  # (category, verb, object, qualifier) so far
+    grouped: set[tuple[int, int, int, int]] = set()  # ... of the paraphrase groups
     out: list[tuple[_Topic, int | None]] = []
     group = 0
     while len(out) < n_questions:
@@ -344,19 +348,57 @@ def _topics(
             int(rng.integers(-1, len(cat.qualifiers))),
             int(rng.integers(len(_MODIFIERS))),
         )
-        # A paraphrase group's verb and object belong to it alone, so it stands apart from the rest.
-        if key in seen or key[:3] in grouped:
+        # A paraphrase group's verb, object and qualifier are its own: no other question has all three.
+        if key in seen or key[:4] in grouped:
             continue
         seen.add(key)
         topic = _Topic(*key)
-        if key[:3] not in used and rng.random() < group_share / 3 and n_questions - len(out) >= 2:
+        if key[:4] not in taken and rng.random() < group_share / 3 and n_questions - len(out) >= 2:
             size = int(min(rng.integers(2, 5), n_questions - len(out)))
             out.extend((topic, group) for _ in range(size))
-            grouped.add(key[:3])
+            grouped.add(key[:4])
             group += 1
         else:
             out.append((topic, None))
-        used.add(key[:3])
+        taken.add(key[:4])
+    return out
+
+
+@dataclass(frozen=True)
+class SyntheticQuestion:
+    """A generated question: its title, category, planted paraphrase group (or None) and topic words."""
+
+    title: str
+    category: str
+    group: int | None
+    topic_words: tuple[str, ...]
+
+
+def generate_questions(
+    n_questions: int, seed: int = 0, *, group_share: float = 0.12
+) -> list[SyntheticQuestion]:
+    """Distinct "How to ..." questions; about ``group_share`` of them in planted paraphrase groups of 2–4.
+
+    These are the questions of ``generate_corpus`` with the same arguments.
+    """
+    if n_questions < 1:
+        raise ValueError("need at least one question")
+    rng = np.random.default_rng([seed, 0])
+    cats = _categories()
+    titles: set[str] = set()
+    out: list[SyntheticQuestion] = []
+    for q, (topic, group) in enumerate(_topics(rng, n_questions, group_share)):
+        title, topic_words = _phrase(rng, topic)
+        tries = 0
+        while title in titles and tries < 20:  # paraphrases must differ in wording
+            title, topic_words = _phrase(rng, topic)
+            tries += 1
+        if title in titles:
+            title = f"{title} ({q})"
+        titles.add(title)
+        cat_words = [w for o in cats[topic.category].objects for w in o[0].split()]
+        words = tuple(topic_words + cat_words[:12])
+        out.append(SyntheticQuestion(title, cats[topic.category].name, group, words))
     return out
 
 
@@ -370,44 +412,34 @@ def generate_corpus(
 ) -> tuple[list[Example], list[Document]]:
     """Examples and documents of a synthetic corpus; the same arguments give the same corpus.
 
-    About ``group_share`` of the questions belong to planted paraphrase groups of 2–4.
+    About ``group_share`` of the questions belong to planted paraphrase groups of 2–4, marked in
+    ``Example.extra["paraphrase_group"]``; splits and clusters are left unset.
     """
     if n_questions < 1 or n_documents < n_questions:
         raise ValueError("need at least one question and at least one document per question")
-    rng = np.random.default_rng(seed)
+    questions = generate_questions(n_questions, seed, group_share=group_share)
+    rng = np.random.default_rng([seed, 1])
     writer = _Writer(rng)
-    topics = _topics(rng, n_questions, group_share)
     # Documents per question: at least one, the rest spread with a skewed (gamma) weight.
     weights = rng.gamma(1.5, size=n_questions)
-    extra = rng.multinomial(n_documents - n_questions, weights / weights.sum())
-    doc_counts = 1 + extra
-    titles: set[str] = set()
+    doc_counts = (1 + rng.multinomial(n_documents - n_questions, weights / weights.sum())).tolist()
+    lengths = np.clip(rng.lognormal(np.log(550), 0.85, n_documents), 80, 12_000).astype(int).tolist()
+    stamps = rng.integers(0, 10 * 365 * 86_400, n_documents).tolist()
+    sites = rng.integers(200, 3000, (n_documents, 2)).tolist()
+    answer_lengths = np.clip(rng.normal(88, 18, n_questions), 45, 160).astype(int).tolist()
     examples: list[Example] = []
     documents: list[Document] = []
-    cats = _categories()
-    for q, ((topic, group), n_docs) in enumerate(zip(topics, doc_counts, strict=True)):
-        title, topic_words = _phrase(rng, topic)
-        tries = 0
-        while title in titles and tries < 20:  # paraphrases must differ in wording
-            title, topic_words = _phrase(rng, topic)
-            tries += 1
-        if title in titles:
-            title = f"{title} ({q})"
-        titles.add(title)
+    k = 0
+    for q, question in enumerate(questions):
         article_id = 1_000_000 + q
-        cat_words = [w for o in cats[topic.category].objects for w in o[0].split()]
-        vocab = topic_words + cat_words[:12]
         urls: list[str] = []
         plain_all: list[str] = []
-        for d in range(int(n_docs)):
-            n_words = int(np.clip(rng.lognormal(np.log(550), 0.85), 80, 12_000))
-            paragraphs, plain = writer.document(n_words, vocab)
+        slug = "-".join(question.title.lower().split()[2:6])
+        for d in range(doc_counts[q]):
+            paragraphs, plain = writer.document(lengths[k], list(question.topic_words))
             plain_all.extend(plain[:3000])
-            stamp = f"{rng.integers(2012, 2022)}{rng.integers(1, 13):02d}{rng.integers(1, 29):02d}" + (
-                f"{rng.integers(0, 24):02d}{rng.integers(0, 60):02d}{rng.integers(0, 60):02d}"
-            )
-            site = f"www.{writer.words[rng.integers(200, 3000)]}{writer.words[rng.integers(200, 3000)]}.com"
-            original = f"https://{site}/{'-'.join(topic_words[:4]).lower()}-{d}"
+            stamp = (_EPOCH + timedelta(seconds=stamps[k])).strftime("%Y%m%d%H%M%S")
+            original = f"https://www.{writer.words[sites[k][0]]}{writer.words[sites[k][1]]}.com/{slug}-{d}"
             archive = f"http://web.archive.org/web/{stamp}/{original}"
             urls.append(archive)
             documents.append(
@@ -420,15 +452,15 @@ def generate_corpus(
                     passages=tuple(paragraphs) if passages else (),
                 )
             )
-        n_answer = int(np.clip(rng.normal(88, 18), 45, 160))
+            k += 1
         examples.append(
             Example(
                 article_id=article_id,
-                question=title,
-                answer=writer.answer(title, plain_all, n_answer),
+                question=question.title,
+                answer=writer.answer(question.title, plain_all, answer_lengths[q]),
                 related_document_urls_wayback_snapshots=tuple(urls),
-                category=cats[topic.category].name,
-                extra={"paraphrase_group": group} if group is not None else {},
+                category=question.category,
+                extra={"paraphrase_group": question.group} if question.group is not None else {},
             )
         )
     return examples, documents

