@@ -9,6 +9,8 @@ leading "how to" and articles dropped, punctuation removed).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -102,6 +104,28 @@ class AuditResult:
         }
 
 
+def fingerprint(examples: Sequence[Example]) -> str:
+    """Identifies the questions and splits an audit was made for."""
+    digest = hashlib.sha1()
+    for e in examples:
+        digest.update(f"{e.article_id}\t{e.split}\t{e.question}\n".encode())
+    return digest.hexdigest()
+
+
+def load_audit(folder: DatasetFolder, examples: Sequence[Example], model: str) -> dict[str, Any] | None:
+    """The folder's saved audit, if it was made for these questions and splits with this model."""
+    path = folder.path / AUDIT_FILE
+    if not path.is_file():
+        return None
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+    if saved.get("fingerprint") != fingerprint(examples) or saved.get("model") != model:
+        return None
+    return saved
+
+
 def crossing_clusters(examples: Sequence[Example]) -> list[int]:
     """Cluster ids (noise excluded) whose questions sit in more than one split."""
     seen: dict[int, set[str | None]] = {}
@@ -181,6 +205,7 @@ def audit_dataset(
     embeddings = question_embeddings(folder, examples, model, progress=progress)
     result = audit_examples(examples, embeddings, threshold=threshold, lexical=lexical, model=model)
     payload = result.to_json()
+    payload["fingerprint"] = fingerprint(examples)
     payload["tool"] = f"wikihowqa {__version__}"
     payload["created"] = datetime.now(UTC).isoformat(timespec="seconds")
     write_json(folder.path / AUDIT_FILE, payload)

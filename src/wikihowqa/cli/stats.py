@@ -1,0 +1,53 @@
+"""``wikihowqa stats``: the paper's Tables 1–2, categories, fragments and the audit, as a report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from wikihowqa.cli._app import app, console, out
+
+
+@app.command("stats")
+def stats_command(
+    dataset: Path = typer.Argument(..., help="Dataset folder (QA part and document part)."),
+    out_dir: Path = typer.Option(None, "--out", help="Report folder (default: DATASET/stats)."),
+    workers: int = typer.Option(None, "--workers", help="Worker processes (default: all usable CPUs)."),
+    audit: bool = typer.Option(
+        True, "--audit/--no-audit", help="Include the leakage audit (reuses DATASET/audit.json when current)."
+    ),
+    model: str = typer.Option("all-MiniLM-L6-v2", "--model", help="Embedding model of the audit."),
+    threshold: float = typer.Option(0.9, "--threshold", help="Paraphrase threshold of the audit."),
+) -> None:
+    """Describe a dataset: Table 1 per split, categories, novel n-grams (Table 2), coverage, density and
+    compression, and the leakage audit; writes stats.md, stats.json, examples.jsonl and figures/*.png."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from wikihowqa.io import DatasetFolder
+    from wikihowqa.stats.report import REPORT_MD, describe
+
+    folder = DatasetFolder(dataset)
+    target = out_dir or folder.path / "stats"
+    columns = (TextColumn("[cyan]statistics"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=console) as bar:
+        task = bar.add_task("stats", total=None)
+        report = describe(
+            folder,
+            target,
+            workers=workers,
+            audit=None if audit else False,
+            model=model,
+            threshold=threshold,
+            progress=lambda d, t: bar.update(task, completed=d, total=t),
+        )
+    row = report["table1"]["all"]
+    frag = report["fragments"]["all"]
+    novel = report["table2"]["all"]
+    out.print(
+        f"{row['questions']} questions, {row['documents']} documents; novel 1–4-grams "
+        + "/".join(f"{novel[f'novel_{n}grams_percent'] or 0:.1f}" for n in (1, 2, 3, 4))
+        + f" %; coverage {frag['coverage']['mean'] or 0:.3f}, density {frag['density']['mean'] or 0:.3f}, "
+        f"compression {frag['compression']['mean'] or 0:.2f} ({report['seconds']} s)"
+    )
+    out.print(f"wrote {target / REPORT_MD}")

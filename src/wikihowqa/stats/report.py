@@ -1,0 +1,301 @@
+"""``wikihowqa stats``: the dataset's description as Markdown, JSON, per-example JSONL and PNG figures.
+
+Sections: the paper's Table 1 per split, the category distribution, Table 2 (novel n-grams), coverage,
+density and compression, and the leakage audit (reused from ``audit.json`` when it matches the current
+questions and splits, computed otherwise). The report names every definition, tokenizer and version.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+from wikihowqa import __version__
+from wikihowqa.embed import DEFAULT_MODEL
+from wikihowqa.errors import DatasetError
+from wikihowqa.io import DatasetFolder, atomic_write, write_json, write_jsonl
+from wikihowqa.records import Example
+from wikihowqa.stats import corpus, figures
+from wikihowqa.stats.corpus import ALL, ExampleStats
+from wikihowqa.stats.fragments import DOCUMENT_JOINER
+from wikihowqa.stats.ngrams import NGRAM_ORDERS
+from wikihowqa.stats.tokens import nupunkt_version, spacy_version
+
+REPORT_JSON = "stats.json"
+REPORT_MD = "stats.md"
+EXAMPLES_JSONL = "examples.jsonl"
+FIGURES = "figures"
+#: Below this many examples worker processes cost more than they save.
+PARALLEL_FROM = 200
+
+
+def definitions() -> dict[str, str]:
+    """What each number means, with the tokenizers and their versions."""
+    return {
+        "words_and_sentences": (
+            "Multi-News get_stats.py: sentences are Punkt sentences (nupunkt "
+            f"{nupunkt_version()}, default English model; the script used NLTK's Punkt); words are NLTK "
+            f"tok-tok tokens (nltk {version('nltk')}) of each sentence, punctuation included"
+        ),
+        "novel_ngrams": (
+            "Multi-News get_stats.py: per example, distinct summary n-grams absent from the documents "
+            "(lowercased tok-tok tokens of all Punkt sentences of all documents, chained) over all "
+            "summary n-grams; mean over examples with at least n summary tokens. Punkt runs on the "
+            "original text (the script lowercases first; see wikihowqa.stats.ngrams)"
+        ),
+        "fragments": (
+            "Newsroom Fragments (Grusky et al., 2018), greedy matching exactly as "
+            f"newsroom/analyze/fragments.py, spaCy {spacy_version()} English tokenizer rules "
+            "(spacy.blank('en'); en_core_web_sm has the same tokenizer), lowercased, whitespace tokens "
+            "included as spaCy makes them; multi-document as Fabbri et al. (2019): the documents "
+            f"concatenated (joined by {DOCUMENT_JOINER!r}); coverage = sum|f|/|S|, density = sum|f|^2/|S|, "
+            "compression = |A|/|S|; means over examples with documents"
+        ),
+    }
+
+
+def _texts(folder: DatasetFolder, examples: Sequence[Example]) -> dict[int, list[str]]:
+    try:
+        grouped = folder.documents_by_article()
+    except DatasetError as exc:
+        raise DatasetError(f"{exc} (stats needs the document part)") from None
+    return {e.article_id: [d.parsed_text for d in grouped.get(e.article_id, [])] for e in examples}
+
+
+def _audit_section(
+    folder: DatasetFolder, examples: Sequence[Example], *, audit: bool | None, model: str, threshold: float
+) -> dict[str, Any] | None:
+    """The audit summary with per-split similarities, reused or computed; ``None`` when skipped."""
+    if audit is False or not any(e.split for e in examples):
+        return None
+    from wikihowqa.audit import audit_dataset, load_audit
+
+    saved = load_audit(folder, examples, model)
+    if saved is None or saved.get("threshold") != threshold:
+        saved = audit_dataset(folder, model=model, threshold=threshold).to_json()
+    sims: dict[str, list[float]] = {}
+    for pair in saved.get("pairs", []):
+        if pair.get("similarity") is not None:
+            sims.setdefault(pair["split"], []).append(pair["similarity"])
+    section = {k: v for k, v in saved.items() if k != "pairs"}
+    section["closest_pairs"] = saved.get("pairs", [])[:10]
+    section["_similarities"] = sims
+    return section
+
+
+def build_report(
+    folder: DatasetFolder,
+    *,
+    workers: int | None = None,
+    audit: bool | None = None,
+    model: str = DEFAULT_MODEL,
+    threshold: float = 0.9,
+    progress: Callable[[int, int], None] = lambda done, total: None,
+) -> tuple[dict[str, Any], list[ExampleStats]]:
+    """Compute the report of a dataset folder; ``progress(done, total)`` follows the examples."""
+    examples = folder.examples()
+    texts = _texts(folder, examples)
+    started = time.perf_counter()
+    done = 0
+
+    def step(n: int) -> None:
+        nonlocal done
+        done += n
+        progress(done, len(examples))
+
+    if workers is None and len(examples) < PARALLEL_FROM:
+        workers = 1
+    stats = corpus.compute(examples, texts, workers=workers, progress=step)
+    elapsed = time.perf_counter() - started
+    audit_section = _audit_section(folder, examples, audit=audit, model=model, threshold=threshold)
+    report = {
+        "dataset": str(folder.path),
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "tool": f"wikihowqa {__version__}",
+        "definitions": definitions(),
+        "table1": corpus.table1(stats),
+        "categories": corpus.categories(stats),
+        "table2": corpus.table2(stats),
+        "fragments": corpus.fragment_scores(stats),
+        "audit": audit_section,
+        "seconds": round(elapsed, 2),
+    }
+    return report, stats
+
+
+def write_report(report: dict[str, Any], stats: Sequence[ExampleStats], out: Path) -> list[Path]:
+    """Write the JSON, Markdown, per-example JSONL and figures; returns the files written."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = [*_figures(report, stats, out / FIGURES)]
+    audit_section = report.get("audit")
+    public = dict(report)
+    if audit_section:
+        public["audit"] = {k: v for k, v in audit_section.items() if not k.startswith("_")}
+    write_json(out / REPORT_JSON, public)
+    write_jsonl(out / EXAMPLES_JSONL, (s.to_dict() for s in stats))
+    with atomic_write(out / REPORT_MD) as fh:
+        fh.write(render_markdown(public, [p.relative_to(out).as_posix() for p in written]))
+    return [out / REPORT_JSON, out / REPORT_MD, out / EXAMPLES_JSONL, *written]
+
+
+def _figures(report: Mapping[str, Any], stats: Sequence[ExampleStats], where: Path) -> list[Path]:
+    paths: list[Path] = []
+    cats = report["categories"].get(ALL) if report["categories"] else None
+    if cats:
+        paths.append(figures.category_bars(cats, where / "categories.png"))
+    splits = [name for name in report["table1"] if name != ALL]
+    members = {name: [s for s in stats if (s.split or "unsplit") == name] for name in splits}
+    answers = {name: [s.answer_words for s in group] for name, group in members.items()}
+    documents = {name: [w for s in group for w in s.document_words] for name, group in members.items()}
+    paths.append(
+        figures.length_histogram(
+            answers, where / "answer_lengths.png", title="Answer length", xlabel="words per answer"
+        )
+    )
+    paths.append(
+        figures.length_histogram(
+            documents,
+            where / "document_lengths.png",
+            title="Document length",
+            xlabel="words per document (log scale)",
+            log=True,
+        )
+    )
+    audit_section = report.get("audit")
+    if audit_section and audit_section.get("_similarities"):
+        paths.append(
+            figures.similarity_histogram(
+                audit_section["_similarities"],
+                audit_section["threshold"],
+                where / "audit_similarity.png",
+                edges=audit_section["histogram_edges"],
+            )
+        )
+    return paths
+
+
+# --------------------------------------------------------------------------- Markdown
+
+
+def _num(value: Any, digits: int = 1) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return f"{value:,.{digits}f}"
+
+
+def _mean(cell: Mapping[str, Any], digits: int = 1) -> str:
+    return _num(cell.get("mean"), digits)
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def render_markdown(report: Mapping[str, Any], figure_paths: Sequence[str]) -> str:
+    parts = [f"# Dataset statistics: `{report['dataset']}`", ""]
+    parts.append(f"Made by {report['tool']} on {report['created']}; statistics took {report['seconds']} s.")
+    parts += ["", "## Table 1: size and lengths (means)", ""]
+    rows = [
+        [
+            name,
+            _num(row["questions"]),
+            _num(row["documents"]),
+            _mean(row["documents_per_question"]),
+            _mean(row["answer_words"]),
+            _mean(row["answer_sentences"]),
+            _mean(row["document_words"]),
+            _mean(row["document_sentences"]),
+        ]
+        for name, row in report["table1"].items()
+    ]
+    header = ["split", "questions", "documents", "docs / question", "words / answer", "sentences / answer",
+              "words / document", "sentences / document"]
+    words = report["definitions"]["words_and_sentences"]
+    parts += [_table(header, rows), "", f"Words and sentences: {words}."]
+    parts += ["", "## Categories", ""]
+    cats = report["categories"]
+    if cats:
+        names = list(cats)
+        parts.append(_table(["category", *names], [
+            [cat, *[_num(cats[n].get(cat, 0)) for n in names]] for cat in cats[ALL]
+        ]))
+    else:
+        parts.append("The dataset has no `category` field (the official release has none).")
+    parts += ["", "## Table 2: novel n-grams (% of answer n-grams not in the documents)", ""]
+    parts.append(_table(["split", *[f"{n}-grams" for n in NGRAM_ORDERS]], [
+        [name, *[_num(row[f"novel_{n}grams_percent"], 2) for n in NGRAM_ORDERS]]
+        for name, row in report["table2"].items()
+    ]))
+    parts += ["", f"Definition: {report['definitions']['novel_ngrams']}."]
+    parts += ["", "## Coverage, density, compression", ""]
+    parts.append(_table(["split", "coverage", "density", "compression", "examples"], [
+        [name, _mean(row["coverage"], 3), _mean(row["density"], 3), _mean(row["compression"], 2),
+         _num(row["examples"])]
+        for name, row in report["fragments"].items()
+    ]))
+    parts += ["", f"Definition: {report['definitions']['fragments']}.", "", "## Leakage audit", ""]
+    audit_section = report.get("audit")
+    if audit_section:
+        parts.append(
+            f"Nearest train question of every validation/test question by cosine similarity of "
+            f"`{audit_section['model']}` embeddings; paraphrase threshold {audit_section['threshold']:g}."
+        )
+        header = ["split", "questions", "≥ threshold", "same normalised title", "mean sim.", "max sim."]
+        rows = [
+            [
+                name,
+                _num(row["questions"]),
+                _num(row["above_threshold"]),
+                _num(row["same_normalised_title"]),
+                _num(row["similarity"]["mean"], 3),
+                _num(row["similarity"]["max"], 3),
+            ]
+            for name, row in audit_section["splits"].items()
+        ]
+        parts += ["", _table(header, rows)]
+        crossing = audit_section["clusters_in_more_than_one_split"]
+        listed = ", ".join(map(str, crossing[:20])) + (" …" if len(crossing) > 20 else "")
+        clustered = audit_section["clustered_evaluation_questions"]
+        parts += [
+            "",
+            f"Clusters found in more than one split: {len(crossing)}" + (f" ({listed})" if crossing else "")
+            + f". Clustered validation/test questions: {clustered}.",
+        ]
+        closest = audit_section.get("closest_pairs") or []
+        if closest:
+            parts += ["", "Closest pairs:", "", _table(
+                ["similarity", "split", "question", "nearest train question"],
+                [[_num(p["similarity"], 3), p["split"], p["question"], p["nearest_question"] or "–"]
+                 for p in closest],
+            )]
+    else:
+        parts.append("Not run (the dataset has no splits, or `--no-audit`).")
+    if figure_paths:
+        parts += ["", "## Figures", ""] + [f"![{Path(p).stem}]({p})" for p in figure_paths]
+    return "\n".join(parts) + "\n"
+
+
+def describe(
+    folder: DatasetFolder,
+    out: Path,
+    *,
+    workers: int | None = None,
+    audit: bool | None = None,
+    model: str = DEFAULT_MODEL,
+    threshold: float = 0.9,
+    progress: Callable[[int, int], None] = lambda done, total: None,
+) -> dict[str, Any]:
+    """Compute and write the whole report of a dataset folder into ``out``; returns the report."""
+    report, stats = build_report(
+        folder, workers=workers, audit=audit, model=model, threshold=threshold, progress=progress
+    )
+    write_report(report, stats, out)
+    return report
