@@ -20,7 +20,7 @@ from typing import Any
 from wikihowqa.records import SPLITS, Example
 from wikihowqa.stats.fragments import DOCUMENT_JOINER, encode, match_ids, scores
 from wikihowqa.stats.ngrams import NGRAM_ORDERS, novel_ratios
-from wikihowqa.stats.tokens import sentences, spacy_tokens, toktok_tokens
+from wikihowqa.stats.tokens import _spacy_tokenizer, _toktok, sentences, spacy_tokens, toktok_tokens
 
 ALL = "all"
 UNSPLIT = "unsplit"
@@ -116,6 +116,7 @@ def compute(
     workers = workers or len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     workers = max(1, int(workers or 1))
     slices = [(i, min(i + chunk, len(examples))) for i in range(0, len(examples), chunk)]
+    _spacy_tokenizer(), _toktok(), sentences("Warm up. Forked workers share the loaded tokenizers.")
     _JOBS = (examples, texts)
     try:
         if workers == 1 or len(slices) <= 1 or "fork" not in mp.get_all_start_methods():
