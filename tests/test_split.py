@@ -21,13 +21,29 @@ GROUPS = [
     ["How to Meditate for Beginners", "How to Start Meditating as a Beginner"],
 ]
 LONERS = [
-    "How to Tie a Bow Tie", "How to Play Chess", "How to Knit a Scarf", "How to Bake Sourdough Bread",
-    "How to Invest in Stocks", "How to Apologize to a Friend", "How to Lower Blood Pressure",
-    "How to Pack for a Long Flight", "How to Make Friends in High School", "How to Celebrate Diwali",
-    "How to Groom a Horse", "How to Speed Up a Slow Laptop", "How to Grow Tomatoes in Pots",
-    "How to Paint a Room", "How to Memorize a Speech", "How to Calm a Crying Baby", "How to Do a Push Up",
-    "How to Fold a Paper Crane", "How to Treat a Sunburn", "How to Play the Ukulele",
-    "How to Unclog a Kitchen Sink", "How to Jump Start a Car Battery", "How to Pray the Rosary",
+    "How to Tie a Bow Tie",
+    "How to Play Chess",
+    "How to Knit a Scarf",
+    "How to Bake Sourdough Bread",
+    "How to Invest in Stocks",
+    "How to Apologize to a Friend",
+    "How to Lower Blood Pressure",
+    "How to Pack for a Long Flight",
+    "How to Make Friends in High School",
+    "How to Celebrate Diwali",
+    "How to Groom a Horse",
+    "How to Speed Up a Slow Laptop",
+    "How to Grow Tomatoes in Pots",
+    "How to Paint a Room",
+    "How to Memorize a Speech",
+    "How to Calm a Crying Baby",
+    "How to Do a Push Up",
+    "How to Fold a Paper Crane",
+    "How to Treat a Sunburn",
+    "How to Play the Ukulele",
+    "How to Unclog a Kitchen Sink",
+    "How to Jump Start a Car Battery",
+    "How to Pray the Rosary",
     "How to Decorate a Christmas Tree",
 ]
 
@@ -81,15 +97,22 @@ def test_fake_embeddings_clusters_stay_in_train_and_targets_are_met():
     assert result.clustered >= sum(len(g) for g in GROUPS)
     again = split_examples(examples, fake_embeddings(examples, groups), settings)
     assert again.examples == result.examples  # same seed, same split
-    other = [split_examples(examples, fake_embeddings(examples, groups), SplitSettings(
-        validation_size=2, test_size=0.05, seed=seed)) for seed in (1, 2, 3)]
+    other = [
+        split_examples(
+            examples,
+            fake_embeddings(examples, groups),
+            SplitSettings(validation_size=2, test_size=0.05, seed=seed),
+        )
+        for seed in (1, 2, 3)
+    ]
     assert any([e.split for e in o.examples] != [e.split for e in result.examples] for o in other)
 
 
 def test_too_few_unclustered_questions_fill_validation_and_test_proportionally():
     examples, groups = planted_examples()
-    result = split_examples(examples, fake_embeddings(examples, groups), SplitSettings(validation_size=0.3,
-                                                                                       test_size=0.6))
+    result = split_examples(
+        examples, fake_embeddings(examples, groups), SplitSettings(validation_size=0.3, test_size=0.6)
+    )
     free = len(examples) - result.clustered
     assert result.counts["validation"] + result.counts["test"] == free
     assert result.counts["validation"] == round(0.3 * len(examples)) * free // (
@@ -133,8 +156,10 @@ def test_settings_and_sizes_are_checked():
 @pytest.fixture(scope="module")
 def planted_folder(tmp_path_factory):
     examples, groups = planted_examples()
-    docs = [Document(e.article_id, "https://x.org", e.related_document_urls_wayback_snapshots[0], "Text.")
-            for e in examples]
+    docs = [
+        Document(e.article_id, "https://x.org", e.related_document_urls_wayback_snapshots[0], "Text.")
+        for e in examples
+    ]
     path = tmp_path_factory.mktemp("planted") / "ds"
     write_dataset_folder(path, examples, docs, {"source": "test"})
     return DatasetFolder(path), groups
@@ -167,7 +192,9 @@ def test_split_dataset_with_a_fake_embedder(tmp_path, monkeypatch):
     vectors = dict(zip((e.question for e in examples), fake_embeddings(examples, groups), strict=True))
     import wikihowqa.split
 
-    monkeypatch.setattr(wikihowqa.split, "embed", lambda texts, model, **kw: np.stack([vectors[t] for t in texts]))
+    monkeypatch.setattr(
+        wikihowqa.split, "embed", lambda texts, model, **kw: np.stack([vectors[t] for t in texts])
+    )
     result = split_dataset(DatasetFolder(path), SplitSettings())
     check_split(result, groups)
     saved = DatasetFolder(path).examples()

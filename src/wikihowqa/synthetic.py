@@ -146,17 +146,51 @@ _MODIFIERS = [
 
 # The category mix: the paper's most frequent are health, home and garden, pets and computers.
 _CATEGORY_WEIGHTS = {
-    "Health": 14, "Home and Garden": 12, "Pets and Animals": 10, "Computers and Electronics": 9,
-    "Food and Entertaining": 7, "Personal Care and Style": 7, "Hobbies and Crafts": 5, "Relationships": 5,
-    "Finance and Business": 4, "Family Life": 4, "Sports and Fitness": 4, "Education and Communications": 4,
-    "Cars & Other Vehicles": 3, "Work World": 3, "Travel": 3, "Arts and Entertainment": 2, "Youth": 2,
-    "Holidays and Traditions": 1, "Philosophy and Religion": 1,
+    "Health": 14,
+    "Home and Garden": 12,
+    "Pets and Animals": 10,
+    "Computers and Electronics": 9,
+    "Food and Entertaining": 7,
+    "Personal Care and Style": 7,
+    "Hobbies and Crafts": 5,
+    "Relationships": 5,
+    "Finance and Business": 4,
+    "Family Life": 4,
+    "Sports and Fitness": 4,
+    "Education and Communications": 4,
+    "Cars & Other Vehicles": 3,
+    "Work World": 3,
+    "Travel": 3,
+    "Arts and Entertainment": 2,
+    "Youth": 2,
+    "Holidays and Traditions": 1,
+    "Philosophy and Religion": 1,
 }
 
 _GLUE = [
-    "then", "next", "you can", "make sure to", "try to", "start by", "if you want", "be sure to", "finally",
-    "for best results", "it's a good idea to", "you should", "remember to", "after that", "if possible",
-    "you may need to", "instead", "also", "gently", "carefully", "otherwise", "until", "so that",
+    "then",
+    "next",
+    "you can",
+    "make sure to",
+    "try to",
+    "start by",
+    "if you want",
+    "be sure to",
+    "finally",
+    "for best results",
+    "it's a good idea to",
+    "you should",
+    "remember to",
+    "after that",
+    "if possible",
+    "you may need to",
+    "instead",
+    "also",
+    "gently",
+    "carefully",
+    "otherwise",
+    "until",
+    "so that",
 ]
 
 _NUMBERS = ["3", "10", "1.5", "2,500", "30%", "$20", "15-20", "2019", "0.5", "12", "4", "100"]
@@ -466,8 +500,15 @@ def generate_corpus(
     return examples, documents
 
 
-def write_corpus(out: Path, n_questions: int = PAPER_QUESTIONS, n_documents: int = PAPER_DOCUMENTS,
-                 seed: int = 0, *, overwrite: bool = False, passages: bool = True) -> DatasetFolder:
+def write_corpus(
+    out: Path,
+    n_questions: int = PAPER_QUESTIONS,
+    n_documents: int = PAPER_DOCUMENTS,
+    seed: int = 0,
+    *,
+    overwrite: bool = False,
+    passages: bool = True,
+) -> DatasetFolder:
     """Generate a corpus and write it as a dataset folder."""
     examples, documents = generate_corpus(n_questions, n_documents, seed, passages=passages)
     manifest = {

@@ -57,8 +57,15 @@ def length_histogram(
         for name, v in values.items():
             if len(v):
                 arr = np.asarray(v, dtype=float)
-                ax.hist(arr, bins=bins, weights=np.full(len(arr), 100 / len(arr)), histtype="step",
-                        linewidth=1.6, label=f"{name} (n={len(arr)})", color=SPLIT_COLOURS.get(name))
+                ax.hist(
+                    arr,
+                    bins=bins,
+                    weights=np.full(len(arr), 100 / len(arr)),
+                    histtype="step",
+                    linewidth=1.6,
+                    label=f"{name} (n={len(arr)})",
+                    color=SPLIT_COLOURS.get(name),
+                )
         if log:
             ax.set_xscale("log")
         ax.legend(fontsize=8)
@@ -76,8 +83,14 @@ def similarity_histogram(
     fig, ax = plt.subplots(figsize=(7, 4))
     for name, sims in similarities.items():
         if len(sims):
-            ax.hist(np.clip(np.asarray(sims, dtype=float), 0, 1), bins=np.asarray(edges), histtype="step",
-                    linewidth=1.6, label=f"{name} (n={len(sims)})", color=SPLIT_COLOURS.get(name))
+            ax.hist(
+                np.clip(np.asarray(sims, dtype=float), 0, 1),
+                bins=np.asarray(edges),
+                histtype="step",
+                linewidth=1.6,
+                label=f"{name} (n={len(sims)})",
+                color=SPLIT_COLOURS.get(name),
+            )
     ax.axvline(threshold, color="#C44E52", linestyle="--", label=f"threshold {threshold:g}")
     ax.set_xlabel("cosine similarity to the nearest train question")
     ax.set_ylabel("questions")

@@ -216,31 +216,57 @@ def render_markdown(report: Mapping[str, Any], figure_paths: Sequence[str]) -> s
         ]
         for name, row in report["table1"].items()
     ]
-    header = ["split", "questions", "documents", "docs / question", "words / answer", "sentences / answer",
-              "words / document", "sentences / document"]
+    header = [
+        "split",
+        "questions",
+        "documents",
+        "docs / question",
+        "words / answer",
+        "sentences / answer",
+        "words / document",
+        "sentences / document",
+    ]
     words = report["definitions"]["words_and_sentences"]
     parts += [_table(header, rows), "", f"Words and sentences: {words}."]
     parts += ["", "## Categories", ""]
     cats = report["categories"]
     if cats:
         names = list(cats)
-        parts.append(_table(["category", *names], [
-            [cat, *[_num(cats[n].get(cat, 0)) for n in names]] for cat in cats[ALL]
-        ]))
+        parts.append(
+            _table(
+                ["category", *names],
+                [[cat, *[_num(cats[n].get(cat, 0)) for n in names]] for cat in cats[ALL]],
+            )
+        )
     else:
         parts.append("The dataset has no `category` field (the official release has none).")
     parts += ["", "## Table 2: novel n-grams (% of answer n-grams not in the documents)", ""]
-    parts.append(_table(["split", *[f"{n}-grams" for n in NGRAM_ORDERS]], [
-        [name, *[_num(row[f"novel_{n}grams_percent"], 2) for n in NGRAM_ORDERS]]
-        for name, row in report["table2"].items()
-    ]))
+    parts.append(
+        _table(
+            ["split", *[f"{n}-grams" for n in NGRAM_ORDERS]],
+            [
+                [name, *[_num(row[f"novel_{n}grams_percent"], 2) for n in NGRAM_ORDERS]]
+                for name, row in report["table2"].items()
+            ],
+        )
+    )
     parts += ["", f"Definition: {report['definitions']['novel_ngrams']}."]
     parts += ["", "## Coverage, density, compression", ""]
-    parts.append(_table(["split", "coverage", "density", "compression", "examples"], [
-        [name, _mean(row["coverage"], 3), _mean(row["density"], 3), _mean(row["compression"], 2),
-         _num(row["examples"])]
-        for name, row in report["fragments"].items()
-    ]))
+    parts.append(
+        _table(
+            ["split", "coverage", "density", "compression", "examples"],
+            [
+                [
+                    name,
+                    _mean(row["coverage"], 3),
+                    _mean(row["density"], 3),
+                    _mean(row["compression"], 2),
+                    _num(row["examples"]),
+                ]
+                for name, row in report["fragments"].items()
+            ],
+        )
+    )
     parts += ["", f"Definition: {report['definitions']['fragments']}.", "", "## Leakage audit", ""]
     audit_section = report.get("audit")
     if audit_section:
@@ -266,16 +292,24 @@ def render_markdown(report: Mapping[str, Any], figure_paths: Sequence[str]) -> s
         clustered = audit_section["clustered_evaluation_questions"]
         parts += [
             "",
-            f"Clusters found in more than one split: {len(crossing)}" + (f" ({listed})" if crossing else "")
+            f"Clusters found in more than one split: {len(crossing)}"
+            + (f" ({listed})" if crossing else "")
             + f". Clustered validation/test questions: {clustered}.",
         ]
         closest = audit_section.get("closest_pairs") or []
         if closest:
-            parts += ["", "Closest pairs:", "", _table(
-                ["similarity", "split", "question", "nearest train question"],
-                [[_num(p["similarity"], 3), p["split"], p["question"], p["nearest_question"] or "–"]
-                 for p in closest],
-            )]
+            parts += [
+                "",
+                "Closest pairs:",
+                "",
+                _table(
+                    ["similarity", "split", "question", "nearest train question"],
+                    [
+                        [_num(p["similarity"], 3), p["split"], p["question"], p["nearest_question"] or "–"]
+                        for p in closest
+                    ],
+                ),
+            ]
     else:
         parts.append("Not run (the dataset has no splits, or `--no-audit`).")
     if figure_paths:
