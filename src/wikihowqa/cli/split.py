@@ -70,6 +70,7 @@ def split_command(
         guard=guard,
     )
     folder = DatasetFolder(dataset)
+    folder.qa_path  # noqa: B018  a missing QA part is an error before any work
     with _progress("embedding questions") as bar:
         task = bar.add_task("embed", total=None)
         result = split_dataset(folder, settings, progress=lambda d, t: bar.update(task, completed=d, total=t))
@@ -101,6 +102,7 @@ def audit_command(
     from wikihowqa.io import DatasetFolder
 
     folder = DatasetFolder(dataset)
+    folder.qa_path  # noqa: B018  a missing QA part is an error before any work
     with _progress("embedding questions") as bar:
         task = bar.add_task("embed", total=None)
         result = audit_dataset(

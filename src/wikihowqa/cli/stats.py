@@ -28,6 +28,7 @@ def stats_command(
     from wikihowqa.stats.report import REPORT_MD, describe
 
     folder = DatasetFolder(dataset)
+    folder.qa_path, folder.documents_path  # noqa: B018  a missing part is an error before any work
     target = out_dir or folder.path / "stats"
     columns = (TextColumn("[cyan]statistics"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, console=console) as bar:

@@ -1,0 +1,55 @@
+"""The full report: the real release instances and a synthetic corpus with categories."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from wikihowqa.importer import import_release
+from wikihowqa.io import DatasetFolder, write_dataset_folder
+from wikihowqa.stats.report import describe
+from wikihowqa.synthetic import generate_corpus
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_three_real_instances_give_the_full_report(tmp_path, real_examples_dir):
+    folder, _ = import_release(
+        [real_examples_dir / "qa.jsonl"], [real_examples_dir / "documents.jsonl"], tmp_path / "r"
+    )
+    report = describe(folder, tmp_path / "out")
+    md = (tmp_path / "out" / "stats.md").read_text()
+    for heading in (
+        "Table 1",
+        "Categories",
+        "Table 2",
+        "Coverage, density, compression",
+        "Leakage audit",
+        "Figures",
+    ):
+        assert f"## {heading}" in md
+    assert "spaCy" in md and "tok-tok" in md and "nupunkt" in md  # the report names its tokenizers
+    saved = json.loads((tmp_path / "out" / "stats.json").read_text())
+    assert saved["table1"]["all"]["questions"] == 3 and saved["table1"]["all"]["documents"] == 16
+    assert saved["table1"]["test"]["questions"] == 1
+    rows = [json.loads(line) for line in (tmp_path / "out" / "examples.jsonl").read_text().splitlines()]
+    assert sum(len(r["document_words"]) for r in rows) == 16
+    mean_cov = sum(r["coverage"] for r in rows) / 3
+    assert saved["fragments"]["all"]["coverage"]["mean"] == pytest.approx(mean_cov)
+    assert 0.5 < mean_cov < 1 and saved["fragments"]["all"]["compression"]["mean"] > 10
+    assert saved["audit"]["splits"]["test"]["questions"] == 1 and "_similarities" not in saved["audit"]
+    figures = sorted(p.name for p in (tmp_path / "out" / "figures").iterdir())
+    assert figures == ["answer_lengths.png", "audit_similarity.png", "document_lengths.png"]
+    assert all((tmp_path / "out" / "figures" / f).read_bytes().startswith(PNG) for f in figures)
+    assert report["table2"]["all"]["novel_1grams_percent"] < report["table2"]["all"]["novel_4grams_percent"]
+
+
+def test_categories_are_counted_and_drawn(tmp_path):
+    examples, documents = generate_corpus(12, 30, seed=2)
+    folder = write_dataset_folder(tmp_path / "syn", examples, documents, {})
+    report = describe(DatasetFolder(folder.path), tmp_path / "out", audit=False, workers=1)
+    assert sum(report["categories"]["all"].values()) == 12
+    assert list(report["table1"]) == ["unsplit", "all"] and report["audit"] is None
+    assert (tmp_path / "out" / "figures" / "categories.png").read_bytes().startswith(PNG)
+    assert "Not run" in (tmp_path / "out" / "stats.md").read_text()
