@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from wikihowqa.errors import DatasetError
 from wikihowqa.io import DatasetFolder, write_dataset_folder
 from wikihowqa.records import Document, Example
 
@@ -517,6 +518,29 @@ def write_corpus(
         "counts": {"questions": len(examples), "documents": len(documents)},
     }
     return write_dataset_folder(out, examples, documents, manifest, overwrite=overwrite)
+
+
+def ensure_corpus(
+    out: Path, n_questions: int = PAPER_QUESTIONS, n_documents: int = PAPER_DOCUMENTS, seed: int = 0
+) -> DatasetFolder:
+    """The corpus at ``out``, generated only if the folder does not already hold it (for benchmarks)."""
+    folder = DatasetFolder(Path(out))
+    if folder.path.is_dir():
+        try:
+            if (
+                folder.manifest().get("settings")
+                == {
+                    "questions": n_questions,
+                    "documents": n_documents,
+                    "seed": seed,
+                }
+                and (folder.path / "qa.jsonl").is_file()
+                and (folder.path / "documents.jsonl").is_file()
+            ):
+                return folder
+        except DatasetError:
+            pass  # an unreadable manifest: write the corpus again
+    return write_corpus(folder.path, n_questions, n_documents, seed, overwrite=True)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,0 +1,118 @@
+"""Benchmark: ``wikihowqa split`` on 11,746 synthetic questions (the paper's count), on CPU.
+
+Measured in one run: the split from scratch (embedding every question with all-MiniLM-L6-v2, HDBSCAN,
+rewriting the QA part), the audit that follows it (embeddings cached), and a rerun with the cache.
+Peer: scikit-learn's HDBSCAN with its default algorithm (space-partitioning trees) against the brute
+force distance matrix used here, on the same sample of embeddings, same labels required. Quality:
+how many planted paraphrase groups of the synthetic corpus end up wholly in train.
+
+Run: ``PYTHONPATH=src python benchmarks/split.py [--peer-sample 3000] [--guard 0.9]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+
+from wikihowqa.audit import audit_dataset
+from wikihowqa.embed import CACHE_DIR
+from wikihowqa.split import SplitSettings, question_embeddings, split_dataset
+from wikihowqa.synthetic import PAPER_DOCUMENTS, PAPER_QUESTIONS, ensure_corpus
+
+DEFAULT_CORPUS = Path(".benchmarks") / "synthetic-paper-seed0"
+
+
+def planted(result) -> tuple[int, int]:
+    groups: dict[int, list[str]] = {}
+    for e in result.examples:
+        if "paraphrase_group" in e.extra:
+            groups.setdefault(e.extra["paraphrase_group"], []).append(e.split)
+    return sum(all(s == "train" for s in splits) for splits in groups.values()), len(groups)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="where the corpus is kept")
+    parser.add_argument("--questions", type=int, default=PAPER_QUESTIONS, help="corpus questions")
+    parser.add_argument("--peer-sample", type=int, default=3000, help="embeddings for the HDBSCAN peer")
+    parser.add_argument("--guard", type=float, default=0.9, help="also report a split with this guard")
+    args = parser.parse_args()
+    folder = ensure_corpus(args.corpus, args.questions, max(PAPER_DOCUMENTS, args.questions))
+    shutil.rmtree(folder.path / CACHE_DIR, ignore_errors=True)
+    settings = SplitSettings()
+    rows = []
+
+    started = time.perf_counter()
+    result = split_dataset(folder, settings)
+    cold = time.perf_counter() - started
+    rows.append(("split from scratch (embed, HDBSCAN, write)", cold))
+    started = time.perf_counter()
+    audit = audit_dataset(folder)
+    rows.append(("audit after it (cached embeddings)", time.perf_counter() - started))
+    started = time.perf_counter()
+    split_dataset(folder, settings)
+    rows.append(("split again (cached embeddings)", time.perf_counter() - started))
+    guarded = split_dataset(folder, SplitSettings(guard=args.guard))
+    split_dataset(folder, settings)  # leave the default split in place for benchmarks/stats.py
+
+    from sklearn.cluster import HDBSCAN
+
+    emb = question_embeddings(folder, folder.examples(), settings.model).astype(np.float64)
+    sample = emb[np.random.default_rng(0).permutation(len(emb))[: args.peer_sample]]
+    timing = {}
+    labels = {}
+    for algorithm in ("brute", "auto"):
+        started = time.perf_counter()
+        labels[algorithm] = HDBSCAN(min_cluster_size=2, algorithm=algorithm, copy=True).fit_predict(sample)
+        timing[algorithm] = time.perf_counter() - started
+
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    whole, groups = planted(result)
+    whole_guarded, _ = planted(guarded)
+    summary = audit.summary()["splits"]
+    print()
+    print(
+        f"split benchmark — {time.strftime('%Y-%m-%d')}, commit {commit}; {os.cpu_count()} CPUs, "
+        f"load average {os.getloadavg()[0]:.1f} at the end; {len(result.examples)} questions"
+    )
+    print()
+    print("| step | seconds |")
+    print("|---|---|")
+    for name, seconds in rows:
+        print(f"| {name} | {seconds:.1f} |")
+    print()
+    print(f"target ≤ 180 s for the split from scratch: {'met' if cold <= 180 else 'NOT met'}")
+    print()
+    print(f"| HDBSCAN on {len(sample)} embeddings | seconds | speed-up |")
+    print("|---|---|---|")
+    print(f"| scikit-learn default (algorithm='auto', trees) | {timing['auto']:.1f} | 1.0× |")
+    print(
+        f"| wikihowqa (algorithm='brute') | {timing['brute']:.1f} | {timing['auto'] / timing['brute']:.1f}× |"
+    )
+    print(f"same labels: {bool(np.array_equal(labels['auto'], labels['brute']))}")
+    print()
+    c = result.counts
+    print(
+        f"split: {result.clusters} clusters holding {result.clustered} questions; train {c['train']}, "
+        f"validation {c['validation']}, test {c['test']}; warnings: {result.warnings or 'none'}"
+    )
+    print(
+        f"planted paraphrase groups wholly in train: {whole}/{groups} (with --guard {args.guard:g}: "
+        f"{whole_guarded}/{groups}, {guarded.guarded} questions kept in train by the guard)"
+    )
+    print(
+        f"audit: validation/test questions at or above {audit.threshold:g}: {summary['all']['above_threshold']}"
+        f" of {summary['all']['questions']}; same normalised title: {summary['all']['same_normalised_title']}"
+    )
+
+
+if __name__ == "__main__":
+    main()
