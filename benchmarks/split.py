@@ -109,8 +109,9 @@ def main() -> None:
         f"{whole_guarded}/{groups}, {guarded.guarded} questions kept in train by the guard)"
     )
     print(
-        f"audit: validation/test questions at or above {audit.threshold:g}: {summary['all']['above_threshold']}"
-        f" of {summary['all']['questions']}; same normalised title: {summary['all']['same_normalised_title']}"
+        f"audit: validation/test questions at or above {audit.threshold:g}: "
+        f"{summary['all']['above_threshold']} of {summary['all']['questions']}; "
+        f"same normalised title: {summary['all']['same_normalised_title']}"
     )
 
 

@@ -191,10 +191,12 @@ def main() -> None:
     print("|---|---|---|---|")
     print(f"| reference code, sample, 1 process | {len(sample)} | {ref_time:.1f} | 1.0× |")
     print(
-        f"| wikihowqa, same sample, 1 process | {len(sample)} | {fast_time:.2f} | {ref_time / fast_time:.1f}× |"
+        f"| wikihowqa, same sample, 1 process | {len(sample)} | {fast_time:.2f} "
+        f"| {ref_time / fast_time:.1f}× |"
     )
     print(
-        f"| reference code, whole corpus (extrapolated by words) | {row['questions']} | {ref_full:.0f} | 1.0× |"
+        f"| reference code, whole corpus (extrapolated by words) | {row['questions']} "
+        f"| {ref_full:.0f} | 1.0× |"
     )
     print(
         f"| wikihowqa `stats`, whole corpus, {args.workers} processes (incl. I/O, report, figures) "
@@ -203,7 +205,8 @@ def main() -> None:
     print()
     print(
         f"identical per-example results (counts, novel n-grams, coverage, density, compression): "
-        f"{identical}/{len(sample)}; target ≤ 120 s for the whole corpus: {'met' if full <= 120 else 'NOT met'}"
+        f"{identical}/{len(sample)}; "
+        f"target ≤ 120 s for the whole corpus: {'met' if full <= 120 else 'NOT met'}"
     )
     frag, novel = report["fragments"]["all"], report["table2"]["all"]
     print(
