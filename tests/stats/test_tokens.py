@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from nltk.tokenize import ToktokTokenizer
 
-from wikihowqa.stats.tokens import sentences, spacy_tokens, toktok_tokens
+from wikihowqa.stats import tokens
+from wikihowqa.stats.tokens import sentences, spacy_tokens, toktok_sentences, toktok_tokens
 
 SPACY = spacy.blank("en").tokenizer
 TOKTOK = ToktokTokenizer()
@@ -109,6 +110,7 @@ any_text = st.tuples(edges, texts, edges).map("".join) | dense | contexts
 @settings(max_examples=400, deadline=None)
 @given(any_text)
 def test_spacy_tokens_are_spacys_tokens(text):
+    tokens._spacy_cache.clear()  # so that new chunks are tokenized in one batch, as in real use
     assert spacy_tokens(text) == [t.text for t in SPACY(text)]
     assert spacy_tokens(text, lower=True) == [t.text.lower() for t in SPACY(text)]
 
@@ -117,6 +119,13 @@ def test_spacy_tokens_are_spacys_tokens(text):
 @given(any_text)
 def test_toktok_tokens_are_nltk_toktok_tokens(text):
     assert toktok_tokens(text) == TOKTOK.tokenize(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(any_text, max_size=8))
+def test_toktok_batches_of_sentences_are_nltk_toktok_tokens(sentences_):
+    tokens._toktok_cache.clear()  # so that new chunks are tokenized in one batch, as in real use
+    assert toktok_sentences(sentences_) == [TOKTOK.tokenize(s) for s in sentences_]
 
 
 @settings(max_examples=200, deadline=None)

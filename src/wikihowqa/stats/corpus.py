@@ -14,13 +14,14 @@ import os
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from itertools import chain
 from statistics import fmean, median, pstdev
 from typing import Any
 
 from wikihowqa.records import SPLITS, Example
 from wikihowqa.stats.fragments import DOCUMENT_JOINER, encode, match_ids, scores
 from wikihowqa.stats.ngrams import NGRAM_ORDERS, novel_ratios
-from wikihowqa.stats.tokens import _spacy_tokenizer, _toktok, sentences, spacy_tokens, toktok_tokens
+from wikihowqa.stats.tokens import _spacy_tokenizer, _toktok, sentences, spacy_tokens, toktok_sentences
 
 ALL = "all"
 UNSPLIT = "unsplit"
@@ -53,7 +54,7 @@ class ExampleStats:
 def _analyse(text: str) -> tuple[int, int, list[str]]:
     """``(words, sentences, lowercased tokens)``: the counts of get_stats.py and the n-gram tokens."""
     sents = sentences(text)
-    tokens = [t for s in sents for t in toktok_tokens(s)]
+    tokens = list(chain.from_iterable(toktok_sentences(sents)))
     lowered = " ".join(tokens).lower().split(" ") if tokens else []  # tok-tok tokens hold no spaces
     return len(tokens), len(sents), lowered
 
