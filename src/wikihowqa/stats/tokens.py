@@ -119,7 +119,7 @@ def spacy_tokens(text: str, *, lower: bool = False) -> list[str]:
         head = [t.text.lower() if lower else t.text for t in _spacy_tokenizer()(leading.group())]
         text = text[leading.end() :]
     runs = _TOKEN_RUNS.findall(text)
-    new = set(runs).difference(_spacy_cache)
+    new = {r for r in set(runs) if r not in _spacy_cache}  # (set.difference scans a dict subclass)
     if new:
         _fill_spacy(new)
     table = _spacy_lower_cache if lower else _spacy_cache
@@ -210,7 +210,7 @@ def toktok_sentences(sentences: Sequence[str]) -> list[list[str]]:
     sentence that ends in a lone quote, or has a tab or whitespace at either end, goes to tok-tok whole.
     """
     plans = [_plan(s) for s in sentences]
-    new = set(chain.from_iterable(p for p in plans if p)).difference(_toktok_cache)
+    new = {k for k in set(chain.from_iterable(p for p in plans if p)) if k not in _toktok_cache}
     if new:
         _fill_toktok(new)
     get = _toktok_cache.__getitem__
