@@ -169,3 +169,14 @@ def test_every_nth_counts_per_group():
     injector = Injector(Faults(cdx=EndpointFaults(error_every=2), mediawiki=EndpointFaults(error_every=2)))
     actions = [injector.decide(g).action for g in ("cdx", "mediawiki", "cdx", "mediawiki")]
     assert actions == ["serve", "serve", "error", "error"]
+
+
+def test_jitter_draws_reproducible_delays_within_its_range():
+    def delays(seed: int) -> list[float]:
+        injector = Injector(Faults(playback=EndpointFaults(latency_s=0.2, jitter_s=0.1), seed=seed))
+        return [injector.decide("playback").delay_s for _ in range(50)]
+
+    first = delays(5)
+    assert all(0.2 <= d <= 0.3 for d in first)
+    assert max(first) - min(first) > 0.05  # actually random, not a constant
+    assert delays(5) == first
