@@ -78,8 +78,9 @@ def overlap_coefficient(a: set[str], b: set[str]) -> float | None:
     return len(a & b) / min(len(a), len(b))
 
 
-def mean_pairwise_kappa(ratings: Mapping[Any, Mapping[str, int]], *, min_common: int = 2,
-                        weights: str | None = None) -> tuple[float | None, int]:
+def mean_pairwise_kappa(
+    ratings: Mapping[Any, Mapping[str, int]], *, min_common: int = 2, weights: str | None = None
+) -> tuple[float | None, int]:
     """Mean Cohen's kappa over assessor pairs sharing ``min_common`` or more items; pairs whose kappa is
     undefined (both constant on the same value) are left out. Returns (mean, pairs used)."""
     from sklearn.metrics import cohen_kappa_score
@@ -104,8 +105,9 @@ def mean_pairwise_kappa(ratings: Mapping[Any, Mapping[str, int]], *, min_common:
     return (float(np.mean(kappas)) if kappas else None), len(kappas)
 
 
-def krippendorff_alpha(ratings: Mapping[Any, Mapping[str, int]], level: str,
-                       domain: Sequence[int] | None = None) -> float | None:
+def krippendorff_alpha(
+    ratings: Mapping[Any, Mapping[str, int]], level: str, domain: Sequence[int] | None = None
+) -> float | None:
     """Krippendorff's alpha (the ``krippendorff`` package) over an assessors × items matrix with gaps."""
     import krippendorff
 
@@ -122,8 +124,11 @@ def krippendorff_alpha(ratings: Mapping[Any, Mapping[str, int]], level: str,
     if len(values) < 2:
         return None
     try:
-        alpha = krippendorff.alpha(reliability_data=matrix, level_of_measurement=level,
-                                   value_domain=list(domain) if domain is not None and level != "interval" else None)
+        alpha = krippendorff.alpha(
+            reliability_data=matrix,
+            level_of_measurement=level,
+            value_domain=list(domain) if domain is not None and level != "interval" else None,
+        )
     except (ValueError, ZeroDivisionError):
         return None
     return float(alpha) if np.isfinite(alpha) else None
@@ -133,9 +138,14 @@ def describe(values: Sequence[float]) -> dict[str, Any]:
     if not values:
         return {"n": 0, "mean": None}
     arr = np.asarray(values, dtype=float)
-    return {"n": len(values), "mean": float(arr.mean()), "sd": float(arr.std(ddof=1)) if len(arr) > 1 else None,
-            "median": float(np.median(arr)), "p25": float(np.percentile(arr, 25)),
-            "p75": float(np.percentile(arr, 75))}
+    return {
+        "n": len(values),
+        "mean": float(arr.mean()),
+        "sd": float(arr.std(ddof=1)) if len(arr) > 1 else None,
+        "median": float(np.median(arr)),
+        "p25": float(np.percentile(arr, 25)),
+        "p75": float(np.percentile(arr, 75)),
+    }
 
 
 def proportion(k: int, n: int) -> dict[str, Any]:
@@ -158,7 +168,11 @@ def _span_problem(spans: Any, text: str, what: str, *, labelled: bool) -> str | 
     if not isinstance(spans, list):
         return f"{what} must be a list"
     for k, s in enumerate(spans):
-        if not isinstance(s, Mapping) or not isinstance(s.get("start"), int) or not isinstance(s.get("end"), int):
+        if (
+            not isinstance(s, Mapping)
+            or not isinstance(s.get("start"), int)
+            or not isinstance(s.get("end"), int)
+        ):
             return f"{what}[{k}] needs integer start and end"
         if not 0 <= s["start"] < s["end"] <= len(text):
             return f"{what}[{k}] {s['start']}:{s['end']} is outside the text (length {len(text)}) or empty"
@@ -184,7 +198,9 @@ def judgment_problem(j: Mapping[str, Any], task: Mapping[str, Any] | None) -> st
     if not isinstance(j.get("assessor_id"), str) or not j["assessor_id"]:
         return "missing assessor_id"
     duration = j.get("duration_ms")
-    if duration is not None and (isinstance(duration, bool) or not isinstance(duration, int | float) or duration < 0):
+    if duration is not None and (
+        isinstance(duration, bool) or not isinstance(duration, int | float) or duration < 0
+    ):
         return "duration_ms must be a non-negative number or null"
     events = j.get("events")
     if events is not None:
@@ -195,17 +211,23 @@ def judgment_problem(j: Mapping[str, Any], task: Mapping[str, Any] | None) -> st
                 return f"events[{k}].kind must be one of {', '.join(EVENT_KINDS)}"
     kind = task["type"]
     if kind == "relevance":
-        return _scale_problem(j, "relevance") or _span_problem(j.get("highlights", []), task["document"]["text"],
-                                                               "highlights", labelled=False)
+        return _scale_problem(j, "relevance") or _span_problem(
+            j.get("highlights", []), task["document"]["text"], "highlights", labelled=False
+        )
     if kind == "answer":
-        return (_scale_problem(j, "familiarity") or _scale_problem(j, "usefulness")
-                or _span_problem(j.get("spans", []), task["answer"]["text"], "spans", labelled=True))
+        return (
+            _scale_problem(j, "familiarity")
+            or _scale_problem(j, "usefulness")
+            or _span_problem(j.get("spans", []), task["answer"]["text"], "spans", labelled=True)
+        )
     if j.get("choice") not in CHOICES:
         return f"choice must be one of {', '.join(CHOICES)}, got {j.get('choice')!r}"
     return None
 
 
-def screen(judgments: Sequence[Mapping[str, Any]], study: Study) -> tuple[list[Mapping[str, Any]], list[Rejection]]:
+def screen(
+    judgments: Sequence[Mapping[str, Any]], study: Study
+) -> tuple[list[Mapping[str, Any]], list[Rejection]]:
     """Accepted judgments and the rejected ones with their reasons, in file order."""
     tasks, key = study.tasks_by_id(), study.key_by_id()
     accepted: list[Mapping[str, Any]] = []
@@ -223,13 +245,17 @@ def screen(judgments: Sequence[Mapping[str, Any]], study: Study) -> tuple[list[M
         assert task is not None
         pair = (task["task_id"], j["assessor_id"])
         if pair in seen:
-            rejected.append(Rejection(jid, pair[0], pair[1], "duplicate: the assessor judged this task before"))
+            rejected.append(
+                Rejection(jid, pair[0], pair[1], "duplicate: the assessor judged this task before")
+            )
             continue
         seen.add(pair)
         part = task["part"]
         earlier = part_of_assessor.setdefault(j["assessor_id"], part)
         if earlier != part and earlier in exclusive.get(part, ()):
-            rejected.append(Rejection(jid, pair[0], pair[1], f"exclusive: the assessor already judged {earlier}"))
+            rejected.append(
+                Rejection(jid, pair[0], pair[1], f"exclusive: the assessor already judged {earlier}")
+            )
             continue
         truth = key[task["task_id"]].get("attention_answer")
         if truth is not None and j.get("attention") != truth:
@@ -243,20 +269,28 @@ def screen(judgments: Sequence[Mapping[str, Any]], study: Study) -> tuple[list[M
 
 
 def _found(edit: Mapping[str, Any], spans: Iterable[Mapping[str, Any]]) -> bool:
-    return any(s["label"] == "misleading" and overlaps((s["start"], s["end"]), (edit["start"], edit["end"]))
-               for s in spans)
+    return any(
+        s["label"] == "misleading" and overlaps((s["start"], s["end"]), (edit["start"], edit["end"]))
+        for s in spans
+    )
 
 
 def _opened_sentences(j: Mapping[str, Any], side: str | None = None) -> set[int] | None:
     events = j.get("events")
     if events is None:
         return None
-    return {e["sentence"] for e in events if e["kind"] == "sentence_open" and isinstance(e.get("sentence"), int)
-            and (side is None or e.get("side") in (None, side))}
+    return {
+        e["sentence"]
+        for e in events
+        if e["kind"] == "sentence_open"
+        and isinstance(e.get("sentence"), int)
+        and (side is None or e.get("side") in (None, side))
+    }
 
 
-def _idr_part(judgments: Sequence[Mapping[str, Any]], tasks: Mapping[str, Any], key: Mapping[str, Any]
-              ) -> dict[str, Any]:
+def _idr_part(
+    judgments: Sequence[Mapping[str, Any]], tasks: Mapping[str, Any], key: Mapping[str, Any]
+) -> dict[str, Any]:
     per_judgment: list[float] = []
     per_type: dict[str, list[float]] = defaultdict(list)
     pooled: dict[str, list[int]] = defaultdict(lambda: [0, 0])
@@ -286,13 +320,20 @@ def _idr_part(judgments: Sequence[Mapping[str, Any]], tasks: Mapping[str, Any], 
             pooled[e["type"]][0] += f
             pooled[e["type"]][1] += 1
         spurious[1] += len(misleading)
-        spurious[0] += sum(1 for s in misleading
-                           if not any(overlaps((s["start"], s["end"]), (e["start"], e["end"])) for e in edits))
+        spurious[0] += sum(
+            1
+            for s in misleading
+            if not any(overlaps((s["start"], s["end"]), (e["start"], e["end"])) for e in edits)
+        )
         opened = _opened_sentences(j) if tasks[j["task_id"]].get("passages") is not None else None
         if opened is not None:
             sentences = tasks[j["task_id"]]["answer"]["sentences"]
             for e, f in zip(edits, found, strict=True):
-                hit = {i for i, s in enumerate(sentences) if overlaps((s["start"], s["end"]), (e["start"], e["end"]))}
+                hit = {
+                    i
+                    for i, s in enumerate(sentences)
+                    if overlaps((s["start"], s["end"]), (e["start"], e["end"]))
+                }
                 bucket = opened_found["opened" if hit & opened else "not_opened"]
                 bucket[0] += f
                 bucket[1] += 1
@@ -301,8 +342,11 @@ def _idr_part(judgments: Sequence[Mapping[str, Any]], tasks: Mapping[str, Any], 
     return {
         "idr": describe(per_judgment),
         "pooled": proportion(all_found, all_edits),
-        "by_type": {t: {**describe(per_type[t]), "pooled": proportion(*pooled[t])}
-                    for t in [*EDIT_TYPES, *[x for x in REVIEW_TYPES if x not in EDIT_TYPES]] if t in pooled},
+        "by_type": {
+            t: {**describe(per_type[t]), "pooled": proportion(*pooled[t])}
+            for t in [*EDIT_TYPES, *[x for x in REVIEW_TYPES if x not in EDIT_TYPES]]
+            if t in pooled
+        },
         "by_familiarity": {f: describe(v) for f, v in sorted(by_familiarity.items())},
         "by_passage_opened": {k: proportion(*v) for k, v in opened_found.items()},
         "false_positives": proportion(*false_pos),
@@ -324,18 +368,28 @@ def _agreement(ratings: Mapping[str, Mapping[str, int]], scale: str, min_common:
     domain = list(range(SCALES[scale]["min"], SCALES[scale]["max"] + 1))
     kappa, pairs = mean_pairwise_kappa(ratings, min_common=min_common)
     wkappa, _ = mean_pairwise_kappa(ratings, min_common=min_common, weights="quadratic")
-    return {"cohen_kappa": kappa, "cohen_kappa_pairs": pairs, "cohen_kappa_quadratic": wkappa,
-            "krippendorff_alpha_ordinal": krippendorff_alpha(ratings, "ordinal", domain),
-            "krippendorff_alpha_nominal": krippendorff_alpha(ratings, "nominal", domain)}
+    return {
+        "cohen_kappa": kappa,
+        "cohen_kappa_pairs": pairs,
+        "cohen_kappa_quadratic": wkappa,
+        "krippendorff_alpha_ordinal": krippendorff_alpha(ratings, "ordinal", domain),
+        "krippendorff_alpha_nominal": krippendorff_alpha(ratings, "nominal", domain),
+    }
 
 
 def _overlaps(judgments: Sequence[Mapping[str, Any]], field: str, text_of) -> dict[str, Any]:
     by_task: dict[str, list[set[str]]] = defaultdict(list)
     for j in judgments:
-        spans = [(s["start"], s["end"]) for s in j.get(field, []) if field != "spans" or s["label"] == "misleading"]
+        spans = [
+            (s["start"], s["end"]) for s in j.get(field, []) if field != "spans" or s["label"] == "misleading"
+        ]
         by_task[j["task_id"]].append(words_in_spans(text_of(j["task_id"]), spans))
-    values = [v for sets in by_task.values() for a, b in itertools.combinations(sets, 2)
-              if (v := overlap_coefficient(a, b)) is not None]
+    values = [
+        v
+        for sets in by_task.values()
+        for a, b in itertools.combinations(sets, 2)
+        if (v := overlap_coefficient(a, b)) is not None
+    ]
     return describe(values)
 
 
@@ -351,7 +405,9 @@ def analyse(study: Study, judgments: Sequence[Mapping[str, Any]], *, min_common:
         "format_version": 1,
         "study_id": study.manifest.get("study_id"),
         "judgments": {
-            "total": len(judgments), "accepted": len(accepted), "rejected": len(rejected),
+            "total": len(judgments),
+            "accepted": len(accepted),
+            "rejected": len(rejected),
             "rejected_by_reason": _count(r.reason.split(":")[0] for r in rejected),
             "accepted_by_part": {p: len(v) for p, v in sorted(by_part.items())},
             "rejected_by_part": _count(tasks[r.task_id]["part"] for r in rejected if r.task_id in tasks),
@@ -365,17 +421,26 @@ def analyse(study: Study, judgments: Sequence[Mapping[str, Any]], *, min_common:
         tests: dict[str, Any] = {}
         if a and b:
             tests["idr"] = student_t(a["_values"]["idr"], b["_values"]["idr"])
-            tests["by_type"] = {t: student_t(a["_values"]["by_type"].get(t, []), b["_values"]["by_type"].get(t, []))
-                                for t in EDIT_TYPES if t in a["by_type"] or t in b["by_type"]}
-            tests["by_familiarity"] = {f: student_t(a["_values"]["by_familiarity"].get(f, []),
-                                                    b["_values"]["by_familiarity"].get(f, [])) for f in ("high", "low")}
+            tests["by_type"] = {
+                t: student_t(a["_values"]["by_type"].get(t, []), b["_values"]["by_type"].get(t, []))
+                for t in EDIT_TYPES
+                if t in a["by_type"] or t in b["by_type"]
+            }
+            tests["by_familiarity"] = {
+                f: student_t(
+                    a["_values"]["by_familiarity"].get(f, []), b["_values"]["by_familiarity"].get(f, [])
+                )
+                for f in ("high", "low")
+            }
         for v in trials.values():
             v.pop("_values")
         result["trials"] = {**trials, "t_test_b_vs_a": tests}
         result["trials"]["usefulness_agreement"] = {
-            p: _agreement(_ratings(by_part[p], "usefulness"), "usefulness", min_common) for p in trials}
+            p: _agreement(_ratings(by_part[p], "usefulness"), "usefulness", min_common) for p in trials
+        }
         result["trials"]["misleading_span_overlap"] = {
-            p: _overlaps(by_part[p], "spans", lambda t: tasks[t]["answer"]["text"]) for p in trials}
+            p: _overlaps(by_part[p], "spans", lambda t: tasks[t]["answer"]["text"]) for p in trials
+        }
     if by_part.get("relevance"):
         rel = by_part["relevance"]
         ratings = _ratings(rel, "relevance")
@@ -387,9 +452,13 @@ def analyse(study: Study, judgments: Sequence[Mapping[str, Any]], *, min_common:
         }
     if by_part.get("preference"):
         result["preference"] = _preference(by_part["preference"], key)
-    result["time_s"] = {p: describe([j["duration_ms"] / 1000 for j in v if j.get("duration_ms") is not None])
-                        for p, v in sorted(by_part.items())}
-    result["passages"] = {p: _passage_use(by_part[p], tasks) for p in ("trial_b", "preference") if by_part.get(p)}
+    result["time_s"] = {
+        p: describe([j["duration_ms"] / 1000 for j in v if j.get("duration_ms") is not None])
+        for p, v in sorted(by_part.items())
+    }
+    result["passages"] = {
+        p: _passage_use(by_part[p], tasks) for p in ("trial_b", "preference") if by_part.get(p)
+    }
     return result
 
 
@@ -409,8 +478,11 @@ def _preference(judgments: Sequence[Mapping[str, Any]], key: Mapping[str, Any]) 
     report = {}
     for system, c in sorted(outcomes.items()):
         n = sum(c.values())
-        report[system] = {"n": n, **{o: proportion(c[o], n) for o in ("model", "gold", "tie")},
-                          "sign_test_p": sign_test(c["model"], c["gold"])}
+        report[system] = {
+            "n": n,
+            **{o: proportion(c[o], n) for o in ("model", "gold", "tie")},
+            "sign_test_p": sign_test(c["model"], c["gold"]),
+        }
     return report
 
 
@@ -430,9 +502,13 @@ def _passage_use(judgments: Sequence[Mapping[str, Any]], tasks: Mapping[str, Any
         opened_any += opened > 0
         shares.append(opened / total if total else 0.0)
         views.append(sum(1 for e in j["events"] if e["kind"] == "passage_view"))
-    return {"judgments_with_log": len(logged), "judgments_without_log": len(judgments) - len(logged),
-            "opened_any": proportion(opened_any, len(logged)), "sentences_opened_share": describe(shares),
-            "passage_views": describe(views)}
+    return {
+        "judgments_with_log": len(logged),
+        "judgments_without_log": len(judgments) - len(logged),
+        "opened_any": proportion(opened_any, len(logged)),
+        "sentences_opened_share": describe(shares),
+        "passage_views": describe(views),
+    }
 
 
 # --------------------------------------------------------------------------- files
@@ -468,22 +544,36 @@ def fmt(value: Any, digits: int = 2) -> str:
 def markdown_report(result: Mapping[str, Any]) -> str:
     """The analysis as Markdown: the paper's numbers first, then agreement, time and passage use."""
     j = result["judgments"]
-    lines = [f"# Human evaluation: {result.get('study_id')}", "",
-             f"Judgments: {j['total']} ({j['accepted']} accepted, {j['rejected']} rejected: "
-             + (", ".join(f"{k} {v}" for k, v in j["rejected_by_reason"].items()) or "none") + ").", ""]
+    lines = [
+        f"# Human evaluation: {result.get('study_id')}",
+        "",
+        f"Judgments: {j['total']} ({j['accepted']} accepted, {j['rejected']} rejected: "
+        + (", ".join(f"{k} {v}" for k, v in j["rejected_by_reason"].items()) or "none")
+        + ").",
+        "",
+    ]
     trials = result.get("trials")
     if trials:
         parts = [p for p in ("trial_a", "trial_b") if p in trials]
-        lines += ["## Inconsistency detection rate (IDR)", "",
-                  "| | " + " | ".join(parts) + " | t (B vs A) | p |", "|---" * (len(parts) + 3) + "|"]
+        lines += [
+            "## Inconsistency detection rate (IDR)",
+            "",
+            "| | " + " | ".join(parts) + " | t (B vs A) | p |",
+            "|---" * (len(parts) + 3) + "|",
+        ]
         tests = trials.get("t_test_b_vs_a", {})
 
         def row(name: str, cells: list[Any], test: Mapping[str, Any] | None) -> None:
-            lines.append(f"| {name} | " + " | ".join(cells) + f" | {fmt(test and test['t'])} | "
-                         f"{fmt(test and test['p'], 4)} |")
+            lines.append(
+                f"| {name} | " + " | ".join(cells) + f" | {fmt(test and test['t'])} | "
+                f"{fmt(test and test['p'], 4)} |"
+            )
 
-        row("all edits", [f"{fmt(trials[p]['idr']['mean'])} (n={trials[p]['idr']['n']})" for p in parts],
-            tests.get("idr"))
+        row(
+            "all edits",
+            [f"{fmt(trials[p]['idr']['mean'])} (n={trials[p]['idr']['n']})" for p in parts],
+            tests.get("idr"),
+        )
         for t in EDIT_TYPES:
             if any(t in trials[p]["by_type"] for p in parts):
                 cells = [fmt(trials[p]["by_type"].get(t, {}).get("mean")) for p in parts]
@@ -493,32 +583,58 @@ def markdown_report(result: Mapping[str, Any]) -> str:
             row(f"familiarity {f}", cells, tests.get("by_familiarity", {}).get(f))
         lines += ["", "| | " + " | ".join(parts) + " |", "|---" * (len(parts) + 1) + "|"]
         for label, getter in [
-            ("false positives (intact answers marked misleading)",
-             lambda p: f"{trials[p]['false_positives']['count']}/{trials[p]['false_positives']['n']}"),
-            ("misleading spans touching no edit", lambda p: fmt(trials[p]["spurious_misleading_spans"]["share"])),
-            ("usefulness, deteriorated", lambda p: fmt(trials[p]["usefulness"].get("deteriorated", {}).get("mean"))),
+            (
+                "false positives (intact answers marked misleading)",
+                lambda p: f"{trials[p]['false_positives']['count']}/{trials[p]['false_positives']['n']}",
+            ),
+            (
+                "misleading spans touching no edit",
+                lambda p: fmt(trials[p]["spurious_misleading_spans"]["share"]),
+            ),
+            (
+                "usefulness, deteriorated",
+                lambda p: fmt(trials[p]["usefulness"].get("deteriorated", {}).get("mean")),
+            ),
             ("usefulness, intact", lambda p: fmt(trials[p]["usefulness"].get("intact", {}).get("mean"))),
             ("familiarity", lambda p: fmt(trials[p]["familiarity"]["mean"])),
-            ("IDR where the edit's sentence was opened",
-             lambda p: fmt(trials[p]["by_passage_opened"]["opened"]["share"])),
-            ("IDR where it was not opened", lambda p: fmt(trials[p]["by_passage_opened"]["not_opened"]["share"])),
+            (
+                "IDR where the edit's sentence was opened",
+                lambda p: fmt(trials[p]["by_passage_opened"]["opened"]["share"]),
+            ),
+            (
+                "IDR where it was not opened",
+                lambda p: fmt(trials[p]["by_passage_opened"]["not_opened"]["share"]),
+            ),
         ]:
             lines.append(f"| {label} | " + " | ".join(getter(p) for p in parts) + " |")
         lines.append("")
     rel = result.get("relevance")
     if rel:
-        lines += ["## Document relevance", "",
-                  f"Mean relevance {fmt(rel['rating']['mean'])} (0–4, n={rel['rating']['n']}); Cohen's kappa "
-                  f"{fmt(rel['cohen_kappa'])} (mean over {rel['cohen_kappa_pairs']} assessor pairs); Krippendorff's "
-                  f"alpha {fmt(rel['krippendorff_alpha_ordinal'])} (ordinal); highlight overlap coefficient "
-                  f"{fmt(rel['highlight_overlap']['mean'])} (n={rel['highlight_overlap']['n']} pairs).", ""]
+        lines += [
+            "## Document relevance",
+            "",
+            f"Mean relevance {fmt(rel['rating']['mean'])} (0–4, n={rel['rating']['n']}); Cohen's kappa "
+            f"{fmt(rel['cohen_kappa'])} (mean over {rel['cohen_kappa_pairs']} assessor pairs); "
+            "Krippendorff's "
+            f"alpha {fmt(rel['krippendorff_alpha_ordinal'])} (ordinal); highlight overlap coefficient "
+            f"{fmt(rel['highlight_overlap']['mean'])} (n={rel['highlight_overlap']['n']} pairs).",
+            "",
+        ]
     pref = result.get("preference")
     if pref:
-        lines += ["## A/B preference against gold", "", "| system | n | model | tie | gold | sign test p |",
-                  "|---|---|---|---|---|---|"]
+        lines += [
+            "## A/B preference against gold",
+            "",
+            "| system | n | model | tie | gold | sign test p |",
+            "|---|---|---|---|---|---|",
+        ]
         for system, r in pref.items():
-            cells = [f"{fmt(r[o]['share'])} [{fmt(r[o]['ci95'][0])}, {fmt(r[o]['ci95'][1])}]" if r[o]["ci95"] else "–"
-                     for o in ("model", "tie", "gold")]
+            cells = [
+                f"{fmt(r[o]['share'])} [{fmt(r[o]['ci95'][0])}, {fmt(r[o]['ci95'][1])}]"
+                if r[o]["ci95"]
+                else "–"
+                for o in ("model", "tie", "gold")
+            ]
             lines.append(f"| {system} | {r['n']} | " + " | ".join(cells) + f" | {fmt(r['sign_test_p'], 4)} |")
         lines.append("")
     lines += ["## Time and passage use", "", "| part | judgments | median s | mean s |", "|---|---|---|---|"]
@@ -526,9 +642,12 @@ def markdown_report(result: Mapping[str, Any]) -> str:
         lines.append(f"| {p} | {t['n']} | {fmt(t.get('median'), 1)} | {fmt(t.get('mean'), 1)} |")
     for p, u in result.get("passages", {}).items():
         lines.append("")
-        lines.append(f"{p}: {fmt(u['opened_any']['share'])} of logged judgments opened at least one sentence's "
-                     f"passages; mean share of sentences opened {fmt(u['sentences_opened_share']['mean'])}; "
-                     f"mean passage views {fmt(u['passage_views']['mean'])} ({u['judgments_without_log']} without log).")
+        lines.append(
+            f"{p}: {fmt(u['opened_any']['share'])} of logged judgments opened at least one sentence's "
+            f"passages; mean share of sentences opened {fmt(u['sentences_opened_share']['mean'])}; "
+            f"mean passage views {fmt(u['passage_views']['mean'])} "
+            f"({u['judgments_without_log']} without log)."
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -52,8 +52,15 @@ class Edit:
     original_end: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": self.type, "start": self.start, "end": self.end, "old": self.old, "new": self.new,
-                "original_start": self.original_start, "original_end": self.original_end}
+        return {
+            "type": self.type,
+            "start": self.start,
+            "end": self.end,
+            "old": self.old,
+            "new": self.new,
+            "original_start": self.original_start,
+            "original_end": self.original_end,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,9 +80,14 @@ class DeterioratedAnswer:
         return bool(self.edits)
 
     def to_dict(self) -> dict[str, Any]:
-        row = {"article_id": self.article_id, "question": self.question, "category": self.category,
-               "original": self.original, "deteriorated": self.deteriorated,
-               "edits": [e.to_dict() for e in self.edits]}
+        row = {
+            "article_id": self.article_id,
+            "question": self.question,
+            "category": self.category,
+            "original": self.original,
+            "deteriorated": self.deteriorated,
+            "edits": [e.to_dict() for e in self.edits],
+        }
         row.update(self.extra)
         return row
 
@@ -103,7 +115,9 @@ class Candidate:
 
 def apply_edits(original: str, candidates: Iterable[Candidate]) -> tuple[str, tuple[Edit, ...]]:
     """The deteriorated text and its edits, offsets in both texts; changes must not overlap."""
-    changes = sorted(((c.type, ch) for c in candidates for ch in c.changes), key=lambda t: (t[1].start, t[1].end))
+    changes = sorted(
+        ((c.type, ch) for c in candidates for ch in c.changes), key=lambda t: (t[1].start, t[1].end)
+    )
     pieces: list[str] = []
     edits: list[Edit] = []
     cursor = 0
@@ -116,7 +130,9 @@ def apply_edits(original: str, candidates: Iterable[Candidate]) -> tuple[str, tu
         pieces.append(original[cursor : ch.start])
         start = ch.start + shift
         pieces.append(ch.new)
-        edits.append(Edit(kind, start, start + len(ch.new), original[ch.start : ch.end], ch.new, ch.start, ch.end))
+        edits.append(
+            Edit(kind, start, start + len(ch.new), original[ch.start : ch.end], ch.new, ch.start, ch.end)
+        )
         shift += len(ch.new) - (ch.end - ch.start)
         cursor = ch.end
     pieces.append(original[cursor:])
@@ -143,10 +159,15 @@ def check_answer(answer: DeterioratedAnswer) -> list[str]:
     for i, e in enumerate(sorted(answer.edits, key=lambda e: e.start)):
         if e.type not in REVIEW_TYPES:
             problems.append(f"edit {i}: unknown type {e.type!r}")
-        if not (0 <= e.start <= e.end <= len(answer.deteriorated)) or answer.deteriorated[e.start : e.end] != e.new:
+        if (
+            not (0 <= e.start <= e.end <= len(answer.deteriorated))
+            or answer.deteriorated[e.start : e.end] != e.new
+        ):
             problems.append(f"edit {i}: deteriorated[{e.start}:{e.end}] is not {e.new!r}")
-        if (not (0 <= e.original_start <= e.original_end <= len(answer.original))
-                or answer.original[e.original_start : e.original_end] != e.old):
+        if (
+            not (0 <= e.original_start <= e.original_end <= len(answer.original))
+            or answer.original[e.original_start : e.original_end] != e.old
+        ):
             problems.append(f"edit {i}: original[{e.original_start}:{e.original_end}] is not {e.old!r}")
         if e.start < previous_end or e.original_start < previous_original_end:
             problems.append(f"edit {i}: overlaps the previous edit")
@@ -281,7 +302,9 @@ _CONTRACTION = re.compile(
     r"\b(won|can|isn|aren|wasn|weren|shouldn|wouldn|couldn|mustn|haven|hasn|hadn)\\?['’]t\b|\bcannot\b", re.I
 )
 _DO_NEGATIVE = re.compile(r"\b(do|does|did)(?:\s+not\b|n\\?['’]t)\s+(\w+)\b", re.I)
-_AUX_NOT = re.compile(r"\b(is|are|was|were|will|would|should|can|could|may|might|must|has|have|had)\s+not\b", re.I)
+_AUX_NOT = re.compile(
+    r"\b(is|are|was|were|will|would|should|can|could|may|might|must|has|have|had)\s+not\b", re.I
+)
 
 
 def negation_candidates(a: _Analysed) -> list[Candidate]:
@@ -290,7 +313,9 @@ def negation_candidates(a: _Analysed) -> list[Candidate]:
     out: list[Candidate] = []
     for m in _CONTRACTION.finditer(text):
         key = m.group().lower().replace("\\", "").replace("’", "'")
-        out.append(_single(NEGATION, a, m.start(), m.end(), match_case(m.group(), lx.CONTRACTED_NEGATIVES[key])))
+        out.append(
+            _single(NEGATION, a, m.start(), m.end(), match_case(m.group(), lx.CONTRACTED_NEGATIVES[key]))
+        )
     for m in _DO_NEGATIVE.finditer(text):
         verb = m.group(2)
         if not _is_base_verb(verb):
@@ -313,20 +338,40 @@ def negation_candidates(a: _Analysed) -> list[Candidate]:
         elif low in lx.AUXILIARIES and low not in {"has", "have", "had"}:
             if i in a.sentence_starts or (tok.text[0].isupper() and i not in a.sentence_starts):
                 continue  # a question ("Is it ...?") or a name ("May")
-            if prev in lx.DETERMINERS or not nxt or not toks[i + 1].is_word or nxt in {"only", "just", "also"}:
+            if (
+                prev in lx.DETERMINERS
+                or not nxt
+                or not toks[i + 1].is_word
+                or nxt in {"only", "just", "also"}
+            ):
                 continue
             new = "cannot" if low == "can" else f"{tok.text} not"
             out.append(_single(NEGATION, a, tok.start, tok.end, new))
-        elif prev in lx.SUBJECT_PRONOUNS_PLAIN and tok.is_word and _is_base_verb(low) \
-                and low not in lx.NOT_IMPERATIVE and low not in lx.AUXILIARIES:
+        elif (
+            prev in lx.SUBJECT_PRONOUNS_PLAIN
+            and tok.is_word
+            and _is_base_verb(low)
+            and low not in lx.NOT_IMPERATIVE
+            and low not in lx.AUXILIARIES
+        ):
             out.append(_single(NEGATION, a, tok.start, tok.end, f"do not {tok.text}"))
         elif prev in lx.SUBJECT_PRONOUNS_THIRD and tok.is_word and low.endswith("s"):
             lemma = next((lem for lem in _lemmas(low).get("VERB", ()) if _inflect(lem, "VBZ") == low), None)
             if lemma and lemma not in lx.NOT_IMPERATIVE and low not in lx.AUXILIARIES:
                 out.append(_single(NEGATION, a, tok.start, tok.end, f"does not {lemma}"))
-        elif i in clause_starts and tok.is_word and _is_base_verb(low) and low not in lx.NOT_IMPERATIVE \
-                and low not in lx.CLAUSE_OPENERS and low not in lx.LEADING_ADVERBS:
-            if nxt in lx.AUXILIARIES or nxt in {"'s", "is"} or (i + 1 < len(toks) and _is_verb_only(toks[i + 1].text)):
+        elif (
+            i in clause_starts
+            and tok.is_word
+            and _is_base_verb(low)
+            and low not in lx.NOT_IMPERATIVE
+            and low not in lx.CLAUSE_OPENERS
+            and low not in lx.LEADING_ADVERBS
+        ):
+            if (
+                nxt in lx.AUXILIARIES
+                or nxt in {"'s", "is"}
+                or (i + 1 < len(toks) and _is_verb_only(toks[i + 1].text))
+            ):
                 continue  # "Salt is ..." : a noun subject, not an imperative
             out.append(_single(NEGATION, a, tok.start, tok.end, f"{match_case(tok.text, 'do')} not {low}"))
     return out
@@ -437,7 +482,7 @@ def number_candidates(a: _Analysed, rng: random.Random) -> list[Candidate]:
             plural = _plural_unit_or_noun(noun.text) if noun and noun.is_word else None
             if plural is None:
                 continue
-            out.append(_single(NUMBER, a, s, noun.end, f"{new}{text[e:noun.start]}{plural}"))
+            out.append(_single(NUMBER, a, s, noun.end, f"{new}{text[e : noun.start]}{plural}"))
             continue
         out.append(_single(NUMBER, a, s, e, new))
     for i, tok in enumerate(toks):
@@ -473,7 +518,11 @@ _NUMERIC_TOKEN = re.compile(rf"{_NUM}|\d+(?:[.,]\d+)*")
 
 
 def _is_quantity(tok: _Token) -> bool:
-    return bool(_NUMERIC_TOKEN.fullmatch(tok.text)) or tok.lower in lx.NUMBER_WORDS or tok.lower in {"one", "half"}
+    return (
+        bool(_NUMERIC_TOKEN.fullmatch(tok.text))
+        or tok.lower in lx.NUMBER_WORDS
+        or tok.lower in {"one", "half"}
+    )
 
 
 def unit_candidates(a: _Analysed, rng: random.Random) -> list[Candidate]:
@@ -481,8 +530,15 @@ def unit_candidates(a: _Analysed, rng: random.Random) -> list[Candidate]:
     text, toks = a.text, a.tokens
     out: list[Candidate] = []
     for m in _DEGREE.finditer(text):
-        out.append(_single(UNIT, a, m.start(), m.end(), m.group().replace("F", "C") if "F" in m.group()
-                           else m.group().replace("C", "F")))
+        out.append(
+            _single(
+                UNIT,
+                a,
+                m.start(),
+                m.end(),
+                m.group().replace("F", "C") if "F" in m.group() else m.group().replace("C", "F"),
+            )
+        )
     for i, tok in enumerate(toks):
         unit = _unit_of(tok.text) if tok.is_word else None
         if unit is None or i == 0:
@@ -490,7 +546,8 @@ def unit_candidates(a: _Analysed, rng: random.Random) -> list[Candidate]:
         prev = toks[i - 1]
         hyphenated = prev.text == "-" and i >= 2 and _is_quantity(toks[i - 2])
         after_degrees = prev.lower == "degrees" and unit[0] == lx.UNIT_FAMILIES.index(
-            (("Fahrenheit", "Fahrenheit"), ("Celsius", "Celsius")))
+            (("Fahrenheit", "Fahrenheit"), ("Celsius", "Celsius"))
+        )
         article = prev.lower in {"a", "an"} and unit[0] == 0
         if not (_is_quantity(prev) or hyphenated or after_degrees or article):
             continue
@@ -503,8 +560,15 @@ def unit_candidates(a: _Analysed, rng: random.Random) -> list[Candidate]:
         if article:
             out.append(_with_article(a, i, replacement, UNIT))
         else:
-            out.append(_single(UNIT, a, tok.start, tok.end, match_case(tok.text, replacement) if len(tok.text) > 3
-                               else replacement))
+            out.append(
+                _single(
+                    UNIT,
+                    a,
+                    tok.start,
+                    tok.end,
+                    match_case(tok.text, replacement) if len(tok.text) > 3 else replacement,
+                )
+            )
     return out
 
 
@@ -518,9 +582,13 @@ def antonym_candidates(a: _Analysed) -> list[Candidate]:
             continue
         prev = toks[i - 1].lower if i else ""
         nxt = toks[i + 1].lower if i + 1 < len(toks) else ""
-        if (low in {"more", "most", "less", "least"} and nxt == "of") or (low == "best" and nxt == "to") \
-                or (low == "long" and prev == "as") or (low == "above" and prev == "the") \
-                or (i + 1 < len(toks) and toks[i + 1].text == "-"):
+        if (
+            (low in {"more", "most", "less", "least"} and nxt == "of")
+            or (low == "best" and nxt == "to")
+            or (low == "long" and prev == "as")
+            or (low == "above" and prev == "the")
+            or (i + 1 < len(toks) and toks[i + 1].text == "-")
+        ):
             continue
         new = lx.ANTONYMS[low]
         if low == "more" and i + 1 < len(toks) and _is_plural_noun(toks[i + 1].text):
@@ -540,8 +608,29 @@ class _Phrase:
     after_preposition: bool
 
 
-_PREPOSITIONS = frozenset({"with", "on", "in", "into", "onto", "at", "for", "from", "under", "over", "inside",
-                           "outside", "near", "through", "around", "to", "behind", "beside", "between"})
+_PREPOSITIONS = frozenset(
+    {
+        "with",
+        "on",
+        "in",
+        "into",
+        "onto",
+        "at",
+        "for",
+        "from",
+        "under",
+        "over",
+        "inside",
+        "outside",
+        "near",
+        "through",
+        "around",
+        "to",
+        "behind",
+        "beside",
+        "between",
+    }
+)
 
 
 def _noun_phrases(a: _Analysed) -> list[_Phrase]:
@@ -555,7 +644,12 @@ def _noun_phrases(a: _Analysed) -> list[_Phrase]:
         j = i + 1
         while j < len(toks) and j - i <= 4:
             w = toks[j]
-            if not w.is_word or w.lower in lx.NP_BOUNDARY or w.lower in lx.DETERMINERS or w.lower in lx.AUXILIARIES:
+            if (
+                not w.is_word
+                or w.lower in lx.NP_BOUNDARY
+                or w.lower in lx.DETERMINERS
+                or w.lower in lx.AUXILIARIES
+            ):
                 break
             if "-" not in w.text and not (_can_be(w.text, "NOUN") or _can_be(w.text, "ADJ")):
                 break
@@ -564,15 +658,20 @@ def _noun_phrases(a: _Analysed) -> list[_Phrase]:
         if last <= i:
             continue
         after = toks[j] if j < len(toks) else None
-        if after is not None and ((after.is_word and after.lower not in lx.NP_BOUNDARY) or after.lower == "of"):
+        if after is not None and (
+            (after.is_word and after.lower not in lx.NP_BOUNDARY) or after.lower == "of"
+        ):
             continue  # a subject (agreement would break) or a quantity ("a teaspoon of salt")
         head = toks[last].text
         nouns = _lemmas(head).get("NOUN", ())
         if not nouns or "-" in head:
             continue
         after_preposition = i > 0 and toks[i - 1].lower in _PREPOSITIONS
-        phrases.append(_Phrase(i, last, toks[i].start, toks[last].end, nouns[0], _is_plural_noun(head),
-                               after_preposition))
+        phrases.append(
+            _Phrase(
+                i, last, toks[i].start, toks[last].end, nouns[0], _is_plural_noun(head), after_preposition
+            )
+        )
     return phrases
 
 
@@ -595,19 +694,30 @@ def swap_candidates(a: _Analysed, rng: random.Random, limit: int = 24) -> list[C
                 mod_q = text[toks[q.det + 1].start : toks[q.last - 1].end]
                 if mod_p.lower() == mod_q.lower() or p.plural != q.plural:
                     continue
-                out.append(Candidate(SWAP, (_modifier_change(a, p, mod_q), _modifier_change(a, q, mod_p)),
-                                     a.sentence(p.start)))
+                out.append(
+                    Candidate(
+                        SWAP,
+                        (_modifier_change(a, p, mod_q), _modifier_change(a, q, mod_p)),
+                        a.sentence(p.start),
+                    )
+                )
     if not out:
         for x in range(len(phrases)):
             for y in range(x + 1, len(phrases)):
                 p, q = phrases[x], phrases[y]
-                if p.head_lemma == q.head_lemma or p.plural != q.plural or a.sentence(p.start) == a.sentence(q.start):
+                if (
+                    p.head_lemma == q.head_lemma
+                    or p.plural != q.plural
+                    or a.sentence(p.start) == a.sentence(q.start)
+                ):
                     continue
                 if not (p.after_preposition and q.after_preposition):
-                    continue  # verb objects are often idioms ("spend the night"); prepositional ones read well
+                    continue  # verb objects are often idioms ("spend the night"); prepositional ones aren't
                 if p.end > q.start:
                     continue
-                out.append(Candidate(SWAP, (_phrase_change(a, p, q), _phrase_change(a, q, p)), a.sentence(p.start)))
+                out.append(
+                    Candidate(SWAP, (_phrase_change(a, p, q), _phrase_change(a, q, p)), a.sentence(p.start))
+                )
     rng.shuffle(out)
     return out[:limit]
 
@@ -619,7 +729,9 @@ def _modifier_change(a: _Analysed, p: _Phrase, new_modifier: str) -> Change:
     end = toks[p.last - 1].end
     if det.lower in {"a", "an"}:
         article = indefinite_article(new_modifier)
-        return Change(det.start, end, f"{match_case(det.text, article)}{a.text[det.end:start]}{new_modifier}")
+        return Change(
+            det.start, end, f"{match_case(det.text, article)}{a.text[det.end : start]}{new_modifier}"
+        )
     return Change(start, end, new_modifier)
 
 
@@ -634,7 +746,9 @@ def _phrase_change(a: _Analysed, target: _Phrase, source: _Phrase) -> Change:
 
 
 _ORDER_PHRASES = sorted(lx.ORDER_WORDS, key=len, reverse=True)
-_ORDER = re.compile(r"\b(" + "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in _ORDER_PHRASES) + r")\b", re.I)
+_ORDER = re.compile(
+    r"\b(" + "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in _ORDER_PHRASES) + r")\b", re.I
+)
 
 
 def order_candidates(a: _Analysed) -> list[Candidate]:
@@ -695,7 +809,7 @@ def donor_sentences(examples: Iterable[Example]) -> list[Donor]:
 
 _STOP = frozenset(
     "a an the and or but if to of in on at for with by from your you it its is are be can will this that "
-    "these those as so they them their then when once before after into out up down not do".split()
+    "these those as so they them their then when once before after into out up down not do".split()  # noqa: SIM905
 )
 
 
@@ -703,8 +817,9 @@ def _content_words(text: str) -> set[str]:
     return {w.lower() for w in WORD.findall(text) if w.lower() not in _STOP and len(w) > 2}
 
 
-def pick_donor(answer: str, article_id: int, category: str | None, donors: Sequence[Donor],
-               rng: random.Random) -> Donor | None:
+def pick_donor(
+    answer: str, article_id: int, category: str | None, donors: Sequence[Donor], rng: random.Random
+) -> Donor | None:
     """The donor sentence from another category that shares most content words with the answer
     (the most on-topic unsupported claim available); another article's when all share one category."""
     pool = [d for d in donors if d.article_id != article_id and (category is None or d.category != category)]
@@ -726,14 +841,18 @@ def unsupported_candidates(a: _Analysed, donor: Donor | None) -> list[Candidate]
     """Insert the donor sentence after any sentence of the answer."""
     if donor is None:
         return []
-    return [Candidate(UNSUPPORTED, (Change(e, e, f" {donor.sentence}"),), k) for k, (_, e) in enumerate(a.sentences)]
+    return [
+        Candidate(UNSUPPORTED, (Change(e, e, f" {donor.sentence}"),), k)
+        for k, (_, e) in enumerate(a.sentences)
+    ]
 
 
 # --------------------------------------------------------------------------- selection
 
 
-def candidates(text: str, rng: random.Random, *, donor: Donor | None = None,
-               types: Sequence[str] = EDIT_TYPES) -> dict[str, list[Candidate]]:
+def candidates(
+    text: str, rng: random.Random, *, donor: Donor | None = None, types: Sequence[str] = EDIT_TYPES
+) -> dict[str, list[Candidate]]:
     """Every candidate edit of each requested type, in original coordinates."""
     a = _analyse(text)
     makers: dict[str, Callable[[], list[Candidate]]] = {
@@ -761,7 +880,8 @@ def _fits(candidate: Candidate, chosen: Sequence[Candidate]) -> bool:
     """No overlap or contact with chosen changes; one polarity flip per sentence; one insertion per answer."""
     for other in chosen:
         if candidate.type == other.type and candidate.type in {UNSUPPORTED} | (
-                {NEGATION} if candidate.sentence == other.sentence else set()):
+            {NEGATION} if candidate.sentence == other.sentence else set()
+        ):
             return False
         for c in candidate.changes:
             for o in other.changes:
@@ -774,7 +894,9 @@ def _fits(candidate: Candidate, chosen: Sequence[Candidate]) -> bool:
     return True
 
 
-def select_edits(found: Mapping[str, Sequence[Candidate]], n_edits: int, rng: random.Random) -> list[Candidate]:
+def select_edits(
+    found: Mapping[str, Sequence[Candidate]], n_edits: int, rng: random.Random
+) -> list[Candidate]:
     """Up to ``n_edits`` changes, cycling through the types in a shuffled order so answers mix types."""
     kinds = [k for k in found if found[k]]
     rng.shuffle(kinds)
@@ -794,8 +916,14 @@ def select_edits(found: Mapping[str, Sequence[Candidate]], n_edits: int, rng: ra
     return chosen
 
 
-def deteriorate_text(text: str, n_edits: int, rng: random.Random, *, donor: Donor | None = None,
-                     types: Sequence[str] = EDIT_TYPES) -> tuple[str, tuple[Edit, ...]]:
+def deteriorate_text(
+    text: str,
+    n_edits: int,
+    rng: random.Random,
+    *,
+    donor: Donor | None = None,
+    types: Sequence[str] = EDIT_TYPES,
+) -> tuple[str, tuple[Edit, ...]]:
     """``text`` with up to ``n_edits`` factual errors, and the edits."""
     chosen = select_edits(candidates(text, rng, donor=donor, types=types), n_edits, rng)
     return apply_edits(text, chosen)
@@ -823,7 +951,9 @@ class DeteriorationSettings:
             raise SettingsError("edits_per_answer must be at least 1")
         unknown = set(self.types) - set(EDIT_TYPES)
         if unknown or not self.types:
-            raise SettingsError(f"unknown deterioration type(s) {sorted(unknown)} (known: {', '.join(EDIT_TYPES)})")
+            raise SettingsError(
+                f"unknown deterioration type(s) {sorted(unknown)} (known: {', '.join(EDIT_TYPES)})"
+            )
 
 
 UNCATEGORISED = "(uncategorised)"
@@ -834,8 +964,12 @@ def _edit_count(mean: float, rng: random.Random) -> int:
     return base + (1 if rng.random() < mean - base else 0)
 
 
-def deteriorate_examples(examples: Sequence[Example], settings: DeteriorationSettings = DeteriorationSettings(),
-                         *, donors_from: Sequence[Example] | None = None) -> list[DeterioratedAnswer]:
+def deteriorate_examples(
+    examples: Sequence[Example],
+    settings: DeteriorationSettings = DeteriorationSettings(),
+    *,
+    donors_from: Sequence[Example] | None = None,
+) -> list[DeterioratedAnswer]:
     """Pick ``per_category`` answers per category and deteriorate ``deteriorated_per_category`` of them.
 
     Examples without a category form one group. An answer chosen for deterioration that yields no edit
@@ -862,12 +996,19 @@ def deteriorate_examples(examples: Sequence[Example], settings: DeteriorationSet
             ex = picked[k]
             item_rng = random.Random(f"{settings.seed}:{ex.article_id}")
             donor = pick_donor(ex.answer, ex.article_id, ex.category, donors, item_rng)
-            made[k] = deteriorate_text(ex.answer, _edit_count(settings.edits_per_answer, item_rng), item_rng,
-                                       donor=donor, types=settings.types)
+            made[k] = deteriorate_text(
+                ex.answer,
+                _edit_count(settings.edits_per_answer, item_rng),
+                item_rng,
+                donor=donor,
+                types=settings.types,
+            )
         for k, ex in enumerate(picked):
             text, edits = made.get(k, (ex.answer, ()))
             extra = {"split": ex.split} if ex.split else {}
-            results.append(DeterioratedAnswer(ex.article_id, ex.question, ex.category, ex.answer, text, edits, extra))
+            results.append(
+                DeterioratedAnswer(ex.article_id, ex.question, ex.category, ex.answer, text, edits, extra)
+            )
     return results
 
 
@@ -876,8 +1017,15 @@ def deteriorate_examples(examples: Sequence[Example], settings: DeteriorationSet
 
 def edit_from_dict(row: Mapping[str, Any]) -> Edit:
     try:
-        return Edit(str(row["type"]), int(row["start"]), int(row["end"]), str(row["old"]), str(row["new"]),
-                    int(row["original_start"]), int(row["original_end"]))
+        return Edit(
+            str(row["type"]),
+            int(row["start"]),
+            int(row["end"]),
+            str(row["old"]),
+            str(row["new"]),
+            int(row["original_start"]),
+            int(row["original_end"]),
+        )
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"malformed edit {dict(row)!r:.120}: {exc}") from None
 

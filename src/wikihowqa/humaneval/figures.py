@@ -29,8 +29,9 @@ def idr_figure(trials: Mapping[str, Any], path: Path) -> Path:
     width = 0.8 / max(len(parts), 1)
     fig, ax = plt.subplots(figsize=(1.2 * len(labels) + 2, 3.8))
     for k, p in enumerate(parts):
-        values = [trials[p]["idr"]["mean"] or 0.0] + [trials[p]["by_type"].get(t, {}).get("mean") or 0.0
-                                                     for t in types]
+        values = [trials[p]["idr"]["mean"] or 0.0] + [
+            trials[p]["by_type"].get(t, {}).get("mean") or 0.0 for t in types
+        ]
         xs = [x + (k - (len(parts) - 1) / 2) * width for x in range(len(labels))]
         bars = ax.bar(xs, values, width, label=TRIAL_LABELS.get(p, p))
         ax.bar_label(bars, fmt="%.2f", fontsize=7)

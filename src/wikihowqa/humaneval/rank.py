@@ -76,8 +76,11 @@ class DenseRanker:
         return self._model
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
-        return np.asarray(self._load().encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
-                                               show_progress_bar=False))
+        return np.asarray(
+            self._load().encode(
+                list(texts), batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False
+            )
+        )
 
     def index(self, texts: Sequence[str]) -> Scorer:
         if not texts:

@@ -35,17 +35,31 @@ from wikihowqa.records import Document, Example, Passage, Prediction
 STUDY_FORMAT = "wikihowqa-study"
 FORMAT_VERSION = 1
 PARTS: tuple[str, ...] = ("relevance", "trial_a", "trial_b", "preference")
-TASK_TYPES: Mapping[str, str] = {"relevance": "relevance", "trial_a": "answer", "trial_b": "answer",
-                                 "preference": "preference"}
+TASK_TYPES: Mapping[str, str] = {
+    "relevance": "relevance",
+    "trial_a": "answer",
+    "trial_b": "answer",
+    "preference": "preference",
+}
 #: Parts no assessor may work in both of (the paper: "no worker participated in both rounds").
 EXCLUSIVE_PARTS: tuple[tuple[str, ...], ...] = (("trial_a", "trial_b"),)
 
 SCALES: Mapping[str, Mapping[str, Any]] = {
-    "relevance": {"min": 0, "max": 4, "labels": ["Very irrelevant", "Irrelevant", "Somewhat relevant", "Relevant",
-                                                  "Very relevant"]},
-    "familiarity": {"min": 1, "max": 5, "labels": ["Very unfamiliar", "Unfamiliar", "Neutral", "Familiar",
-                                                    "Very familiar"]},
-    "usefulness": {"min": 1, "max": 5, "labels": ["Very useless", "Useless", "Neutral", "Useful", "Very useful"]},
+    "relevance": {
+        "min": 0,
+        "max": 4,
+        "labels": ["Very irrelevant", "Irrelevant", "Somewhat relevant", "Relevant", "Very relevant"],
+    },
+    "familiarity": {
+        "min": 1,
+        "max": 5,
+        "labels": ["Very unfamiliar", "Unfamiliar", "Neutral", "Familiar", "Very familiar"],
+    },
+    "usefulness": {
+        "min": 1,
+        "max": 5,
+        "labels": ["Very useless", "Useless", "Neutral", "Useful", "Very useful"],
+    },
 }
 SPAN_LABELS: tuple[str, ...] = ("useful", "misleading")
 CHOICES: tuple[str, ...] = ("A", "B", "tie")
@@ -120,7 +134,10 @@ def article_passages(documents: Sequence[Document]) -> list[Passage]:
     out = []
     for doc_index, doc in enumerate(documents):
         texts = doc.passages or tuple(split_passages(doc.parsed_text))
-        out.extend(Passage(doc.article_id, doc_index, position, t, doc.archive_url) for position, t in enumerate(texts))
+        out.extend(
+            Passage(doc.article_id, doc_index, position, t, doc.archive_url)
+            for position, t in enumerate(texts)
+        )
     return out
 
 
@@ -180,8 +197,13 @@ class PassagePicker:
                             chosen[k].append((i, r + 1, score))
                             used += size
         return [
-            {"sentence": k, "start": s, "end": e, "chars": sum(len(self.passages[i].text) for i, _, _ in chosen[k]),
-             "groups": self._grouped(chosen[k], answer[s:e])}
+            {
+                "sentence": k,
+                "start": s,
+                "end": e,
+                "chars": sum(len(self.passages[i].text) for i, _, _ in chosen[k]),
+                "groups": self._grouped(chosen[k], answer[s:e]),
+            }
             for k, (s, e) in enumerate(spans)
         ]
 
@@ -193,23 +215,33 @@ class PassagePicker:
         for doc_index in sorted(by_doc):
             doc = self.documents[doc_index]
             items = sorted(by_doc[doc_index], key=lambda t: self.passages[t[0]].position)
-            groups.append({
-                "doc_index": doc_index,
-                "title": doc.title or "",
-                "url": doc.archive_url,
-                "passages": [
-                    {"passage_id": self.passages[i].id, "position": self.passages[i].position, "rank": rank,
-                     "score": round(score, 6), "text": self.passages[i].text, "highlight": self._mark(i, query)}
-                    for i, rank, score in items
-                ],
-            })
+            groups.append(
+                {
+                    "doc_index": doc_index,
+                    "title": doc.title or "",
+                    "url": doc.archive_url,
+                    "passages": [
+                        {
+                            "passage_id": self.passages[i].id,
+                            "position": self.passages[i].position,
+                            "rank": rank,
+                            "score": round(score, 6),
+                            "text": self.passages[i].text,
+                            "highlight": self._mark(i, query),
+                        }
+                        for i, rank, score in items
+                    ],
+                }
+            )
         return groups
 
 
 # --------------------------------------------------------------------------- assignment
 
 
-def plan_assignments(items: Mapping[str, Sequence[tuple[str, int]]], settings: StudySettings) -> list[dict[str, Any]]:
+def plan_assignments(
+    items: Mapping[str, Sequence[tuple[str, int]]], settings: StudySettings
+) -> list[dict[str, Any]]:
     """Assessors per part so that every task gets ``assessors_per_item`` distinct assessors, no assessor
     gets two tasks of the same question within a part, and parts have disjoint assessor pools (so no
     one is in both trials). Tasks of one question sit in consecutive slots dealt round-robin, which is
@@ -265,25 +297,60 @@ def build_study(
     key: list[dict[str, Any]] = []
     items: dict[str, list[tuple[str, int]]] = {p: [] for p in settings.parts}
 
-    def add(part: str, task_id: str, article_id: int, question: str, category: str | None,
-            body: dict[str, Any], secret: dict[str, Any]) -> None:
+    def add(
+        part: str,
+        task_id: str,
+        article_id: int,
+        question: str,
+        category: str | None,
+        body: dict[str, Any],
+        secret: dict[str, Any],
+    ) -> None:
         check, truth = attention_check(category, random.Random(f"{settings.seed}:{task_id}"))
-        tasks.append({"task_id": task_id, "part": part, "type": TASK_TYPES[part], "article_id": article_id,
-                      "question": question, "attention_check": check, **body})
-        key.append({"task_id": task_id, "part": part, "article_id": article_id, "attention_answer": truth, **secret})
+        tasks.append(
+            {
+                "task_id": task_id,
+                "part": part,
+                "type": TASK_TYPES[part],
+                "article_id": article_id,
+                "question": question,
+                "attention_check": check,
+                **body,
+            }
+        )
+        key.append(
+            {"task_id": task_id, "part": part, "article_id": article_id, "attention_answer": truth, **secret}
+        )
         items[part].append((task_id, article_id))
 
     if "relevance" in settings.parts:
-        candidates = [e for e in sorted(examples, key=lambda e: e.article_id)
-                      if any(d.parsed_text.strip() for d in documents.get(e.article_id, ()))]
+        candidates = [
+            e
+            for e in sorted(examples, key=lambda e: e.article_id)
+            if any(d.parsed_text.strip() for d in documents.get(e.article_id, ()))
+        ]
         for ex in rng.sample(candidates, min(settings.relevance_questions, len(candidates))):
             usable = [(i, d) for i, d in enumerate(documents[ex.article_id]) if d.parsed_text.strip()]
-            for doc_index, doc in rng.sample(usable, min(settings.relevance_documents_per_question, len(usable))):
-                add("relevance", f"relevance:{ex.article_id}:{doc_index}", ex.article_id, ex.question, ex.category,
-                    {"answer": answer_block(ex.answer),
-                     "document": {"doc_index": doc_index, "title": doc.title or "", "url": doc.archive_url,
-                                  "text": doc.parsed_text}},
-                    {"doc_index": doc_index})
+            for doc_index, doc in rng.sample(
+                usable, min(settings.relevance_documents_per_question, len(usable))
+            ):
+                add(
+                    "relevance",
+                    f"relevance:{ex.article_id}:{doc_index}",
+                    ex.article_id,
+                    ex.question,
+                    ex.category,
+                    {
+                        "answer": answer_block(ex.answer),
+                        "document": {
+                            "doc_index": doc_index,
+                            "title": doc.title or "",
+                            "url": doc.archive_url,
+                            "text": doc.parsed_text,
+                        },
+                    },
+                    {"doc_index": doc_index},
+                )
 
     for part in ("trial_a", "trial_b"):
         if part not in settings.parts:
@@ -291,9 +358,15 @@ def build_study(
         for ans in answers:
             block = answer_block(ans.deteriorated)
             passages = picker(ans.article_id).for_answer(ans.deteriorated) if part == "trial_b" else None
-            add(part, f"{part}:{ans.article_id}", ans.article_id, ans.question, ans.category,
+            add(
+                part,
+                f"{part}:{ans.article_id}",
+                ans.article_id,
+                ans.question,
+                ans.category,
                 {"answer": block, "passages": passages},
-                {"deteriorated": ans.is_deteriorated, "edits": [e.to_dict() for e in ans.edits]})
+                {"deteriorated": ans.is_deteriorated, "edits": [e.to_dict() for e in ans.edits]},
+            )
 
     systems = sorted({p.system for p in predictions})
     if "preference" in settings.parts and systems:
@@ -308,13 +381,23 @@ def build_study(
                 task_id = f"preference:{article_id}:{system}"
                 gold_side = random.Random(f"{settings.seed}:{task_id}:side").choice("AB")
                 sides = {gold_side: ex.answer, ("B" if gold_side == "A" else "A"): model}
-                add("preference", task_id, article_id, ex.question, ex.category,
-                    {"answers": {s: answer_block(sides[s]) for s in "AB"},
-                     "passages": {s: picker(article_id).for_answer(sides[s]) for s in "AB"}},
-                    {"gold_side": gold_side, "system": system})
+                add(
+                    "preference",
+                    task_id,
+                    article_id,
+                    ex.question,
+                    ex.category,
+                    {
+                        "answers": {s: answer_block(sides[s]) for s in "AB"},
+                        "passages": {s: picker(article_id).for_answer(sides[s]) for s in "AB"},
+                    },
+                    {"gold_side": gold_side, "system": system},
+                )
 
     if not tasks:
-        raise DatasetError("nothing to put in the study: no answers, no documents for relevance, no predictions")
+        raise DatasetError(
+            "nothing to put in the study: no answers, no documents for relevance, no predictions"
+        )
     plan = plan_assignments(items, settings)
     counts = {p: len(v) for p, v in items.items()}
     manifest = {
@@ -329,14 +412,24 @@ def build_study(
         "scales": SCALES,
         "span_labels": list(SPAN_LABELS),
         "choices": list(CHOICES),
-        "parts": {p: {"task_type": TASK_TYPES[p], "tasks": counts.get(p, 0),
-                      "assessors_per_item": settings.assessors_per_item,
-                      "passages": p in {"trial_b", "preference"},
-                      "assessors": sum(1 for a in plan if a["part"] == p)} for p in settings.parts},
+        "parts": {
+            p: {
+                "task_type": TASK_TYPES[p],
+                "tasks": counts.get(p, 0),
+                "assessors_per_item": settings.assessors_per_item,
+                "passages": p in {"trial_b", "preference"},
+                "assessors": sum(1 for a in plan if a["part"] == p),
+            }
+            for p in settings.parts
+        },
         "exclusive_parts": [list(x) for x in EXCLUSIVE_PARTS],
         "systems": systems,
-        "files": {"tasks": "tasks.jsonl", "key": "key.jsonl", "assignments": "assignments.jsonl",
-                  "judgments": "judgments.jsonl"},
+        "files": {
+            "tasks": "tasks.jsonl",
+            "key": "key.jsonl",
+            "assignments": "assignments.jsonl",
+            "judgments": "judgments.jsonl",
+        },
     }
     return Study(manifest, tasks, key, plan)
 
@@ -344,8 +437,13 @@ def build_study(
 # --------------------------------------------------------------------------- files
 
 
-def write_study(study: Study, folder: Path, *, overwrite: bool = False,
-                extra_files: Mapping[str, Iterable[Mapping[str, Any]]] | None = None) -> Path:
+def write_study(
+    study: Study,
+    folder: Path,
+    *,
+    overwrite: bool = False,
+    extra_files: Mapping[str, Iterable[Mapping[str, Any]]] | None = None,
+) -> Path:
     """Write the study folder through a staging folder and a rename; never over judgments by accident."""
     folder = Path(folder)
     if folder.exists() and any(folder.iterdir()) and not overwrite:
@@ -392,8 +490,10 @@ def read_study(folder: Path) -> Study:
     if manifest.get("format") != STUDY_FORMAT:
         raise DatasetError(f"{path}: not a wikihowqa study (format {manifest.get('format')!r})")
     if manifest.get("format_version") != FORMAT_VERSION:
-        raise DatasetError(f"{path}: study format version {manifest.get('format_version')!r} is not supported "
-                           f"(this wikihowqa reads version {FORMAT_VERSION})")
+        raise DatasetError(
+            f"{path}: study format version {manifest.get('format_version')!r} is not supported "
+            f"(this wikihowqa reads version {FORMAT_VERSION})"
+        )
     files = manifest.get("files", {})
 
     def rows(name: str, default: str) -> list[dict[str, Any]]:
@@ -402,5 +502,9 @@ def read_study(folder: Path) -> Study:
             return []
         return [row for _, row in iter_jsonl(p)]
 
-    return Study(manifest, rows("tasks", "tasks.jsonl"), rows("key", "key.jsonl"),
-                 rows("assignments", "assignments.jsonl"))
+    return Study(
+        manifest,
+        rows("tasks", "tasks.jsonl"),
+        rows("key", "key.jsonl"),
+        rows("assignments", "assignments.jsonl"),
+    )

@@ -80,8 +80,28 @@ def match_case(template: str, word: str) -> str:
 @lru_cache(maxsize=1)
 def _vowel_sound_exceptions() -> tuple[frozenset[str], frozenset[str]]:
     an_words = frozenset({"hour", "hours", "honest", "honour", "honor", "heir", "herb", "herbs"})
-    a_words = frozenset({"one", "once", "unit", "use", "used", "user", "usual", "useful", "uniform", "union",
-                         "unique", "universal", "university", "european", "utensil", "utility", "ewe", "euro"})
+    a_words = frozenset(
+        {
+            "one",
+            "once",
+            "unit",
+            "use",
+            "used",
+            "user",
+            "usual",
+            "useful",
+            "uniform",
+            "union",
+            "unique",
+            "universal",
+            "university",
+            "european",
+            "utensil",
+            "utility",
+            "ewe",
+            "euro",
+        }
+    )
     return an_words, a_words
 
 
