@@ -651,7 +651,8 @@ def _noun_phrases(a: _Analysed) -> list[_Phrase]:
                 or w.lower in lx.AUXILIARIES
             ):
                 break
-            if "-" not in w.text and not (_can_be(w.text, "NOUN") or _can_be(w.text, "ADJ")):
+            lemmas = _lemmas(w.text)  # words outside the dictionary are mostly nouns and adjectives
+            if "-" not in w.text and lemmas and not {"NOUN", "ADJ", "PROPN"} & set(lemmas):
                 break
             j += 1
         last = j - 1
@@ -663,7 +664,8 @@ def _noun_phrases(a: _Analysed) -> list[_Phrase]:
         ):
             continue  # a subject (agreement would break) or a quantity ("a teaspoon of salt")
         head = toks[last].text
-        nouns = _lemmas(head).get("NOUN", ())
+        known = _lemmas(head)
+        nouns = known.get("NOUN", ()) if known else (head.lower(),)
         if not nouns or "-" in head:
             continue
         after_preposition = i > 0 and toks[i - 1].lower in _PREPOSITIONS
@@ -807,10 +809,11 @@ def donor_sentences(examples: Iterable[Example]) -> list[Donor]:
     return donors
 
 
-_STOP = frozenset(
+_STOP_WORDS = (
     "a an the and or but if to of in on at for with by from your you it its is are be can will this that "
-    "these those as so they them their then when once before after into out up down not do".split()  # noqa: SIM905
+    "these those as so they them their then when once before after into out up down not do"
 )
+_STOP = frozenset(_STOP_WORDS.split(" "))
 
 
 def _content_words(text: str) -> set[str]:
