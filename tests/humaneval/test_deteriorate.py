@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 
 import pytest
+from conftest import SAMPLE_ANSWERS, make_dataset
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import SAMPLE_ANSWERS, make_dataset
 from wikihowqa.errors import DatasetError, SettingsError
 from wikihowqa.humaneval import deteriorate as det
 from wikihowqa.humaneval.deteriorate import (
@@ -49,7 +50,7 @@ def _assert_consistent(original: str, text: str, edits) -> None:
     assert not _diff_outside_edits(original, text, edits)
     assert reconstruct_original(text, edits) == original
     starts = sorted((e.start, e.end) for e in edits)
-    assert all(a[1] < b[0] for a, b in zip(starts, starts[1:], strict=False)), "edits must not touch"
+    assert all(a[1] < b[0] for a, b in itertools.pairwise(starts)), "edits must not touch"
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -63,8 +64,12 @@ def test_every_edit_points_at_changed_text_and_nothing_else_changes(real_answers
 
 
 @settings(max_examples=40, deadline=None)
-@given(parts=st.lists(st.sampled_from([s for a in SAMPLE_ANSWERS for s in a.split(". ")]), min_size=1, max_size=6),
-       seed=st.integers(0, 1000))
+@given(
+    parts=st.lists(
+        st.sampled_from([s for a in SAMPLE_ANSWERS for s in a.split(". ")]), min_size=1, max_size=6
+    ),
+    seed=st.integers(0, 1000),
+)
 def test_offsets_hold_on_recombined_answers(parts, seed):
     original = ". ".join(p.rstrip(".") for p in parts) + "."
     text, edits = deteriorate_text(original, 6, random.Random(seed), donor=DONOR)
@@ -80,8 +85,11 @@ def test_every_type_produces_edits_on_the_sample_answers():
 
 
 def _changes(text: str, kind: str) -> list[tuple[str, str]]:
-    return [(text[ch.start : ch.end], ch.new) for c in candidates(text, random.Random(0), donor=DONOR)[kind]
-            for ch in c.changes]
+    return [
+        (text[ch.start : ch.end], ch.new)
+        for c in candidates(text, random.Random(0), donor=DONOR)[kind]
+        for ch in c.changes
+    ]
 
 
 @pytest.mark.parametrize(
@@ -102,8 +110,11 @@ def _changes(text: str, kind: str) -> list[tuple[str, str]]:
         ("Bake it at 350°F until golden.", det.UNIT, ("°F", "°C")),
         ("Use hot water for the stain.", det.ANTONYM, ("hot", "cold")),
         ("To convince a reluctant parent, be kind.", det.ANTONYM, ("a reluctant", "an eager")),
-        ("Use an epoxy sealer for color. Use a polyurethane sealer on old seals.", det.SWAP,
-         ("an epoxy", "a polyurethane")),
+        (
+            "Use an epoxy sealer for color. Use a polyurethane sealer on old seals.",
+            det.SWAP,
+            ("an epoxy", "a polyurethane"),
+        ),
         ("Once the figs are dry, let them cool.", det.ORDER, ("Once", "Before")),
         ("Rinse it before serving.", det.ORDER, ("before", "after")),
         ("Then, place the figs on a rack.", det.ORDER, ("Then", "Before that")),
@@ -122,8 +133,12 @@ def test_operators_write_grammatical_replacements(text, kind, expected):
 def test_unsupported_sentence_is_inserted_at_a_sentence_boundary():
     text = "Wash the car thoroughly. Dry it with a towel."
     text2, edits = apply_edits(text, candidates(text, random.Random(0), donor=DONOR)[det.UNSUPPORTED][:1])
-    assert text2 == "Wash the car thoroughly. Always water the plants early in the morning. Dry it with a towel."
-    assert edits[0].old == "" and edits[0].original_start == edits[0].original_end == len("Wash the car thoroughly.")
+    assert (
+        text2 == "Wash the car thoroughly. Always water the plants early in the morning. Dry it with a towel."
+    )
+    assert edits[0].old == "" and edits[0].original_start == edits[0].original_end == len(
+        "Wash the car thoroughly."
+    )
 
 
 def test_protocol_picks_five_per_category_and_deteriorates_four_with_about_four_and_a_half_edits():
@@ -147,9 +162,11 @@ def test_protocol_picks_five_per_category_and_deteriorates_four_with_about_four_
 
 
 def test_donor_sentences_come_from_another_category_and_share_the_topic():
-    donors = [Donor(1, "Travel", "Pack a light bag for the flight."),
-              Donor(2, "Health", "Brush your teeth with a soft brush."),
-              Donor(3, "Home and Garden", "Water the plant with a soft spray.")]
+    donors = [
+        Donor(1, "Travel", "Pack a light bag for the flight."),
+        Donor(2, "Health", "Brush your teeth with a soft brush."),
+        Donor(3, "Home and Garden", "Water the plant with a soft spray."),
+    ]
     answer = "Use a soft brush to clean the plant leaves."
     assert det.pick_donor(answer, 9, "Home and Garden", donors, random.Random(0)) == donors[1]
     assert det.pick_donor(answer, 9, "Health", donors, random.Random(0)) == donors[2]

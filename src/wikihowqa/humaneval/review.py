@@ -98,7 +98,9 @@ def read_review(path: Path) -> list[dict[str, Any]]:
             article_id = int(str(row.get("article_id")).strip())
         except ValueError:
             raise DatasetError(f"{path}:{line}: article_id must be an integer") from None
-        out.append({**row, "article_id": article_id, "decision": decision, "_line": line})
+        out.append(
+            {**row, "article_id": article_id, "decision": decision, "_line": line, "_source": str(path)}
+        )
     return out
 
 
@@ -118,7 +120,8 @@ def apply_review(
     by_id: dict[int, Mapping[str, Any]] = {}
     for row in rows:
         if row["article_id"] in by_id:
-            raise DatasetError(f"{source}:{row.get('_line')}: article {row['article_id']} is reviewed twice")
+            where = f"{row.get('_source', source)}:{row.get('_line')}"
+            raise DatasetError(f"{where}: article {row['article_id']} is reviewed twice")
         by_id[row["article_id"]] = row
     known = {a.article_id for a in answers}
     stray = sorted(set(by_id) - known)
@@ -160,7 +163,7 @@ def apply_review(
 
 
 def _fixed(ans: DeterioratedAnswer, row: Mapping[str, Any], source: str) -> DeterioratedAnswer:
-    where = f"{source}:{row.get('_line')}"
+    where = f"{row.get('_source', source)}:{row.get('_line')}"
     text = row.get("deteriorated")
     if not isinstance(text, str) or not text.strip():
         raise DatasetError(f"{where}: a fix needs the corrected text in 'deteriorated'")
