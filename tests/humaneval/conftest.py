@@ -19,7 +19,8 @@ SAMPLE_ANSWERS = [
     "to mask the noise. Never punish your dog for being scared, since it will only increase its anxiety.",
     "To repot a plant, water it a day before so the roots slide out easily. Choose a pot that is 2 "
     "inches wider "
-    "than the old one. Fill the bottom with fresh soil, set the plant in the center, and press the soil gently.",
+    "than the old one. Fill the bottom with fresh soil, set the plant in the center, "
+    "and press the soil gently.",
     "Start by washing the car with cold water and a soft sponge. Work from the top down, rinsing "
     "every 5 minutes "
     "so the soap doesn't dry. After washing, dry it with a microfiber towel before you apply the wax.",
