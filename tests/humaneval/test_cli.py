@@ -22,8 +22,19 @@ def test_deteriorate_tasks_simulate_and_analyze_run_end_to_end(tmp_path):
     assert r.exit_code == 0, r.output
     assert (tmp_path / "h" / "review.csv").is_file() and len(det.read_text().splitlines()) == 3
     study = tmp_path / "h" / "study"
-    r = runner.invoke(app, ["tasks", str(dataset.path), str(study), "--deteriorated", str(det),
-                            "--review", str(tmp_path / "h" / "review.csv"), "--allow-unreviewed"])
+    r = runner.invoke(
+        app,
+        [
+            "tasks",
+            str(dataset.path),
+            str(study),
+            "--deteriorated",
+            str(det),
+            "--review",
+            str(tmp_path / "h" / "review.csv"),
+            "--allow-unreviewed",
+        ],
+    )
     assert r.exit_code == 0, r.output
     r = runner.invoke(app, ["simulate-judgments", str(study)])
     assert r.exit_code == 0, r.output
@@ -39,8 +50,18 @@ def test_a_missing_review_decision_is_one_clear_error(tmp_path):
     dataset, _ = import_release([src / "qa.jsonl"], [src / "documents.jsonl"], tmp_path / "ds")
     det = tmp_path / "deteriorated.jsonl"
     CliRunner().invoke(app, ["deteriorate", str(dataset.path), "--out", str(det)])
-    r = CliRunner().invoke(app, ["tasks", str(dataset.path), str(tmp_path / "s"), "--deteriorated", str(det),
-                                 "--review", str(tmp_path / "review.csv")])
+    r = CliRunner().invoke(
+        app,
+        [
+            "tasks",
+            str(dataset.path),
+            str(tmp_path / "s"),
+            "--deteriorated",
+            str(det),
+            "--review",
+            str(tmp_path / "review.csv"),
+        ],
+    )
     assert r.exit_code != 0 and "no decision yet" in str(r.exception)
     assert not (tmp_path / "s").exists()
 
@@ -51,8 +72,18 @@ def test_demo_step_builds_simulates_and_analyses_a_study(tmp_path, capsys):
     ctx = DemoContext(out=tmp_path)
     demo_step(ctx)
     study = tmp_path / "study"
-    for name in ("study.json", "tasks.jsonl", "key.jsonl", "assignments.jsonl", "deteriorated.jsonl",
-                 "judgments.jsonl", "analysis.json", "analysis.md", "review.csv", "labelstudio/trial_b.json"):
+    for name in (
+        "study.json",
+        "tasks.jsonl",
+        "key.jsonl",
+        "assignments.jsonl",
+        "deteriorated.jsonl",
+        "judgments.jsonl",
+        "analysis.json",
+        "analysis.md",
+        "review.csv",
+        "labelstudio/trial_b.json",
+    ):
         assert (study / name).is_file(), name
     assert "IDR trial A" in capsys.readouterr().out
     assert len(ctx.produced) == 3

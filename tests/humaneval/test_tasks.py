@@ -149,3 +149,15 @@ def test_study_folder_round_trips_with_label_studio_files(tmp_path, study):
             assert row["data"]["passages"][v["start"] : v["end"]] == v["text"] and result["type"] == "labels"
     with pytest.raises(Exception, match="not empty"):
         write_study(study, folder)
+
+
+def test_dense_ranker_puts_the_matching_passage_first():
+    from wikihowqa.humaneval.rank import DenseRanker
+
+    texts = [
+        "Stock markets fell sharply on Monday.",
+        "Let the figs dry in a warm oven for a day.",
+        "The team won the final match.",
+    ]
+    scores = DenseRanker().index(texts)("How long should figs dry in the oven?")
+    assert int(np.argmax(scores)) == 1
