@@ -7,8 +7,8 @@ import hashlib
 import json
 
 import pytest
-from replay_corpus import standard_articles, standard_captures, write_corpus
 
+from tests.replay.replay_corpus import standard_articles, standard_captures, write_corpus
 from wikihowqa.errors import WikihowqaError
 from wikihowqa.replay import CorpusError, load_corpus
 from wikihowqa.replay.wiki import Wiki

@@ -6,8 +6,8 @@ from typing import Any
 
 import httpx
 import pytest
-from replay_corpus import BRULEE, POUR_OVER
 
+from tests.replay.replay_corpus import BRULEE, POUR_OVER
 from wikihowqa.replay import EndpointFaults, Faults
 
 ALL_MAIN = [

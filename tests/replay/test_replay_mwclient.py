@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import mwclient
 import pytest
-from replay_corpus import POUR_OVER
 
+from tests.replay.replay_corpus import POUR_OVER
 from wikihowqa.replay import EndpointFaults, Faults
 
 MAIN_TITLES = [

@@ -6,7 +6,8 @@ import base64
 import hashlib
 
 import pytest
-from replay_corpus import standard_captures
+
+from tests.replay.replay_corpus import standard_captures
 
 GUIDE = "https://www.brewbasics.net/pour-over-guide"
 FIELDS = ["urlkey", "timestamp", "original", "mimetype", "statuscode", "digest", "length"]
