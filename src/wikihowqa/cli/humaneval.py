@@ -92,7 +92,9 @@ def tasks_command(
         5000, "--max-chars", help="Passage budget in characters (kept strictly under)."
     ),
     budget_scope: str = typer.Option(
-        "sentence", "--budget-scope", help="Budget per answer 'sentence' or per 'answer'."
+        "answer",
+        "--budget-scope",
+        help="Apply the character budget to the whole 'answer' (default) or to each 'sentence'.",
     ),
     relevance_questions: int = typer.Option(
         31, "--relevance-questions", help="Questions in the relevance part."

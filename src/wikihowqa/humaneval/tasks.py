@@ -73,7 +73,7 @@ class StudySettings:
     assessors_per_item: int = 3
     items_per_assessor: int = 10
     max_chars: int = 5000
-    budget_scope: str = "sentence"  # "sentence": per answer sentence (what is on screen at once); "answer"
+    budget_scope: str = "answer"  # "answer": 5,000 chars over all sentences (the issue: "in all"); "sentence"
     max_passages: int | None = None
     relevance_questions: int = 31
     relevance_documents_per_question: int = 1
