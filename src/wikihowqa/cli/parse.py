@@ -22,6 +22,7 @@ def parse_command(
     keep_boilerplate: bool = typer.Option(
         False, "--keep-boilerplate", help="Do not remove comments, related links, share and cookie/newsletter blocks."
     ),
+    min_words: int = typer.Option(1, "--min-words", help="Reject pages with fewer words of article text."),
     max_mb: float = typer.Option(20.0, "--max-mb", help="Reject pages larger than this many megabytes."),
     timeout: float = typer.Option(60.0, "--timeout", help="Reject a page whose parsing takes longer (seconds)."),
     workers: int = typer.Option(0, "--workers", help="Parallel processes (0: one per CPU core)."),
@@ -38,6 +39,7 @@ def parse_command(
 
     settings = ParseSettings(
         max_words=max_words,
+        min_words=min_words,
         max_bytes=int(max_mb * 1_000_000),
         remove_boilerplate=not keep_boilerplate,
         pagination=pagination,

@@ -88,7 +88,7 @@ _TEXTS = etree.XPath(".//text()", smart_strings=False)
 _LINK_TEXTS = etree.XPath(".//a//text()", smart_strings=False)
 _CANDIDATES = etree.XPath(
     "//*[@class or @id or @role or @itemprop or @itemtype] | //ul[count(li) >= $n] | //ol[count(li) >= $n] "
-    "| //h2 | //h3 | //h4"
+    "| //h2 | //h3 | //h4 | //nav | //footer"
 )
 
 
@@ -101,6 +101,10 @@ def _is_link_list(el: HtmlElement) -> bool:
     return total > 0 and _text_len(_LINK_TEXTS(el)) >= LINK_LIST_DENSITY * total
 
 
+def _in_article(el: HtmlElement) -> bool:
+    return any(a.tag == "article" or a.get("itemprop") == "articleBody" for a in el.iterancestors())
+
+
 def remove_boilerplate(root: HtmlElement) -> Counter[str]:
     """Drop boilerplate from ``root`` in place; return how many blocks of each kind went."""
     keep = _protected(root)
@@ -108,6 +112,9 @@ def remove_boilerplate(root: HtmlElement) -> Counter[str]:
     for el in _CANDIDATES(root, n=LINK_LIST_MIN_ITEMS):
         tag = el.tag
         if tag in _NEVER or el in keep:
+            continue
+        if tag == "nav" or el.get("role") == "navigation" or (tag == "footer" and not _in_article(el)):
+            marked[el] = "navigation"
             continue
         if tag in {"ul", "ol"} and len(el) >= LINK_LIST_MIN_ITEMS and _is_link_list(el):
             marked[el] = "link_list"
@@ -120,7 +127,7 @@ def remove_boilerplate(root: HtmlElement) -> Counter[str]:
                 marked[el] = "comments"
                 for sibling in el.itersiblings():
                     if isinstance(sibling.tag, str):
-                        marked[sibling] = "comments"
+                        marked[sibling] = "comments+"  # part of the section the heading opened
             continue
         attrs = f"{el.get('class') or ''} {el.get('id') or ''}".lower()
         if not (any(h in attrs for h in HINTS) or el.get("itemprop") or el.get("itemtype") or el.get("role")):
@@ -132,6 +139,7 @@ def remove_boilerplate(root: HtmlElement) -> Counter[str]:
     for el, kind in marked.items():
         if any(ancestor in marked for ancestor in el.iterancestors()):
             continue
-        removed[kind] += 1
+        if not kind.endswith("+"):
+            removed[kind] += 1
         el.drop_tree()
     return removed

@@ -127,7 +127,8 @@ def _mostly_utf8(data: bytes) -> str | None:
     text = data.decode("utf-8", "replace")
     bad = text.count("\ufffd")
     non_ascii = sum(map(len, _NON_ASCII.findall(text)))
-    return text if non_ascii - bad >= 20 and bad <= 0.01 * non_ascii else None
+    valid = non_ascii - bad  # legacy-encoded text almost never forms valid multi-byte sequences
+    return text if valid >= 10 and bad <= 0.1 * valid else None
 
 
 def _try(data: bytes, codec: str) -> str | None:

@@ -44,6 +44,7 @@ _MAGIC = (
     (b"{\\rtf", "rtf"),
 )
 _HTML_TYPES = ("html", "xml", "text/plain")
+_CONTROL_BYTES = bytes([*range(0, 9), *range(14, 27), *range(28, 32)])
 _MARKUP = re.compile(r"<(?:[a-zA-Z][a-zA-Z0-9-]*|!--|!doctype)[\s>/]", re.I)
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*>", re.I)
 _TITLE_SEP = re.compile(r"\s+(?:[|·•–—:»-]|::)\s+")
@@ -55,6 +56,7 @@ class ParseSettings:
     of a paginated article, ``flag`` only records its continuation links."""
 
     max_words: int = DEFAULT_MAX_WORDS
+    min_words: int = 1  # fewer words of article text than this: rejected as empty_text
     max_bytes: int = 20_000_000
     remove_boilerplate: bool = True
     pagination: str = "join"
@@ -64,6 +66,8 @@ class ParseSettings:
     def __post_init__(self) -> None:
         from wikihowqa.errors import SettingsError
 
+        if self.min_words < 1:
+            raise SettingsError(f"min_words must be at least 1, got {self.min_words}")
         if self.max_words < 1:
             raise SettingsError(f"max_words must be at least 1, got {self.max_words}")
         if self.pagination not in {"join", "flag"}:
@@ -74,6 +78,7 @@ class ParseSettings:
     def as_dict(self) -> dict[str, Any]:
         return {
             "max_words": self.max_words,
+            "min_words": self.min_words,
             "max_bytes": self.max_bytes,
             "remove_boilerplate": self.remove_boilerplate,
             "pagination": self.pagination,
@@ -162,20 +167,27 @@ def sniff(body: bytes, headers: Mapping[str, str] | None, settings: ParseSetting
         if head.startswith(magic):
             return NON_HTML, name
     start = body[:4096]
-    if b"\x00" in start and not start.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
-        return NON_HTML, "binary"
+    if not start.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
+        controls = len(start) - len(start.translate(None, _CONTROL_BYTES))
+        if controls > 0.05 * len(start):  # text has next to none; a stray NUL in real HTML is not binary
+            return NON_HTML, "binary"
     return None
 
 
 def _title(root: Any) -> str | None:
-    def text(xpath: str) -> str | None:
-        found = root.xpath(xpath)
-        value = " ".join(str(found[0]).split()) if found else ""
-        return value or None
+    """The article's headline: its ``<h1>`` when the page title or og:title agrees, else og:title, else the
+    longest part of ``<title>`` (which usually carries the site name after a separator)."""
 
-    h1 = text("normalize-space(//h1[1])") if root.find(".//h1") is not None else None
-    og = text("//meta[@property='og:title' or @name='og:title' or @name='twitter:title']/@content")
-    title = text("//title[1]")
+    def first(xpath: str) -> str | None:
+        for found in root.xpath(xpath):
+            value = " ".join((found if isinstance(found, str) else found.text_content()).split())
+            if value:
+                return value
+        return None
+
+    h1 = first("//h1")
+    og = first("//meta[@property='og:title' or @name='og:title' or @name='twitter:title']/@content")
+    title = first("//title")
     if h1 and (not title or h1.lower() in title.lower() or (og and h1.lower() in og.lower())):
         return h1
     if og:
@@ -237,12 +249,14 @@ def _parse(html: bytes | str, url: str, headers: Mapping[str, str] | None, setti
         return rejected(url, TOO_DEEP, "markup nested past the parser's depth limit (256)", **seen)
     title = _title(root)
     pagination = detect(root, url)
+    for hidden in root.xpath("//noscript | //template"):  # shown only without scripts, or never
+        hidden.drop_tree()
     removed = dict(remove_boilerplate(root)) if settings.remove_boilerplate else {}
     extraction = extract(root)
     common = {**seen, "title": title, "pagination": pagination, "removed": removed, "pages": (url,)}
-    if not extraction.blocks:
-        return rejected(url, EMPTY_TEXT, None, **common)
     full = extraction.text
+    if not extraction.blocks or len(full.split()) < settings.min_words:
+        return rejected(url, EMPTY_TEXT, f"{len(full.split())} words", **common)
     return ParsedPage(
         url=url,
         text=full,
