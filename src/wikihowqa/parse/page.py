@@ -47,6 +47,8 @@ _HTML_TYPES = ("html", "xml", "text/plain")
 _CONTROL_BYTES = bytes([*range(0, 9), *range(14, 27), *range(28, 32)])
 _MARKUP = re.compile(r"<(?:[a-zA-Z][a-zA-Z0-9-]*|!--|!doctype)[\s>/]", re.I)
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*>", re.I)
+# Characters an XML tree cannot hold (lxml refuses them in text); browsers do not show them either.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 _TITLE_SEP = re.compile(r"\s+(?:[|·•–—:»-]|::)\s+")
 
 
@@ -237,7 +239,7 @@ def _parse(html: bytes | str, url: str, headers: Mapping[str, str] | None, setti
         decoded = decode_html(html, headers)
         text, encoding, source = decoded.text, decoded.encoding, decoded.source
     seen = {"encoding": encoding, "encoding_source": source}
-    text = _XML_DECL.sub("", text.replace("\x00", ""), count=1)
+    text = _XML_DECL.sub("", _NOT_XML.sub("", text), count=1)
     if not _MARKUP.search(text[:65536]):
         return rejected(url, NON_HTML, "no markup", **seen)
     parser = lxml.html.HTMLParser(recover=True, remove_comments=True, remove_pis=True, collect_ids=False)
