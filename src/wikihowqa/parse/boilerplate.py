@@ -26,6 +26,8 @@ KINDS: Mapping[str, re.Pattern[str]] = {
     ),
     "share": re.compile(r"share|sharing|social|addthis|sharedaddy|sociable|shariff|^follow-?us", re.I),
     "cookie": re.compile(r"cookie|consent|gdpr|onetrust|^cmp-|privacy-?(?:banner|notice)|^cc-(?:window|banner)", re.I),
+    "legal": re.compile(r"disclaimer|copyright|legal-?notice", re.I),
+    "forum": re.compile(r"postprofile|online-?list|who-?is-?online|^stat-?block$|^signature$", re.I),
     "newsletter": re.compile(
         r"newsletter|subscribe|subscription|signup|sign-up|mailing-?list|opt-?in|mc4wp|mailchimp|email-?capture",
         re.I,
@@ -37,15 +39,17 @@ HINTS = (
     "comment", "disqus", "respond", "repl", "discussion", "related", "recommend", "more", "read", "also",
     "you", "popular", "trending", "taboola", "outbrain", "recirc", "suggest", "shar", "social", "addthis",
     "sociable", "follow", "cookie", "consent", "gdpr", "onetrust", "cmp-", "privacy", "cc-", "newsletter",
+    "postprofile", "online", "stat", "signature", "disclaimer", "copyright", "legal",
     "subscri", "signup", "sign-up", "mailing", "opt", "mc4wp", "mailchimp", "capture",
 )
 _TAXONOMY = re.compile(r"^(?:category|cat|tag|tags|topic|section|term|has)-", re.I)
 _COMMENT_HEADING = re.compile(
-    r"^\s*(?:\d+\s+)?(?:comments?|responses?|replies|reader comments|discussion|"
+    r"^\s*(?:\d+\s+)?(?:(?:reader|visitor|user|guest)s?'?\s+)?(?:comments?|responses?|replies|discussion|"
     r"(?:leave|post|add|write) a (?:reply|comment)|join the (?:discussion|conversation)|"
     r"\d+\s+thoughts? on\b.*)\s*:?\s*$",
     re.I,
 )
+_SITE_ROLES = {"navigation", "contentinfo", "banner"}
 _NEVER = {"html", "body", "main", "head", "title", "h1"}
 #: A list whose items are this share link text (or more) is navigation, not prose.
 LINK_LIST_DENSITY = 0.9
@@ -88,8 +92,10 @@ _TEXTS = etree.XPath(".//text()", smart_strings=False)
 _LINK_TEXTS = etree.XPath(".//a//text()", smart_strings=False)
 _CANDIDATES = etree.XPath(
     "//*[@class or @id or @role or @itemprop or @itemtype] | //ul[count(li) >= $n] | //ol[count(li) >= $n] "
-    "| //h2 | //h3 | //h4 | //nav | //footer"
+    "| //h2 | //h3 | //h4 | //nav | //footer | //table[count(.//tr) >= $n] "
+    "| //b[string-length(normalize-space(.)) < 40] | //strong[string-length(normalize-space(.)) < 40]"
 )
+_BLOCKS = {"br", "p", "div", "table", "hr", "ul", "ol", "section", "td", "tr", "center", "h1", "h2", "h3", "h4", "h5", "h6"}
 
 
 def _text_len(texts: list[str]) -> int:
@@ -99,6 +105,28 @@ def _text_len(texts: list[str]) -> int:
 def _is_link_list(el: HtmlElement) -> bool:
     total = _text_len(_TEXTS(el))
     return total > 0 and _text_len(_LINK_TEXTS(el)) >= LINK_LIST_DENSITY * total
+
+
+def _pseudo_heading(el: HtmlElement) -> HtmlElement | None:
+    """The block a bold label such as "Visitor Comments" stands in as a heading of (old table layouts have
+    no ``<h3>``), or ``None`` when the label sits inside running text."""
+    text = " ".join(el.text_content().split())
+    node = el
+    parent = node.getparent()
+    while parent is not None and parent.tag in {"font", "span", "b", "strong", "u", "i", "em"}:
+        if " ".join(parent.text_content().split()) != text:
+            break
+        node, parent = parent, parent.getparent()
+    if parent is None or (node.tail and node.tail.strip()):
+        return None
+    previous = node.getprevious()
+    before = parent.text if previous is None else previous.tail
+    if before and before.strip():
+        return None
+    if previous is not None and previous.tag not in _BLOCKS:
+        return None
+    following = node.getnext()
+    return node if following is None or following.tag in _BLOCKS else None
 
 
 def _in_article(el: HtmlElement) -> bool:
@@ -113,15 +141,26 @@ def remove_boilerplate(root: HtmlElement) -> Counter[str]:
         tag = el.tag
         if tag in _NEVER or el in keep:
             continue
-        if tag == "nav" or el.get("role") == "navigation" or (tag == "footer" and not _in_article(el)):
+        role = el.get("role")
+        if tag == "nav" or role in _SITE_ROLES or (tag == "footer" and not _in_article(el)):
             marked[el] = "navigation"
             continue
-        if tag in {"ul", "ol"} and len(el) >= LINK_LIST_MIN_ITEMS and _is_link_list(el):
+        if tag in {"ul", "ol", "table"} and _is_link_list(el):
             marked[el] = "link_list"
             continue
+        if tag in {"b", "strong"}:
+            if el.get("class") is None and _COMMENT_HEADING.match(el.text_content() or ""):
+                heading = _pseudo_heading(el)
+                if heading is not None and heading not in keep:
+                    marked[heading] = "comments"
+                    for sibling in heading.itersiblings():
+                        marked[sibling] = "comments+"
+            if el.get("class") is None and el.get("id") is None:
+                continue
         if tag in {"h2", "h3", "h4"} and _COMMENT_HEADING.match(el.text_content() or ""):
             parent = el.getparent()
-            if parent is not None and parent not in keep and parent.tag not in _NEVER and el is parent[0]:
+            first = parent is not None and next(parent.iterchildren(etree.Element), None) is el
+            if first and parent not in keep and parent.tag not in _NEVER:
                 marked[parent] = "comments"
             else:
                 marked[el] = "comments"

@@ -83,7 +83,7 @@ def _run(root: HtmlElement, mode: str) -> _Element | None:
         favor_recall=mode == "recall",
         include_comments=False,
         include_tables=True,
-        include_formatting=True,
+        include_formatting=False,
         include_links=False,
         include_images=False,
         with_metadata=False,

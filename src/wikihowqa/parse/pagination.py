@@ -90,6 +90,20 @@ def is_continuation(current: str, candidate: str) -> bool:
     return there is not None and there_stem == here_stem and there > (here or 1) and there <= MAX_PAGE
 
 
+def _about_this_page(current: str, candidate: str) -> bool:
+    """Whether a "view all" link is a version of this page (same path, or a path below it), not a
+    site-wide "all products" or "all articles" page."""
+    here, there = urlsplit(current), urlsplit(candidate)
+    if _host(here.netloc) != _host(there.netloc):
+        return False
+    stem = re.sub(r"\.\w{2,5}$", "", here.path.rstrip("/"))
+    stem = _PATH_PAGE.sub("", stem) if _PATH_PAGE.search(stem) else stem
+    path = there.path.rstrip("/")
+    if not stem:
+        return path == "" and there.query != here.query
+    return path == here.path.rstrip("/") or path.startswith(stem)
+
+
 def _same_site(a: str, b: str) -> bool:
     return _host(urlsplit(a).netloc) == _host(urlsplit(b).netloc)
 
@@ -139,8 +153,9 @@ def detect(root: HtmlElement, url: str) -> Pagination:
         label = _label(anchor)
         rel = (anchor.get("rel") or "").lower().split()
         if _VIEW_ALL_TEXT.match(label):
-            if view_all is None:
-                view_all = target_of(anchor)
+            target = target_of(anchor)
+            if view_all is None and target and _about_this_page(url, target):
+                view_all = target
             continue
         if "next" in rel or _NEXT_TEXT.match(label):
             target = target_of(anchor)
@@ -152,7 +167,7 @@ def detect(root: HtmlElement, url: str) -> Pagination:
                 numbered.setdefault(int(label), target)
         elif hinted is None and _ALL_HINT.search(label):
             target = target_of(anchor)
-            if target and _VIEW_ALL_HINT.search(target):
+            if target and _VIEW_ALL_HINT.search(target) and _about_this_page(url, target):
                 hinted = target
     view_all = view_all or hinted
     start = current or 1
