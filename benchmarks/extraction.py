@@ -28,7 +28,11 @@ sys.path.insert(0, str(ROOT / "src"))
 from wikihowqa.parse.metric import Score, evaluate  # noqa: E402
 
 DEFAULT_DATA = next(
-    (p / "shared" / "data" / "article-extraction-dev" for p in ROOT.parents if (p / "shared" / "data").is_dir()),
+    (
+        p / "shared" / "data" / "article-extraction-dev"
+        for p in ROOT.parents
+        if (p / "shared" / "data").is_dir()
+    ),
     ROOT.parent / "shared" / "data" / "article-extraction-dev",
 )
 Extractor = Callable[[bytes, str], str]
@@ -54,7 +58,9 @@ def wikihowqa_parser() -> Extractor:
 def trafilatura_default() -> Extractor:
     import trafilatura
 
-    return lambda body, url: trafilatura.extract(body.decode("utf-8", "replace"), include_comments=False) or ""
+    return lambda body, url: (
+        trafilatura.extract(body.decode("utf-8", "replace"), include_comments=False) or ""
+    )
 
 
 def readability_lxml() -> Extractor:
@@ -156,7 +162,9 @@ def _commit() -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="benchmark folder (html/, ground-truth.json)")
+    parser.add_argument(
+        "--data", type=Path, default=DEFAULT_DATA, help="benchmark folder (html/, ground-truth.json)"
+    )
     parser.add_argument("--rounds", type=int, default=3, help="timed rounds; the fastest counts")
     parser.add_argument("--ablation", action="store_true", help="also score the cascade's steps one by one")
     parser.add_argument("--results", type=Path, help="prepend the table to this Markdown file")
@@ -182,8 +190,9 @@ def main() -> None:
     text = table(rows, speeds["trafilatura (default settings)"])
     heading = f"## extraction — {date.today().isoformat()}, commit {_commit()}"
     note = (
-        f"`python benchmarks/extraction.py --rounds {args.rounds}{' --ablation' if args.ablation else ''}` on "
-        f"{len(pages)} pages ({args.data.name}); metric: 4-gram shingle F1 of the article-extraction benchmark "
+        f"`python benchmarks/extraction.py --rounds {args.rounds}{' --ablation' if args.ablation else ''}` "
+        f"on {len(pages)} pages ({args.data.name}); metric: 4-gram shingle F1 of the article-extraction "
+        "benchmark "
         "(`wikihowqa.parse.metric`); speed: fastest of the interleaved rounds, one process."
     )
     print(heading, "", note, "", text, sep="\n")
@@ -191,7 +200,9 @@ def main() -> None:
         previous = args.results.read_text(encoding="utf-8") if args.results.is_file() else ""
         title = "# Benchmark results\n\nNewest first. Each run names its command, date and commit.\n"
         body = previous.removeprefix(title).lstrip("\n")
-        args.results.write_text(f"{title}\n{heading}\n\n{note}\n\n{text}\n\n{body}".rstrip() + "\n", encoding="utf-8")
+        args.results.write_text(
+            f"{title}\n{heading}\n\n{note}\n\n{text}\n\n{body}".rstrip() + "\n", encoding="utf-8"
+        )
 
 
 if __name__ == "__main__":

@@ -26,13 +26,15 @@ def test_each_kind_is_recognised_by_class_or_id():
 
 def test_schema_org_comments_are_removed():
     text, removed = clean("""<html><body><article><h1>T</h1><p>Body.</p>
-      <div itemprop="comment" itemscope itemtype="https://schema.org/Comment"><p>Nice one</p></div></article></body></html>""")
+      <div itemprop="comment" itemscope itemtype="https://schema.org/Comment"><p>Nice one</p></div>
+      </article></body></html>""")
     assert "Nice one" not in text and removed["comments"] == 1
 
 
 def test_post_category_and_tag_classes_do_not_count():
-    # WordPress puts the post's categories on <article>: a post filed under "social media" is not a share widget
-    text, removed = clean("""<html><body><div class="tag-comments category-social-media"><p>Body text of the post.</p></div>
+    # WordPress puts the post's categories on <article>: a post filed under "social media" is no share widget
+    text, removed = clean("""<html><body><div class="tag-comments category-social-media">
+      <p>Body text of the post.</p></div>
       </body></html>""")
     assert text == "Body text of the post." and removed == {}
 
@@ -43,14 +45,17 @@ def test_commentary_is_content_not_comments():
 
 
 def test_the_containers_of_the_headline_are_protected():
-    text, removed = clean("""<html><body><div class="post-share-wrapper"><h1>Headline</h1><p>Story text.</p></div>
+    text, removed = (
+        clean("""<html><body><div class="post-share-wrapper"><h1>Headline</h1><p>Story text.</p></div>
       </body></html>""")
+    )
     assert text == "Headline Story text." and removed == {}
 
 
 def test_lists_of_links_go_and_lists_of_text_stay():
     text, removed = clean("""<html><body><article><h1>T</h1>
-      <ul><li><a href="/1">One story</a></li><li><a href="/2">Two story</a></li><li><a href="/3">Three story</a></li></ul>
+      <ul><li><a href="/1">One story</a></li><li><a href="/2">Two story</a></li>
+      <li><a href="/3">Three story</a></li></ul>
       <ul><li>Mix the flour</li><li>Add <a href="/water">water</a> slowly</li><li>Knead ten minutes</li></ul>
       </article></body></html>""")
     assert "One story" not in text and "Mix the flour" in text and removed == {"link_list": 1}

@@ -9,7 +9,9 @@ import pytest
 from wikihowqa.parse.decode import codec_for, decode_html, header_charset, meta_charset
 
 FRENCH = "Crème brûlée à la façon de grand-mère : « naïveté » et cœur — 15 €, s’il vous plaît."
-JAPANESE = "抹茶ラテの作り方。茶筅で抹茶をよく点ててから、温めた牛乳を注ぎます。甘さはお好みで調整してください。"
+JAPANESE = (
+    "抹茶ラテの作り方。茶筅で抹茶をよく点ててから、温めた牛乳を注ぎます。甘さはお好みで調整してください。"
+)
 
 
 def page(body: str, head: str = "") -> str:
@@ -29,7 +31,9 @@ def test_meta_charset_only():
 
 
 def test_meta_http_equiv_content_type():
-    data = page(JAPANESE, '<meta http-equiv="Content-Type" content="text/html; charset=EUC-JP">').encode("euc_jp")
+    data = page(JAPANESE, '<meta http-equiv="Content-Type" content="text/html; charset=EUC-JP">').encode(
+        "euc_jp"
+    )
     assert JAPANESE in decode_html(data).text
 
 
@@ -91,8 +95,16 @@ def test_truncated_utf8_in_the_middle_of_a_character_is_still_utf8():
 
 @pytest.mark.parametrize(
     ("label", "codec"),
-    [("ISO-8859-1", "cp1252"), ("us-ascii", "cp1252"), ("Shift_JIS", "cp932"), ("x-sjis", "cp932"),
-     ("gb2312", "gb18030"), ("UTF8", "utf-8"), ("nonsense", None), (None, None)],
+    [
+        ("ISO-8859-1", "cp1252"),
+        ("us-ascii", "cp1252"),
+        ("Shift_JIS", "cp932"),
+        ("x-sjis", "cp932"),
+        ("gb2312", "gb18030"),
+        ("UTF8", "utf-8"),
+        ("nonsense", None),
+        (None, None),
+    ],
 )
 def test_labels_map_to_the_codec_browsers_use(label, codec):
     assert codec_for(label) == codec
@@ -101,5 +113,5 @@ def test_labels_map_to_the_codec_browsers_use(label, codec):
 def test_charset_is_read_from_header_and_meta():
     assert header_charset({"content-type": 'text/html; charset="EUC-JP"'}) == "EUC-JP"
     assert header_charset({"Content-Type": "text/html"}) is None
-    assert meta_charset(b'<html><head><meta charset=shift_jis></head>') == "shift_jis"
+    assert meta_charset(b"<html><head><meta charset=shift_jis></head>") == "shift_jis"
     assert meta_charset(b'<?xml version="1.0" encoding="ISO-8859-15"?><html>') == "ISO-8859-15"

@@ -8,29 +8,87 @@ from hypothesis import strategies as st
 from wikihowqa.parse import ParsedPage, parse_html
 from wikihowqa.parse.page import REJECTIONS
 
-TAGS = ["div", "p", "span", "article", "ul", "ol", "li", "table", "tr", "td", "th", "h1", "h2", "a", "nav",
-        "footer", "script", "style", "noscript", "blockquote", "pre", "br", "img", "section", "main", "meta"]
-ATTRS = ['class="comments"', 'class="article-body"', 'id="respond"', 'rel="next"', 'href="?page=2"',
-         'href="javascript:void(0)"', 'class="share social"', 'itemprop="articleBody"', 'charset="shift_jis"',
-         'role="navigation"', 'href="//x"', 'class="category-comments"', 'style="display:none"']
+TAGS = [
+    "div",
+    "p",
+    "span",
+    "article",
+    "ul",
+    "ol",
+    "li",
+    "table",
+    "tr",
+    "td",
+    "th",
+    "h1",
+    "h2",
+    "a",
+    "nav",
+    "footer",
+    "script",
+    "style",
+    "noscript",
+    "blockquote",
+    "pre",
+    "br",
+    "img",
+    "section",
+    "main",
+    "meta",
+]
+ATTRS = [
+    'class="comments"',
+    'class="article-body"',
+    'id="respond"',
+    'rel="next"',
+    'href="?page=2"',
+    'href="javascript:void(0)"',
+    'class="share social"',
+    'itemprop="articleBody"',
+    'charset="shift_jis"',
+    'role="navigation"',
+    'href="//x"',
+    'class="category-comments"',
+    'style="display:none"',
+]
 WORDS = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40)
 
 
 def _element(children):
     return st.builds(
-        lambda tag, attrs, kids, close: f"<{tag} {' '.join(attrs)}>{''.join(kids)}" + (f"</{tag}>" if close else ""),
-        st.sampled_from(TAGS), st.lists(st.sampled_from(ATTRS), max_size=3), st.lists(children, max_size=4),
+        lambda tag, attrs, kids, close: (
+            f"<{tag} {' '.join(attrs)}>{''.join(kids)}" + (f"</{tag}>" if close else "")
+        ),
+        st.sampled_from(TAGS),
+        st.lists(st.sampled_from(ATTRS), max_size=3),
+        st.lists(children, max_size=4),
         st.booleans(),
     )
 
 
-MARKUP = st.recursive(WORDS | st.sampled_from(["Next page", "View all", "3 Comments", "&amp;", "&#0;", "<!--", "]]>"]),
-                      _element, max_leaves=40)
+MARKUP = st.recursive(
+    WORDS | st.sampled_from(["Next page", "View all", "3 Comments", "&amp;", "&#0;", "<!--", "]]>"]),
+    _element,
+    max_leaves=40,
+)
 HEADERS = st.one_of(
     st.none(),
-    st.fixed_dictionaries({"Content-Type": st.sampled_from(
-        ["text/html", "text/html; charset=utf-8", "text/html; charset=shift_jis", "text/html; charset=bogus",
-         "application/xhtml+xml", "image/png", "", "text/html; charset="])}),
+    st.fixed_dictionaries(
+        {
+            "Content-Type": st.sampled_from(
+                [
+                    "text/html",
+                    "text/html; charset=utf-8",
+                    "text/html; charset=shift_jis",
+                    "text/html; charset=bogus",
+                    "application/xhtml+xml",
+                    "image/png",
+                    "",
+                    "text/html; charset=",
+                ]
+            )
+        }
+    ),
 )
 ENCODINGS = st.sampled_from(["utf-8", "cp1252", "shift_jis", "utf-16", "latin-1"])
 
@@ -59,6 +117,8 @@ def test_random_markup_never_raises(markup, headers, encoding, cut):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.text(max_size=2000), st.sampled_from(["", "not a url", "https://x.example/", "ftp://x", "http://[::1"]))
+@given(
+    st.text(max_size=2000), st.sampled_from(["", "not a url", "https://x.example/", "ftp://x", "http://[::1"])
+)
 def test_random_text_and_odd_urls_never_raise(text, url):
     check(parse_html(text, url))

@@ -84,8 +84,10 @@ def _brute(true: str, pred: str) -> tuple[float, float, float]:
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.sampled_from(["a", "b", "c", "d", "é", "x1"]), max_size=14),
-       st.lists(st.sampled_from(["a", "b", "c", "d", "é", "x1"]), max_size=14))
+@given(
+    st.lists(st.sampled_from(["a", "b", "c", "d", "é", "x1"]), max_size=14),
+    st.lists(st.sampled_from(["a", "b", "c", "d", "é", "x1"]), max_size=14),
+)
 def test_page_counts_match_a_brute_force_count(true_words, pred_words):
     true, pred = " ".join(true_words), " ".join(pred_words)
     counts = page_counts(true, pred)

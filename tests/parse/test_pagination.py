@@ -9,7 +9,11 @@ from wikihowqa.parse import collect_pages, continuation_urls, join_pages, parse_
 from wikihowqa.parse.pagination import detect, is_continuation, page_number
 
 BASE = "https://breadcraft.example/guides/sourdough-basics"
-PAGES = {BASE: "paginated_p1.html", f"{BASE}?page=2": "paginated_p2.html", f"{BASE}?page=3": "paginated_p3.html"}
+PAGES = {
+    BASE: "paginated_p1.html",
+    f"{BASE}?page=2": "paginated_p2.html",
+    f"{BASE}?page=3": "paginated_p3.html",
+}
 
 
 def links(html: str, url: str):
@@ -74,7 +78,8 @@ def test_join_skips_rejected_pages(fixture_bytes):
 
 def test_rel_next_to_the_next_blog_post_is_not_a_continuation():
     html = """<html><head><link rel="next" href="/2019/05/another-post/" title="Another post"></head>
-    <body><article><p>text</p></article><a rel="next" href="/2019/05/another-post/">Next post »</a></body></html>"""
+    <body><article><p>text</p></article><a rel="next" href="/2019/05/another-post/">Next post »</a>
+    </body></html>"""
     assert not links(html, "https://blog.example/2019/05/first-post/").paginated
 
 
@@ -112,7 +117,7 @@ def test_other_urls_are_not(current, candidate):
 
 
 def test_relative_links_and_base_href_resolve_against_the_original_url():
-    html = '<html><head><base href="https://cdn.example/mag/"></head><body><a href="tips?page=2">Next</a></body></html>'
+    html = '<html><head><base href="https://cdn.example/mag/"></head><body><a href="tips?page=2">Next</a>'
     assert not links(html, "https://mag.example/tips").paginated  # the base points off-site
     html = '<html><body><a href="?page=2">next ›</a></body></html>'
     assert links(html, "https://mag.example/tips").next_url == "https://mag.example/tips?page=2"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -75,7 +77,10 @@ def test_spans_are_exact_slices_with_positions():
 
 
 def test_blocks_are_guessed_from_plain_text():
-    text = "How to Wash Wool\nWool shrinks in hot water, so always use a cool wash and a gentle detergent.\n- Fill a basin\n- Soak ten minutes\nSize | Water\nS | 2 l"
+    text = (
+        "How to Wash Wool\nWool shrinks in hot water, so always use a cool wash and a gentle detergent.\n"
+        "- Fill a basin\n- Soak ten minutes\nSize | Water\nS | 2 l"
+    )
     kinds = [(b.kind, b.group) for b in blocks_from_text(text)]
     assert kinds == [("heading", -1), ("paragraph", -1), ("item", 0), ("item", 0), ("row", 1), ("row", 1)]
 
@@ -104,4 +109,4 @@ def test_every_word_lands_in_exactly_one_passage_in_order(paragraphs, max_words)
     assert [w for s in spans for w in s.text.split()] == text.split()
     assert all(s.words <= max_words for s in spans)
     assert all(text[s.start : s.end] == s.text for s in spans)
-    assert all(a.end <= b.start for a, b in zip(spans, spans[1:], strict=False))
+    assert all(a.end <= b.start for a, b in itertools.pairwise(spans))

@@ -13,18 +13,30 @@ from wikihowqa.parse import stage as stage_module
 from wikihowqa.parse.stage import FolderSnapshots, RawSnapshot, parse_one, parse_snapshots, reparse_folder
 from wikihowqa.records import Document, Example
 
-ARTICLE = ("<html><head><title>Pressing Flowers</title></head><body><article><h1>Pressing Flowers</h1><p>{}</p>"
-           "</article></body></html>")
+ARTICLE = (
+    "<html><head><title>Pressing Flowers</title></head><body><article><h1>Pressing Flowers</h1><p>{}</p>"
+    "</article></body></html>"
+)
 
 
 def snap(key: str, text: str) -> RawSnapshot:
-    return RawSnapshot(key, f"https://flowers.example/{key}", f"https://web.archive.org/web/20200101000000id_/https://flowers.example/{key}",
-                       ARTICLE.format(text).encode(), {"Content-Type": "text/html; charset=utf-8"})
+    return RawSnapshot(
+        key,
+        f"https://flowers.example/{key}",
+        f"https://web.archive.org/web/20200101000000id_/https://flowers.example/{key}",
+        ARTICLE.format(text).encode(),
+        {"Content-Type": "text/html; charset=utf-8"},
+    )
 
 
 def test_parallel_results_come_back_in_input_order():
-    items = [snap(f"k{i}", f"Pressed flower number {i} keeps its colour when dried between heavy books for two weeks.")
-             for i in range(12)] + [RawSnapshot("empty", "https://x.example/", "a", b"")]
+    items = [
+        snap(
+            f"k{i}",
+            f"Pressed flower number {i} keeps its colour when dried between heavy books for two weeks.",
+        )
+        for i in range(12)
+    ] + [RawSnapshot("empty", "https://x.example/", "a", b"")]
     ticks = []
     results = list(parse_snapshots(items, workers=2, chunk_size=3, on_done=ticks.append))
     assert [key for key, _ in results] == [item.key for item in items]
@@ -51,7 +63,10 @@ def test_a_worker_crash_costs_only_the_page_that_caused_it(monkeypatch):
         return real(body, url, headers, settings)
 
     monkeypatch.setattr(stage_module, "parse_html", crashy)  # forked workers inherit the patch
-    items = [snap(f"k{i}", f"Flower {i} dries flat in a week under a stack of old telephone books.") for i in range(4)]
+    items = [
+        snap(f"k{i}", f"Flower {i} dries flat in a week under a stack of old telephone books.")
+        for i in range(4)
+    ]
     items.insert(2, snap("bad", "CRASH"))
     results = dict(parse_snapshots(items, workers=2, chunk_size=2))
     assert results["bad"].rejection == "parse_error" and "crashed" in results["bad"].detail
@@ -66,20 +81,43 @@ def make_dataset(tmp_path, pages: dict[str, bytes]):
         url = f"https://site.example/{name}"
         archive = f"https://web.archive.org/web/2019010100000{i}/{url}"
         (raw / f"{name}.html").write_bytes(body)
-        rows.append({"file": f"{name}.html", "url": url, "archive_url": archive, "headers": {"Content-Type": "text/html"}})
+        rows.append(
+            {
+                "file": f"{name}.html",
+                "url": url,
+                "archive_url": archive,
+                "headers": {"Content-Type": "text/html"},
+            }
+        )
         docs.append(Document(1, url, archive, parsed_text="old text", passages=("old text",)))
-    docs.append(Document(1, "https://site.example/gone", "https://web.archive.org/web/20190101000009/https://site.example/gone",
-                         parsed_text="kept as it was"))
+    docs.append(
+        Document(
+            1,
+            "https://site.example/gone",
+            "https://web.archive.org/web/20190101000009/https://site.example/gone",
+            parsed_text="kept as it was",
+        )
+    )
     (raw / "index.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    example = Example(1, "How to press flowers?", "Use books.", tuple(d.archive_url for d in docs), "train", 0)
+    example = Example(
+        1, "How to press flowers?", "Use books.", tuple(d.archive_url for d in docs), "train", 0
+    )
     folder = write_dataset_folder(tmp_path / "ds", [example], docs, {"tool": "test"})
     return folder, raw
 
 
 def test_reparse_folder_rewrites_documents_and_counts_rejections(tmp_path, fixture_bytes):
-    folder, raw = make_dataset(tmp_path, {"kettle": fixture_bytes("blog_with_comments.html"), "shell": fixture_bytes("app_shell.html")})
+    folder, raw = make_dataset(
+        tmp_path,
+        {"kettle": fixture_bytes("blog_with_comments.html"), "shell": fixture_bytes("app_shell.html")},
+    )
     report = reparse_folder(folder.path, FolderSnapshots(raw), ParseSettings(), workers=1)
-    assert (report.parsed, report.unchanged, report.rejected, report.comments_removed) == (1, 1, {"empty_text": 1}, 1)
+    assert (report.parsed, report.unchanged, report.rejected, report.comments_removed) == (
+        1,
+        1,
+        {"empty_text": 1},
+        1,
+    )
     docs = {d.original_url: d for d in read_documents(folder.documents_path)}
     kettle = docs["https://site.example/kettle"]
     assert "limescale" in kettle.parsed_text and "worked brilliantly" not in kettle.parsed_text
@@ -95,9 +133,16 @@ def test_reparse_resumes_from_the_progress_of_an_interrupted_run(tmp_path, fixtu
     folder, raw = make_dataset(tmp_path, {"kettle": fixture_bytes("blog_with_comments.html")})
     settings = ParseSettings()
     archive = json.loads((raw / "index.jsonl").read_text().splitlines()[0])["archive_url"]
-    done = {"settings": stage_module._settings_key(settings), "archive_url": archive, "rejection": None,
-            "text": "resumed text", "markdown": "resumed", "title": "R", "passages": ["resumed text"],
-            "info": {"flags": []}}
+    done = {
+        "settings": stage_module._settings_key(settings),
+        "archive_url": archive,
+        "rejection": None,
+        "text": "resumed text",
+        "markdown": "resumed",
+        "title": "R",
+        "passages": ["resumed text"],
+        "info": {"flags": []},
+    }
     (folder.path / stage_module.PROGRESS_FILE).write_text(json.dumps(done) + "\n" + '{"cut sho')
     report = reparse_folder(folder.path, FolderSnapshots(raw), settings, workers=1)
     assert report.resumed == 1 and report.parsed == 1
@@ -114,7 +159,9 @@ def test_paginated_documents_are_joined_from_the_raw_folder(tmp_path, fixture_by
         rows.append({"file": f"p{n}.html", "url": url, "timestamp": f"2018010100000{n}", "statuscode": "200"})
     (raw / "cdx.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     doc = Document(5, base, f"https://web.archive.org/web/20180101000001/{base}", "old")
-    folder = write_dataset_folder(tmp_path / "ds", [Example(5, "q", "a", (doc.archive_url,), "train", 0)], [doc], {})
+    folder = write_dataset_folder(
+        tmp_path / "ds", [Example(5, "q", "a", (doc.archive_url,), "train", 0)], [doc], {}
+    )
     report = reparse_folder(folder.path, FolderSnapshots(raw), ParseSettings(), workers=1)
     assert report.joined == 1
     text = read_documents(folder.documents_path)[0].parsed_text

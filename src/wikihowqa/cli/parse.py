@@ -11,20 +11,30 @@ from wikihowqa.cli._app import app, console, out
 
 @app.command("parse")
 def parse_command(
-    dataset: Path = typer.Argument(..., help="Dataset folder whose documents to re-parse (documents.jsonl is rewritten)."),
+    dataset: Path = typer.Argument(
+        ..., help="Dataset folder whose documents to re-parse (documents.jsonl is rewritten)."
+    ),
     raw: Path = typer.Option(
-        None, "--raw", help="Folder of raw snapshots with an index.jsonl or cdx.jsonl (default: DATASET/build.sqlite)."
+        None,
+        "--raw",
+        help="Folder of raw snapshots with an index.jsonl or cdx.jsonl (default: DATASET/build.sqlite).",
     ),
     max_words: int = typer.Option(100, "--max-words", help="Largest passage, in words (DPR uses 100)."),
     pagination: str = typer.Option(
-        "join", "--pagination", help="join: join an article's further pages when archived; flag: only record them."
+        "join",
+        "--pagination",
+        help="join: join an article's further pages when archived; flag: only record them.",
     ),
     keep_boilerplate: bool = typer.Option(
-        False, "--keep-boilerplate", help="Do not remove comments, related links, share and cookie/newsletter blocks."
+        False,
+        "--keep-boilerplate",
+        help="Do not remove comments, related links, share and cookie/newsletter blocks.",
     ),
     min_words: int = typer.Option(1, "--min-words", help="Reject pages with fewer words of article text."),
     max_mb: float = typer.Option(20.0, "--max-mb", help="Reject pages larger than this many megabytes."),
-    timeout: float = typer.Option(60.0, "--timeout", help="Reject a page whose parsing takes longer (seconds)."),
+    timeout: float = typer.Option(
+        60.0, "--timeout", help="Reject a page whose parsing takes longer (seconds)."
+    ),
     workers: int = typer.Option(0, "--workers", help="Parallel processes (0: one per CPU core)."),
 ) -> None:
     """Re-parse every document of DATASET from its raw snapshot: text, Markdown, title and passages.
@@ -59,7 +69,8 @@ def parse_command(
         )
     dropped = ", ".join(f"{n} {reason}" for reason, n in sorted(report.rejected.items())) or "none"
     out.print(
-        f"parsed {report.parsed} documents ({report.resumed} resumed), {report.unchanged} without a raw snapshot "
+        f"parsed {report.parsed} documents ({report.resumed} resumed), "
+        f"{report.unchanged} without a raw snapshot "
         f"kept as they were; dropped: {dropped}; comment sections removed from {report.comments_removed}; "
         f"paginated: {report.joined} joined, {report.flagged} flagged"
     )

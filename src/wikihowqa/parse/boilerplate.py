@@ -25,7 +25,9 @@ KINDS: Mapping[str, re.Pattern[str]] = {
         re.I,
     ),
     "share": re.compile(r"share|sharing|social|addthis|sharedaddy|sociable|shariff|^follow-?us", re.I),
-    "cookie": re.compile(r"cookie|consent|gdpr|onetrust|^cmp-|privacy-?(?:banner|notice)|^cc-(?:window|banner)", re.I),
+    "cookie": re.compile(
+        r"cookie|consent|gdpr|onetrust|^cmp-|privacy-?(?:banner|notice)|^cc-(?:window|banner)", re.I
+    ),
     "legal": re.compile(r"disclaimer|copyright|legal-?notice", re.I),
     "forum": re.compile(r"postprofile|online-?list|who-?is-?online|^stat-?block$|^signature$", re.I),
     "newsletter": re.compile(
@@ -36,11 +38,51 @@ KINDS: Mapping[str, re.Pattern[str]] = {
 # Substrings every match of the patterns above contains: a cheap first test (a regex union over every
 # element's class and id took four times as long on the benchmark pages).
 HINTS = (
-    "comment", "disqus", "respond", "repl", "discussion", "related", "recommend", "more", "read", "also",
-    "you", "popular", "trending", "taboola", "outbrain", "recirc", "suggest", "shar", "social", "addthis",
-    "sociable", "follow", "cookie", "consent", "gdpr", "onetrust", "cmp-", "privacy", "cc-", "newsletter",
-    "postprofile", "online", "stat", "signature", "disclaimer", "copyright", "legal",
-    "subscri", "signup", "sign-up", "mailing", "opt", "mc4wp", "mailchimp", "capture",
+    "comment",
+    "disqus",
+    "respond",
+    "repl",
+    "discussion",
+    "related",
+    "recommend",
+    "more",
+    "read",
+    "also",
+    "you",
+    "popular",
+    "trending",
+    "taboola",
+    "outbrain",
+    "recirc",
+    "suggest",
+    "shar",
+    "social",
+    "addthis",
+    "sociable",
+    "follow",
+    "cookie",
+    "consent",
+    "gdpr",
+    "onetrust",
+    "cmp-",
+    "privacy",
+    "cc-",
+    "newsletter",
+    "postprofile",
+    "online",
+    "stat",
+    "signature",
+    "disclaimer",
+    "copyright",
+    "legal",
+    "subscri",
+    "signup",
+    "sign-up",
+    "mailing",
+    "opt",
+    "mc4wp",
+    "mailchimp",
+    "capture",
 )
 _TAXONOMY = re.compile(r"^(?:category|cat|tag|tags|topic|section|term|has)-", re.I)
 _COMMENT_HEADING = re.compile(
@@ -95,7 +137,25 @@ _CANDIDATES = etree.XPath(
     "| //h2 | //h3 | //h4 | //nav | //footer | //table[count(.//tr) >= $n] "
     "| //b[string-length(normalize-space(.)) < 40] | //strong[string-length(normalize-space(.)) < 40]"
 )
-_BLOCKS = {"br", "p", "div", "table", "hr", "ul", "ol", "section", "td", "tr", "center", "h1", "h2", "h3", "h4", "h5", "h6"}
+_BLOCKS = {
+    "br",
+    "p",
+    "div",
+    "table",
+    "hr",
+    "ul",
+    "ol",
+    "section",
+    "td",
+    "tr",
+    "center",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+}
 
 
 def _text_len(texts: list[str]) -> int:

@@ -155,7 +155,9 @@ def _content_type(headers: Mapping[str, str] | None) -> str:
     return ""
 
 
-def sniff(body: bytes, headers: Mapping[str, str] | None, settings: ParseSettings) -> tuple[str, str | None] | None:
+def sniff(
+    body: bytes, headers: Mapping[str, str] | None, settings: ParseSettings
+) -> tuple[str, str | None] | None:
     """A rejection ``(reason, detail)`` for bytes that cannot be an HTML page, else ``None``."""
     if not body.strip():
         return EMPTY_BODY, None
@@ -189,12 +191,17 @@ def _title(root: Any) -> str | None:
         return [t for t in found if t]
 
     h1s = texts("//h1")
-    og = next(iter(texts("//meta[@property='og:title' or @name='og:title' or @name='twitter:title']/@content")), None)
+    og = next(
+        iter(texts("//meta[@property='og:title' or @name='og:title' or @name='twitter:title']/@content")),
+        None,
+    )
     title = next(iter(texts("//title")), None)
     parts = [p.strip() for p in _TITLE_SEP.split(title)] if title else []
     sites = {_norm(t) for t in texts("//meta[@property='og:site_name']/@content")}
     if len(parts) > 1:
-        sites.update(_norm(h) for h in h1s if _norm(h) in {_norm(parts[0]), _norm(parts[-1])} and len(h1s) > 1)
+        sites.update(
+            _norm(h) for h in h1s if _norm(h) in {_norm(parts[0]), _norm(parts[-1])} and len(h1s) > 1
+        )
         if any(_norm(h) == _norm(parts[-1]) for h in h1s):
             sites.add(_norm(parts[-1]))
     for h1 in h1s:
@@ -228,7 +235,9 @@ def parse_html(
         return rejected(url, PARSE_ERROR, f"{type(exc).__name__}: {exc}"[:300])
 
 
-def _parse(html: bytes | str, url: str, headers: Mapping[str, str] | None, settings: ParseSettings) -> ParsedPage:
+def _parse(
+    html: bytes | str, url: str, headers: Mapping[str, str] | None, settings: ParseSettings
+) -> ParsedPage:
     import lxml.html
 
     from wikihowqa.parse.boilerplate import remove_boilerplate
@@ -289,7 +298,11 @@ def _without_headline(extraction: Any, title: str | None) -> Any:
     if not title or not blocks or blocks[0].kind != "heading" or _norm(blocks[0].text) != _norm(title):
         return extraction
     lines = extraction.markdown.split("\n", 1)
-    markdown = lines[1].lstrip("\n") if lines[0].lstrip("#").strip() and _norm(lines[0].lstrip("#")) == _norm(title) else extraction.markdown
+    markdown = (
+        lines[1].lstrip("\n")
+        if lines[0].lstrip("#").strip() and _norm(lines[0].lstrip("#")) == _norm(title)
+        else extraction.markdown
+    )
     return Extraction(blocks[1:], markdown, extraction.mode)
 
 

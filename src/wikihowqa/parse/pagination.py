@@ -30,7 +30,9 @@ _VIEW_ALL_TEXT = re.compile(
 )
 _PAGE_PARAMS = {"page", "p", "pg", "pagenum", "paged", "pagina", "seite", "start", "part", "pn"}
 _PATH_PAGE = re.compile(r"(?:[/_-](?:page|p|part|seite)?[/_-]?)(\d{1,3})(?:\.\w{2,5})?/?$", re.I)
-_VIEW_ALL_HINT = re.compile(r"(?:view|show|single|one)[-_]?(?:all|page)|[?&](?:all|full|singlepage)=|/all/?$", re.I)
+_VIEW_ALL_HINT = re.compile(
+    r"(?:view|show|single|one)[-_]?(?:all|page)|[?&](?:all|full|singlepage)=|/all/?$", re.I
+)
 MAX_PAGE = 200
 
 

@@ -55,8 +55,11 @@ def _sentence_spans():  # nupunkt loads its model on first use; keep it out of i
 def _word_windows(text: str, offset: int, max_words: int) -> list[_Piece]:
     words = list(_WORD.finditer(text))
     return [
-        _Piece(offset + words[i].start(), offset + words[min(i + max_words, len(words)) - 1].end(),
-               min(max_words, len(words) - i))
+        _Piece(
+            offset + words[i].start(),
+            offset + words[min(i + max_words, len(words)) - 1].end(),
+            min(max_words, len(words) - i),
+        )
         for i in range(0, len(words), max_words)
     ]
 
@@ -121,7 +124,9 @@ def _locate(text: str, blocks: Sequence[Block]) -> list[tuple[Block, int]]:
     return located
 
 
-def passage_spans(text: str, blocks: Sequence[Block] | None = None, max_words: int = DEFAULT_MAX_WORDS) -> list[PassageSpan]:
+def passage_spans(
+    text: str, blocks: Sequence[Block] | None = None, max_words: int = DEFAULT_MAX_WORDS
+) -> list[PassageSpan]:
     """Passages of ``text``; ``blocks`` (in text order) say where headings, lists and tables are, and are
     guessed from the lines of ``text`` when not given."""
     if max_words < 1:
@@ -133,10 +138,7 @@ def passage_spans(text: str, blocks: Sequence[Block] | None = None, max_words: i
     group_of_last = None
     for block, at in _locate(text, blocks):
         n = _count(block.text)
-        if n > max_words:
-            pieces = _cut(block.text, at, max_words)
-        else:
-            pieces = [_Piece(at, at + len(block.text), n)]
+        pieces = _cut(block.text, at, max_words) if n > max_words else [_Piece(at, at + len(block.text), n)]
         if block.kind == "heading":
             pending.extend(pieces)
             group_of_last = None

@@ -22,7 +22,15 @@ from pathlib import Path
 from typing import Protocol
 
 from wikihowqa.errors import DatasetError
-from wikihowqa.parse.page import PARSE_ERROR, TIMEOUT, ParsedPage, ParseSettings, collect_pages, parse_html, rejected
+from wikihowqa.parse.page import (
+    PARSE_ERROR,
+    TIMEOUT,
+    ParsedPage,
+    ParseSettings,
+    collect_pages,
+    parse_html,
+    rejected,
+)
 
 _WAYBACK = re.compile(r"/web/(\d{4,14})[a-z]{0,3}_?/(.+)$")
 
@@ -69,7 +77,9 @@ class FolderSnapshots:
 
     def __init__(self, folder: Path) -> None:
         self.folder = Path(folder)
-        index = next((self.folder / n for n in ("index.jsonl", "cdx.jsonl") if (self.folder / n).is_file()), None)
+        index = next(
+            (self.folder / n for n in ("index.jsonl", "cdx.jsonl") if (self.folder / n).is_file()), None
+        )
         if index is None:
             raise DatasetError(f"{self.folder}: no index.jsonl or cdx.jsonl naming the raw snapshot files")
         self._by_archive: dict[tuple[str, str], dict] = {}
@@ -108,7 +118,9 @@ class FolderSnapshots:
         if parts is None:
             row = self._by_url.get(_canonical(archive_url))
         else:
-            row = self._by_archive.get((parts[0], _canonical(parts[1]))) or self._by_url.get(_canonical(parts[1]))
+            row = self._by_archive.get((parts[0], _canonical(parts[1]))) or self._by_url.get(
+                _canonical(parts[1])
+            )
         return None if row is None else self._load(row, archive_url)
 
     def find(self, url: str) -> RawSnapshot | None:
@@ -226,7 +238,9 @@ def _salvage(
             yield item.key, page
 
 
-def complete_pagination(page: ParsedPage, source: SnapshotSource | None, settings: ParseSettings) -> ParsedPage:
+def complete_pagination(
+    page: ParsedPage, source: SnapshotSource | None, settings: ParseSettings
+) -> ParsedPage:
     """Join a paginated article's continuation pages when ``source`` holds them (setting ``join``)."""
     if settings.pagination != "join" or source is None or not page.ok or not page.pagination.paginated:
         return page
@@ -322,8 +336,13 @@ def reparse_folder(
             page = complete_pagination(page, source, settings)
             row = {"settings": key, "archive_url": archive_url, "rejection": page.rejection}
             if page.ok:
-                row.update(text=page.text, markdown=page.markdown, title=page.title,
-                           passages=list(page.passages), info=page.info())
+                row.update(
+                    text=page.text,
+                    markdown=page.markdown,
+                    title=page.title,
+                    passages=list(page.passages),
+                    info=page.info(),
+                )
             log.write(json.dumps(row, ensure_ascii=False) + "\n")
             log.flush()
             done[archive_url] = row
@@ -342,8 +361,16 @@ def reparse_folder(
         report.comments_removed += "comments_removed" in info["flags"]
         report.joined += "pages_joined" in info["flags"]
         report.flagged += "paginated" in info["flags"] and "pages_joined" not in info["flags"]
-        kept.append(replace(doc, parsed_text=row["text"], parsed_md=row["markdown"], title=row["title"] or doc.title,
-                            passages=tuple(row["passages"]), extra={**doc.extra, "parse": info}))
+        kept.append(
+            replace(
+                doc,
+                parsed_text=row["text"],
+                parsed_md=row["markdown"],
+                title=row["title"] or doc.title,
+                passages=tuple(row["passages"]),
+                extra={**doc.extra, "parse": info},
+            )
+        )
     write_documents(target, kept)
     manifest = dataset.manifest()
     manifest["parse"] = {"settings": settings.as_dict(), "report": report.__dict__}
