@@ -1,18 +1,21 @@
 """Main content of a parsed page → text blocks and Markdown.
 
 Chosen by measurement on the 102 development pages of the article-extraction benchmark
-(``benchmarks/extraction.py``, table in ``benchmarks/RESULTS.md``): trafilatura alone scores F1 0.954,
-readability-lxml 0.944, resiliparse (a fast parser-based extractor) 0.915, html2text 0.633. What is used here
-is trafilatura's extraction core in a cascade the library does not offer, on a tree prepared first:
+(``benchmarks/extraction.py``, tables in ``benchmarks/RESULTS.md``): trafilatura alone scores F1 0.954,
+readability-lxml 0.944, resiliparse (a fast parser-based extractor, 13× trafilatura's speed) 0.914, html2text
+0.633. What is used here is trafilatura's extraction core in a cascade the library does not offer, on a tree
+prepared first (F1 of each step in the benchmark's ablation rows):
 
-1. boilerplate removal (:mod:`wikihowqa.parse.boilerplate`) takes out comments, related links, share,
-   cookie and newsletter blocks and link-only lists, so a fallback pass cannot pick them up (+0.002 F1);
-2. an article body split into several sibling containers with the same class (one per ad slot, as some
-   CMSs render it) is joined back into one, because trafilatura keeps only the first (+0.005 F1);
-3. trafilatura runs in precision mode without its slower readability/jusText comparison (+0.000 F1 alone,
-   1.5× faster), and only where that finds almost nothing, once more in recall mode.
+1. trafilatura in precision mode, without its slower readability/jusText comparison (0.953, 1.6× faster),
+   and only where that finds almost nothing, once more in recall mode (0.957);
+2. boilerplate removal before it (:mod:`wikihowqa.parse.boilerplate`: comments, related links, share,
+   cookie and newsletter blocks, link-only lists), so a fallback cannot pick them up (0.958);
+3. an article body split into sibling containers with the same class (one per ad slot, as some CMSs
+   render it) joined back into one, because trafilatura keeps only the first (0.963).
 
-trafilatura's own serializer renders the result, so Markdown keeps headings, lists and tables (GFM).
+Extraction runs without trafilatura's formatting pass: with it, a paragraph holding bold text directly in a
+``<div>`` is split at the bold words and loses a space (seen on forum posts). trafilatura's serializer then
+renders the result, so Markdown keeps headings, lists and tables (GFM), but not bold or italics.
 """
 
 from __future__ import annotations
