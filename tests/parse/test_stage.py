@@ -168,3 +168,27 @@ def test_paginated_documents_are_joined_from_the_raw_folder(tmp_path, fixture_by
     assert "wild yeast" in text and "Fold the dough" in text and "covered pot" in text
     report = reparse_folder(folder.path, FolderSnapshots(raw), ParseSettings(pagination="flag"), workers=1)
     assert report.flagged == 1 and "covered pot" not in read_documents(folder.documents_path)[0].parsed_text
+
+
+def test_continuation_pages_come_from_the_capture_closest_to_the_first_page(tmp_path, fixture_bytes):
+    base = "https://breadcraft.example/guides/sourdough-basics"
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "p1.html").write_bytes(fixture_bytes("paginated_p1.html"))
+    (raw / "old-p2.html").write_bytes(
+        fixture_bytes("paginated_p2.html").replace(b"Fold the dough", b"OLD fold")
+    )
+    (raw / "new-p2.html").write_bytes(fixture_bytes("paginated_p2.html"))
+    rows = [
+        {"file": "p1.html", "url": base, "timestamp": "20180601000000"},
+        {"file": "old-p2.html", "url": f"{base}?page=2", "timestamp": "20120101000000"},
+        {"file": "new-p2.html", "url": f"{base}?page=2", "timestamp": "20180602000000"},
+    ]
+    (raw / "cdx.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    source = FolderSnapshots(raw)
+    assert b"OLD fold" in source.find(f"{base}?page=2", "20120301").body
+    first = parse_one(source.get(f"https://web.archive.org/web/20180601000000/{base}"), ParseSettings())
+    joined = stage_module.complete_pagination(
+        first, source, ParseSettings(), f"https://web.archive.org/web/20180601000000/{base}"
+    )
+    assert "Fold the dough" in joined.text and "OLD fold" not in joined.text

@@ -52,8 +52,9 @@ class SnapshotSource(Protocol):
     def get(self, archive_url: str) -> RawSnapshot | None:
         """The snapshot a document was parsed from."""
 
-    def find(self, url: str) -> RawSnapshot | None:
-        """An archived capture of an original URL (a continuation page), or ``None``."""
+    def find(self, url: str, near: str | None = None) -> RawSnapshot | None:
+        """The capture of an original URL (a continuation page) closest in time to ``near`` (a 14-digit
+        Wayback timestamp: the first page's), or ``None``."""
 
 
 def wayback_parts(archive_url: str) -> tuple[str, str] | None:
@@ -83,7 +84,7 @@ class FolderSnapshots:
         if index is None:
             raise DatasetError(f"{self.folder}: no index.jsonl or cdx.jsonl naming the raw snapshot files")
         self._by_archive: dict[tuple[str, str], dict] = {}
-        self._by_url: dict[str, dict] = {}
+        self._by_url: dict[str, list[dict]] = {}
         with index.open(encoding="utf-8") as fh:
             for lineno, line in enumerate(fh, 1):
                 if not line.strip():
@@ -99,7 +100,8 @@ class FolderSnapshots:
                 parts = wayback_parts(row["archive_url"]) if row.get("archive_url") else None
                 timestamp = parts[0] if parts else str(row.get("timestamp", ""))
                 self._by_archive[(timestamp, _canonical(row["url"]))] = row
-                self._by_url.setdefault(_canonical(row["url"]), row)
+                row.setdefault("timestamp", timestamp)
+                self._by_url.setdefault(_canonical(row["url"]), []).append(row)
 
     def __len__(self) -> int:
         return len(self._by_archive)
@@ -113,18 +115,26 @@ class FolderSnapshots:
                 return RawSnapshot(archive_url, row["url"], archive_url, body, dict(row.get("headers") or {}))
         return None
 
+    def _closest(self, url: str, near: str | None) -> dict | None:
+        rows = self._by_url.get(_canonical(url))
+        if not rows:
+            return None
+        if near is None:
+            return rows[0]
+        target = int(near.ljust(14, "0")[:14])
+        return min(rows, key=lambda r: abs(int(str(r.get("timestamp") or "0").ljust(14, "0")[:14]) - target))
+
     def get(self, archive_url: str) -> RawSnapshot | None:
         parts = wayback_parts(archive_url)
         if parts is None:
-            row = self._by_url.get(_canonical(archive_url))
+            row = self._closest(archive_url, None)
         else:
-            row = self._by_archive.get((parts[0], _canonical(parts[1]))) or self._by_url.get(
-                _canonical(parts[1])
-            )
+            row = self._by_archive.get((parts[0], _canonical(parts[1]))) or self._closest(parts[1], parts[0])
         return None if row is None else self._load(row, archive_url)
 
-    def find(self, url: str) -> RawSnapshot | None:
-        row = self._by_url.get(_canonical(url))
+    def find(self, url: str, near: str | None = None) -> RawSnapshot | None:
+        """The capture of ``url`` closest in time to ``near`` (a Wayback timestamp), or ``None``."""
+        row = self._closest(url, near)
         if row is None:
             return None
         archive_url = row.get("archive_url") or f"/web/{row.get('timestamp', '')}id_/{row['url']}"
@@ -239,14 +249,17 @@ def _salvage(
 
 
 def complete_pagination(
-    page: ParsedPage, source: SnapshotSource | None, settings: ParseSettings
+    page: ParsedPage, source: SnapshotSource | None, settings: ParseSettings, archive_url: str = ""
 ) -> ParsedPage:
-    """Join a paginated article's continuation pages when ``source`` holds them (setting ``join``)."""
+    """Join a paginated article's continuation pages when ``source`` holds them (setting ``join``), taking
+    for each the capture closest in time to the first page's (``archive_url``)."""
     if settings.pagination != "join" or source is None or not page.ok or not page.pagination.paginated:
         return page
+    parts = wayback_parts(archive_url)
+    near = parts[0] if parts else None
 
     def fetch(url: str) -> ParsedPage | None:
-        snapshot = source.find(url)
+        snapshot = source.find(url, near)
         return None if snapshot is None else parse_one(replace(snapshot, url=url), settings)
 
     return collect_pages(page, fetch, settings.max_pages, settings.max_words)
@@ -333,7 +346,7 @@ def reparse_folder(
         on_total(len(todo))
     with progress_path.open("a", encoding="utf-8") as log:
         for archive_url, page in parse_snapshots(todo, settings, workers=workers, on_done=on_done):
-            page = complete_pagination(page, source, settings)
+            page = complete_pagination(page, source, settings, archive_url)
             row = {"settings": key, "archive_url": archive_url, "rejection": page.rejection}
             if page.ok:
                 row.update(
