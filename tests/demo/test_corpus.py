@@ -302,8 +302,9 @@ def test_every_case_the_contract_lists_is_present(corpus, recount):
         "scheme/www variants"
     )
     assert sum(t["has_comments"] for t in truth.values()) >= 6, "comment sections"
-    paginated = [name for name, t in truth.items() if t["pagination"]["next"]]
-    assert len({name.split("-a")[0] for name in paginated}) >= 3, "paginated articles"
+    assert sum(1 for t in truth.values() if t["pagination"]["next"]) >= 3, "rel=next / Next page links"
+    paginated = {r["url"].split("?")[0] for r in ok_rows if "?page=" in r["url"]}
+    assert len(paginated) >= 3, "paginated articles with their further pages archived"
     assert any(t["pagination"]["view_all"] for t in truth.values())
     assert any(r["url"].endswith("?view=all") for r in ok_rows), "View-all variant archived"
     assert sum(t["has_table"] for t in truth.values()) >= 8, "tables"
@@ -402,8 +403,9 @@ def test_pdf_and_png_snapshots_are_well_formed(corpus):
 
 #: Share of a summary sentence's content words (stemmed, stop words removed) that must occur in the text
 #: of the pages its article cites. Summaries are human paraphrases, as in WikiHowQA: their facts come from
-#: the sources, their connecting words need not. 0.75 tolerates one paraphrased word in four per sentence
-#: yet fails a sentence whose claim is absent (those score ≲ 0.5 on this corpus; see the report).
+#: the sources, their connecting words need not. Measured on half A of the corpus: a summary sentence
+#: against its own article's pages scores min 0.78, median 1.00; against another article's pages
+#: (a sentence whose facts are absent) median 0.18, 99th percentile 0.67. 0.75 separates the two.
 MIN_SENTENCE_COVERAGE = 0.75
 
 
@@ -463,14 +465,26 @@ def test_every_summary_sentence_is_answerable_from_the_cited_pages(corpus, recou
     assert weak == {}
 
 
-def test_lexical_check_rejects_a_summary_sentence_the_pages_do_not_support(corpus, recount):
-    results = next(iter(recount["per_article"].values()))
-    texts = " ".join(corpus["truth"][row["file"]]["main_text"] for row, o in results.values() if o == "kept")
-    unsupported = (
-        "Add a teaspoon of turmeric, then refrigerate overnight before serving with toasted almonds."
-    )
-    words = _content_words(unsupported)
-    assert len(words & _content_words(texts)) / len(words) < MIN_SENTENCE_COVERAGE
+def test_lexical_check_rejects_sentences_scored_against_another_articles_pages(corpus, recount):
+    """The control: the same check, pairing each summary sentence with the pages of every other article."""
+    import nupunkt
+
+    pages = {}
+    for pageid, results in recount["per_article"].items():
+        texts = [corpus["truth"][row["file"]]["main_text"] for row, o in results.values() if o == "kept"]
+        if texts:
+            pages[pageid] = _content_words(" ".join(texts))
+    passed = total = 0
+    for pageid in pages:
+        summary = corpus["articles"][pageid]["summary"]
+        for sentence in nupunkt.sent_tokenize(summary["content"] + " " + summary["last_sentence"]):
+            words = _content_words(sentence)
+            for other, source_words in pages.items():
+                if other != pageid and words:
+                    total += 1
+                    passed += len(words & source_words) / len(words) >= MIN_SENTENCE_COVERAGE
+    assert total > 100
+    assert passed / total < 0.02
 
 
 def test_at_least_40_answerable_articles_across_8_top_categories(corpus, recount):

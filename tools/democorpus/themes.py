@@ -560,7 +560,7 @@ def forum(v: PageView) -> str:
 <div id="page-body" class="page-body" role="main">
 <h2 class="topic-title"><a href="./viewtopic.php?t={t}">{esc(v.title)}</a></h2>
 <div class="action-bar bar-top"><a href="./posting.php?mode=reply&amp;t={t}" class="button">Post Reply</a>
-{pagination(v, wrap='<div class="pagination">{}</div>', next_label="Next", prev_label="Previous", current='<li class="active"><span>{n}</span></li>', link='<li><a class="button" href="{href}">{n}</a></li>')}</div>
+{pagination(v, wrap='<div class="pagination">{}</div>', next_label="Next", prev_label="Previous", current='<strong class="active">{n}</strong>', link='<a class="button" href="{href}">{n}</a>')}</div>
 {"".join(posts_html)}
 <div class="action-bar bar-bottom">{pagination(v, wrap='<div class="pagination">{}</div>', next_label="Next page &raquo;")}</div>
 <div class="ad-forum" style="text-align:center">{ad_iframe(v, "728x90", "forum-bottom")}</div>
