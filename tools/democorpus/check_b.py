@@ -156,8 +156,8 @@ def check_page(path: Path, p: dict) -> dict:
     published = p.get("published")
     caps = p["captures"]
     stamps = [c["timestamp"] for c in caps]
-    if len(set(stamps)) != len(stamps):
-        err(path, "duplicate capture timestamps")
+    if len(set(stamps)) != len(stamps) or stamps != sorted(stamps):
+        err(path, "capture timestamps must be distinct and oldest first")
     for c in caps:
         t = ts(c["timestamp"])
         if not 2012 <= t.year <= 2023:
