@@ -170,6 +170,9 @@ def check_page(path: Path, p: dict) -> dict:
         if st in (301, 302) and "location" not in c:
             err(path, "redirect capture without location")
     ok = [c for c in caps if c.get("status", 200) == 200]
+    ups = [c["update"] for c in caps if c.get("update")]
+    if len(set(ups)) != len(ups):
+        err(path, "updates accumulate in the renderer: give each update once, on its first capture")
     fate = p["fate"]
     if fate not in FATES:
         err(path, f"bad fate {fate}")
