@@ -17,11 +17,25 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent
 TOP = {
-    "Arts and Entertainment", "Cars & Other Vehicles", "Computers and Electronics",
-    "Education and Communications", "Family Life", "Finance and Business", "Food and Entertaining",
-    "Health", "Hobbies and Crafts", "Holidays and Traditions", "Home and Garden",
-    "Personal Care and Style", "Pets and Animals", "Philosophy and Religion", "Relationships",
-    "Sports and Fitness", "Travel", "Work World", "Youth",
+    "Arts and Entertainment",
+    "Cars & Other Vehicles",
+    "Computers and Electronics",
+    "Education and Communications",
+    "Family Life",
+    "Finance and Business",
+    "Food and Entertaining",
+    "Health",
+    "Hobbies and Crafts",
+    "Holidays and Traditions",
+    "Home and Garden",
+    "Personal Care and Style",
+    "Pets and Animals",
+    "Philosophy and Religion",
+    "Relationships",
+    "Sports and Fitness",
+    "Travel",
+    "Work World",
+    "Youth",
 }
 THEMES = {"news", "blog", "recipe", "forum", "gov", "shop", "magazine", "qa", "edu", "health", "legacy"}
 ENCODINGS = {"utf-8", "windows-1252", "iso-8859-1", "shift_jis", "euc-jp"}
@@ -121,8 +135,16 @@ def check_article(path: Path, a: dict) -> dict:
     for sec in ("== Steps ==", "== Tips =="):
         if sec not in wt:
             err(path, f"missing {sec}")
-    return {"urls": list(dict.fromkeys(urls)), "reused": bool(reused), "case": case, "cat": cp[0],
-            "modified": revs[-1], "created": revs[0], "title": title, "pageid": pid}
+    return {
+        "urls": list(dict.fromkeys(urls)),
+        "reused": bool(reused),
+        "case": case,
+        "cat": cp[0],
+        "modified": revs[-1],
+        "created": revs[0],
+        "title": title,
+        "pageid": pid,
+    }
 
 
 def check_page(path: Path, p: dict) -> dict:
@@ -144,7 +166,7 @@ def check_page(path: Path, p: dict) -> dict:
         try:
             t.encode(p["encoding"])
         except UnicodeEncodeError as e:
-            err(path, f"text not encodable in {p['encoding']}: {t[e.start:e.end]!r}")
+            err(path, f"text not encodable in {p['encoding']}: {t[e.start : e.end]!r}")
     if p["encoding"] != "utf-8" and re.search(r"\*[,.;:)]", body):
         err(path, "emphasis right before punctuation: the encoding test's tag-stripping splits the word")
     n = words(re.sub(r"<!-- page -->|\[([^\]]*)\]\([^)]*\)", r"\1", body))
@@ -189,11 +211,21 @@ def check_page(path: Path, p: dict) -> dict:
     for c in p.get("comments") or []:
         if set(c) != {"author", "date", "text"}:
             err(path, f"comment keys {sorted(c)}")
-    return {"url": p["url"], "fate": fate, "ok_stamps": sorted(ts(c["timestamp"]) for c in ok),
-            "comments": bool(p.get("comments")), "table": bool(re.search(r"^\|.*\|\s*$", body, re.M)),
-            "pages": pages, "view_all": bool(p.get("view_all")), "enc": (p["encoding"], p["charset_declared"]),
-            "updates": sum(1 for c in caps if c.get("update")), "errors": sum(1 for c in caps if c.get("status", 200) != 200),
-            "theme": p["theme"], "words": n, "published": published}
+    return {
+        "url": p["url"],
+        "fate": fate,
+        "ok_stamps": sorted(ts(c["timestamp"]) for c in ok),
+        "comments": bool(p.get("comments")),
+        "table": bool(re.search(r"^\|.*\|\s*$", body, re.M)),
+        "pages": pages,
+        "view_all": bool(p.get("view_all")),
+        "enc": (p["encoding"], p["charset_declared"]),
+        "updates": sum(1 for c in caps if c.get("update")),
+        "errors": sum(1 for c in caps if c.get("status", 200) != 200),
+        "theme": p["theme"],
+        "words": n,
+        "published": published,
+    }
 
 
 def main() -> int:
@@ -234,13 +266,16 @@ def main() -> int:
     print(f"articles reusing a named ref: {sum(a.get('reused', False) for a in arts.values())}")
     print(f"pages: {len(pages)}  fates: {dict(Counter(p.get('fate') for p in pages.values()))}")
     print(f"themes: {dict(Counter(p.get('theme') for p in pages.values()))}")
-    print(f"with comments: {sum(p.get('comments', False) for p in pages.values())}, "
-          f"with tables: {sum(p.get('table', False) for p in pages.values())}, "
-          f"paginated: {sum(p.get('pages', 1) > 1 for p in pages.values())} "
-          f"(view_all {sum(p.get('view_all', False) for p in pages.values())}), "
-          f"with update captures: {sum(p.get('updates', 0) > 0 for p in pages.values())}, "
-          f"with 404/3xx captures: {sum(p.get('errors', 0) > 0 for p in pages.values())}")
-    print(f"encodings: {dict(Counter(p.get('enc') for p in pages.values() if p.get('enc', ('utf-8',))[0] != 'utf-8'))}")
+    print(
+        f"with comments: {sum(p.get('comments', False) for p in pages.values())}, "
+        f"with tables: {sum(p.get('table', False) for p in pages.values())}, "
+        f"paginated: {sum(p.get('pages', 1) > 1 for p in pages.values())} "
+        f"(view_all {sum(p.get('view_all', False) for p in pages.values())}), "
+        f"with update captures: {sum(p.get('updates', 0) > 0 for p in pages.values())}, "
+        f"with 404/3xx captures: {sum(p.get('errors', 0) > 0 for p in pages.values())}"
+    )
+    non_utf8 = Counter(p["enc"] for p in pages.values() if p and p["enc"][0] != "utf-8")
+    print(f"encodings: {dict(non_utf8)}")
     print(f"pages cited by 2+ articles: {[n for n, c in cited_by.items() if len(set(c)) > 1]}")
     print(f"citations differing from captured URL: {mismatched}")
     ws = [p["words"] for p in pages.values() if p]
