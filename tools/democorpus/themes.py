@@ -265,14 +265,12 @@ def newsletter(cls: str, heading: str, blurb: str, button: str = "Subscribe") ->
     )
 
 
-ANALYTICS = (
-    "<script>window.dataLayer=window.dataLayer||[];function gtag(){dataLayer.push(arguments);}"
-    "gtag('js',new Date());gtag('config','G-DEMO{n}');</script>"
-)
-
-
 def analytics(v: PageView) -> str:
-    return ANALYTICS.format(n=zlib.crc32(v.host.encode()) % 9000 + 1000)
+    n = zlib.crc32(v.host.encode()) % 9000 + 1000
+    return (
+        "<script>window.dataLayer=window.dataLayer||[];function gtag(){dataLayer.push(arguments);}"
+        f"gtag('js',new Date());gtag('config','G-DEMO{n}');</script>"
+    )
 
 
 def body_html(v: PageView, dialect: str, every: int = 0, ad: Callable[[int], str] | None = None) -> str:
