@@ -111,56 +111,88 @@ def baseline_file(model_type: str, lang: str = "en") -> Path | None:
     return path if path.is_file() else None
 
 
-def score(
-    predictions: Sequence[str], references: Sequence[str], config: BertScoreConfig | None = None
-) -> BertScoreResult:
-    """BERTScore P/R/F1 of each prediction against the reference at the same index."""
-    config = config or BertScoreConfig()
-    if len(predictions) != len(references):
-        raise ValueError(f"{len(predictions)} predictions but {len(references)} references")
-    backbone = resolve_backbone(config)
-    custom_baseline = config.baseline_path is not None
-    if config.rescale:
-        if custom_baseline and not Path(config.baseline_path).is_file():  # type: ignore[arg-type]
+def _check_rescaling(backbone: _Backbone, config: BertScoreConfig) -> None:
+    if not config.rescale:
+        return
+    if config.baseline_path is not None:
+        if not Path(config.baseline_path).is_file():
             raise SettingsError(f"{config.baseline_path}: no such BERTScore baseline file")
-        if not custom_baseline and baseline_file(backbone.model_type) is None:
-            raise SettingsError(
-                f"bert-score ships no rescaling baseline for {backbone.name}; "
-                "give a baseline file or turn rescaling off"
-            )
+    elif baseline_file(backbone.model_type) is None:
+        raise SettingsError(
+            f"bert-score ships no rescaling baseline for {backbone.name}; "
+            "give a baseline file or turn rescaling off"
+        )
+
+
+def describe(backbone: _Backbone, config: BertScoreConfig) -> dict[str, Any]:
+    """What the report says about the setting: model, layers, idf, rescaling, and bert-score's hash."""
+    from bert_score.utils import get_hash
+
+    custom = config.baseline_path is not None
     if config.rescale:
-        rescale_note = f"rescaled with {config.baseline_path if custom_baseline else 'bert-score baseline'}"
+        rescale_note = f"rescaled with {config.baseline_path if custom else 'the bert-score baseline'}"
     elif baseline_file(backbone.model_type) is None:
         rescale_note = f"raw (not rescaled): bert-score ships no rescaling baseline for {backbone.name}"
     else:
         rescale_note = "raw (not rescaled)"
-    metadata: dict[str, Any] = {
+    # bert-score's hash names the model by what it loads; a local path is not portable, the name is.
+    hash_code = get_hash(backbone.name, backbone.num_layers, config.idf, config.rescale, custom, False)
+    return {
         "model": backbone.name,
         "model_type": backbone.model_type,
         "num_layers": backbone.num_layers,
         "idf": config.idf,
         "rescaled": config.rescale,
         "rescale_note": rescale_note,
+        "hash": hash_code,
         "note": backbone.note,
     }
-    if not predictions:
-        return BertScoreResult((), (), (), metadata)
 
-    import bert_score
 
-    (p, r, f), hash_code = bert_score.score(
-        list(predictions),
-        list(references),
-        model_type=backbone.model_type,
-        num_layers=backbone.num_layers,
-        idf=config.idf,
-        batch_size=config.batch_size,
-        device=config.device,
-        lang="en" if config.rescale else None,
-        rescale_with_baseline=config.rescale,
-        baseline_path=config.baseline_path,
-        return_hash=True,
-    )
-    # bert-score's hash names the model by what it loaded; a local path is not portable, the name is.
-    metadata["hash"] = hash_code.replace(backbone.model_type, backbone.name)
-    return BertScoreResult(tuple(p.tolist()), tuple(r.tolist()), tuple(f.tolist()), metadata)
+class BertScorer:
+    """Loads the backbone once and scores batch after batch with the same setting.
+
+    With idf on, the idf weights come from ``idf_sentences`` (bert-score computes them from the
+    references), fixed at construction so that scoring in batches gives the numbers of one call.
+    """
+
+    def __init__(self, config: BertScoreConfig | None = None, *, idf_sentences: Sequence[str] | None = None):
+        self.config = config or BertScoreConfig()
+        self.backbone = resolve_backbone(self.config)
+        _check_rescaling(self.backbone, self.config)
+        if self.config.idf and not idf_sentences:
+            raise ValueError("idf weighting needs the reference sentences to compute it from")
+        self.metadata = describe(self.backbone, self.config)
+        self._idf_sentences = list(idf_sentences) if idf_sentences else None
+        self._scorer: Any = None
+
+    def score(self, predictions: Sequence[str], references: Sequence[str]) -> BertScoreResult:
+        if len(predictions) != len(references):
+            raise ValueError(f"{len(predictions)} predictions but {len(references)} references")
+        if not predictions:
+            return BertScoreResult((), (), (), self.metadata)
+        if self._scorer is None:
+            from bert_score import BERTScorer
+
+            cfg = self.config
+            self._scorer = BERTScorer(
+                model_type=self.backbone.model_type,
+                num_layers=self.backbone.num_layers,
+                batch_size=cfg.batch_size,
+                idf=cfg.idf,
+                idf_sents=self._idf_sentences,
+                device=cfg.device,
+                lang="en" if cfg.rescale else None,
+                rescale_with_baseline=cfg.rescale,
+                baseline_path=cfg.baseline_path,
+            )
+        p, r, f = self._scorer.score(list(predictions), list(references), batch_size=self.config.batch_size)
+        return BertScoreResult(tuple(p.tolist()), tuple(r.tolist()), tuple(f.tolist()), self.metadata)
+
+
+def score(
+    predictions: Sequence[str], references: Sequence[str], config: BertScoreConfig | None = None
+) -> BertScoreResult:
+    """BERTScore P/R/F1 of each prediction against the reference at the same index (one-off)."""
+    config = config or BertScoreConfig()
+    return BertScorer(config, idf_sentences=references if config.idf else None).score(predictions, references)
