@@ -284,12 +284,14 @@ def test_score_pairs_returns_one_score_per_pair_in_order():
     assert set(results[0]["rougeLsum"]) == set(FIELDS)
 
 
-def test_score_pairs_in_worker_processes_equals_one_process():
+def test_score_pairs_in_worker_processes_equals_one_process(monkeypatch):
     import random
 
+    monkeypatch.setattr(rouge, "PARALLEL_MIN_PAIRS", 10)
+    monkeypatch.setattr(rouge, "_CHUNK", 16)
     rng = random.Random(7)
     sentences = [" ".join(rng.choices(WORDS, k=rng.randint(3, 20))) + "." for _ in range(80)]
-    n = rouge.PARALLEL_MIN_PAIRS
+    n = 64
     predictions = [" ".join(rng.choices(sentences, k=rng.randint(1, 4))) for _ in range(n)]
     references = [" ".join(rng.choices(sentences, k=rng.randint(1, 4))) for _ in range(n)]
     assert rouge.score_pairs(predictions, references, workers=2) == rouge.score_pairs(

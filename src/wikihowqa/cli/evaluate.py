@@ -47,7 +47,7 @@ def evaluate_command(
         True, "--grounding/--no-grounding", help="Score answers against the documents."
     ),
     grounding_threshold: float = typer.Option(
-        0.5, "--grounding-threshold", help="Support at which a sentence counts."
+        None, "--grounding-threshold", help="Support at which a sentence counts as supported (default 0.3)."
     ),
     cross_encoder: str = typer.Option(
         None,
@@ -98,7 +98,10 @@ def evaluate_command(
             rescale=bertscore_rescale,
             baseline_path=str(bertscore_baseline) if bertscore_baseline else None,
         ),
-        grounding=GroundingConfig(threshold=grounding_threshold, cross_encoder=cross_encoder)
+        grounding=GroundingConfig(
+            cross_encoder=cross_encoder,
+            **({} if grounding_threshold is None else {"threshold": grounding_threshold}),
+        )
         if grounding
         else None,
         lower_bounds=lower_bounds,

@@ -267,7 +267,7 @@ def render_chart(report: dict[str, Any], path: Path) -> None:
             yerr=np.vstack([means - lows, highs - means]),
             capsize=2,
         )
-    ax.set_xticks(x, [lb + (" ×100" if factor[lb] == 100.0 else "") for lb in labels])
+    ax.set_xticks(x, [lb + ("\n×100" if factor[lb] == 100.0 else "") for lb in labels])
     ax.set_ylabel("score")
     pct = round(report["settings"]["confidence"] * 100)
     ax.set_title(f"{report['questions']} {report['split']} questions; bars: mean, whiskers: {pct}% CI")
