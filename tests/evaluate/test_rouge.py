@@ -7,6 +7,8 @@ taken from manual runs of the original ROUGE-1.5.5 Perl script; the package on P
 
 from __future__ import annotations
 
+import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -297,6 +299,14 @@ def test_score_pairs_in_worker_processes_equals_one_process(monkeypatch):
     assert rouge.score_pairs(predictions, references, workers=2) == rouge.score_pairs(
         predictions, references, workers=1
     )
+
+
+def test_workers_fork_only_when_no_torch_threads_could_be_copied(monkeypatch):
+    monkeypatch.delitem(sys.modules, "torch", raising=False)
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    assert rouge._context().get_start_method() == "fork"
+    monkeypatch.setitem(sys.modules, "torch", object())
+    assert rouge._context().get_start_method() == "spawn"
 
 
 def test_score_pairs_rejects_unequal_lengths():

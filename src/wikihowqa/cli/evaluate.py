@@ -83,10 +83,6 @@ def evaluate_command(
         raise SettingsError("give at least one predictions file (or --lower-bounds)")
     if resamples < 100:
         raise SettingsError(f"--resamples {resamples}: use at least 100")
-    if torch_threads:
-        import torch
-
-        torch.set_num_threads(torch_threads)
     settings = EvaluationSettings(
         split=split,
         bertscore=None
@@ -108,6 +104,7 @@ def evaluate_command(
         resamples=resamples,
         seed=seed,
         workers=workers,
+        torch_threads=torch_threads,
     )
     target = out_dir or dataset / "report"
     with Progress(

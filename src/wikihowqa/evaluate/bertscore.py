@@ -186,8 +186,25 @@ class BertScorer:
                 rescale_with_baseline=cfg.rescale,
                 baseline_path=cfg.baseline_path,
             )
-        p, r, f = self._scorer.score(list(predictions), list(references), batch_size=self.config.batch_size)
-        return BertScoreResult(tuple(p.tolist()), tuple(r.tolist()), tuple(f.tolist()), self.metadata)
+        # bert-score scores an empty text as raw 0 (P, R and F), but with transformers 5 it crashes on
+        # one (its sent_encode calls a tokenizer method that is gone); empty pairs are filled in here.
+        keep = [
+            i for i, (p, r) in enumerate(zip(predictions, references, strict=True)) if p.strip() and r.strip()
+        ]
+        empty = [0.0, 0.0, 0.0]
+        if self.config.rescale:
+            empty = [(0.0 - b) / (1 - b) for b in self._scorer.baseline_vals.tolist()]
+        rows = [list(empty) for _ in predictions]
+        if keep:
+            p, r, f = self._scorer.score(
+                [predictions[i] for i in keep],
+                [references[i] for i in keep],
+                batch_size=self.config.batch_size,
+            )
+            for i, values in zip(keep, zip(p.tolist(), r.tolist(), f.tolist(), strict=True), strict=True):
+                rows[i] = list(values)
+        precision, recall, f1 = (tuple(col) for col in zip(*rows, strict=True))
+        return BertScoreResult(precision, recall, f1, self.metadata)
 
 
 def score(

@@ -50,7 +50,8 @@ class EvaluationSettings:
     confidence: float = 0.95
     resamples: int = 1000
     seed: int = 0
-    workers: int | None = None
+    workers: int | None = None  # ROUGE processes
+    torch_threads: int | None = None  # threads of the neural models (None: torch's default)
 
 
 @dataclass
@@ -171,27 +172,33 @@ def _cached_batches(
 
 
 def _rouge(
-    answers: list[str],
+    results: list[SystemResult],
     references: list[str],
     cache: ScoreCache,
     settings: EvaluationSettings,
     progress: Progress | None,
-    label: str,
-) -> dict[str, list[float]]:
+) -> None:
+    """ROUGE of every system's answers in one call: one pool of worker processes for everything."""
     from wikihowqa.evaluate import rouge
 
+    jobs = [(s, q) for s in range(len(results)) for q in range(len(references))]
     keys = [
-        cache.key("rouge-score-0.1.2-stem-nupunkt", a, r) for a, r in zip(answers, references, strict=True)
+        cache.key("rouge-score-0.1.2-stem-nupunkt", results[s].answers[q], references[q]) for s, q in jobs
     ]
 
     def compute(chunk: list[int]) -> list[list[float]]:
+        pairs = [jobs[i] for i in chunk]
         scores = rouge.score_pairs(
-            [answers[i] for i in chunk], [references[i] for i in chunk], workers=settings.workers
+            [results[s].answers[q] for s, q in pairs],
+            [references[q] for _, q in pairs],
+            workers=settings.workers,
         )
-        return [[s[t][f] for t in rouge.ROUGE_TYPES for f in rouge.FIELDS] for s in scores]
+        return [[x[t][f] for t in rouge.ROUGE_TYPES for f in rouge.FIELDS] for x in scores]
 
-    values = _cached_batches(f"ROUGE {label}", keys, cache, compute, progress, batch=4096)
-    return {c: [v[k] for v in values] for k, c in enumerate(ROUGE_COLUMNS)}
+    values = _cached_batches("ROUGE", keys, cache, compute, progress, batch=len(keys) or 1)
+    for s, result in enumerate(results):
+        rows = values[s * len(references) : (s + 1) * len(references)]
+        result.scores.update({c: [v[k] for v in rows] for k, c in enumerate(ROUGE_COLUMNS)})
 
 
 def _bertscore(
@@ -304,8 +311,11 @@ def evaluate(
             "rougeLsum_sentences": "nupunkt, one per line",
         },
     }
-    for result in results:  # ROUGE first: worker processes start before torch loads
-        result.scores.update(_rouge(result.answers, references, cache, settings, progress, result.system))
+    _rouge(results, references, cache, settings, progress)  # first: worker processes fork before torch loads
+    if settings.torch_threads:
+        import torch
+
+        torch.set_num_threads(settings.torch_threads)
     if settings.bertscore is not None:
         from wikihowqa.evaluate.bertscore import BertScorer
 

@@ -20,10 +20,13 @@ from __future__ import annotations
 
 import os
 import re
+import sys
+import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
+from multiprocessing import get_all_start_methods, get_context
+from multiprocessing.context import BaseContext
 from typing import Any
 
 ROUGE_TYPES: tuple[str, ...] = ("rouge1", "rouge2", "rougeL", "rougeLsum")
@@ -254,6 +257,17 @@ def score(prediction: str, reference: str, *, split_sentences: bool = True) -> S
     return _as_dict(_score_flat(prediction, reference, split_sentences))
 
 
+def _context() -> BaseContext:
+    """fork when it is safe (one thread, no torch loaded): instant, and workers inherit warm caches.
+
+    Otherwise spawn: a fork would copy other threads' locks half-held (torch keeps a thread pool).
+    Spawned workers cost about a second each to start, mostly importing nltk.
+    """
+    if "fork" in get_all_start_methods() and threading.active_count() == 1 and "torch" not in sys.modules:
+        return get_context("fork")
+    return get_context("spawn")
+
+
 def default_workers() -> int:
     try:
         return max(1, len(os.sched_getaffinity(0)))
@@ -292,8 +306,7 @@ def score_pairs(
             if progress:
                 progress(len(chunk))
     else:
-        # spawn, not fork: the caller may hold torch's threads, which a fork would copy half-alive.
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
             results = pool.map(_score_chunk, chunks, [split_sentences] * len(chunks))
             for chunk, result in zip(chunks, results, strict=True):
                 flat.extend(result)
