@@ -127,8 +127,9 @@ def _p(value: float) -> str:
 def render_markdown(report: dict[str, Any]) -> str:
     labels = list(report["scales"])
     pct = round(report["settings"]["confidence"] * 100)
+    plural = "" if report["questions"] == 1 else "s"
     lines = [
-        f"# Evaluation: {report['questions']} {report['split']} questions",
+        f"# Evaluation: {report['questions']} {report['split']} question{plural}",
         "",
         f"Dataset `{report['dataset']}`. Each cell: mean [{pct}% CI], {report['settings']['interval']}"
         f" ({report['settings']['resamples']} resamples). ROUGE F1 × 100; BERTScore F1; grounding: mean"
