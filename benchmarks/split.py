@@ -15,6 +15,7 @@ import argparse
 import os
 import shutil
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -42,6 +43,7 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=PAPER_QUESTIONS, help="corpus questions")
     parser.add_argument("--peer-sample", type=int, default=3000, help="embeddings for the HDBSCAN peer")
     parser.add_argument("--guard", type=float, default=0.9, help="also report a split with this guard")
+    parser.add_argument("--record", action="store_true", help="append the tables to benchmarks/RESULTS.md")
     args = parser.parse_args()
     folder = ensure_corpus(args.corpus, args.questions, max(PAPER_DOCUMENTS, args.questions))
     shutil.rmtree(folder.path / CACHE_DIR, ignore_errors=True)
@@ -72,47 +74,59 @@ def main() -> None:
         labels[algorithm] = HDBSCAN(min_cluster_size=2, algorithm=algorithm, copy=True).fit_predict(sample)
         timing[algorithm] = time.perf_counter() - started
 
+    lines: list[str] = []
+
+    def out(text: str) -> None:
+        lines.append(text)
+
     commit = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
     ).stdout.strip()
     whole, groups = planted(result)
     whole_guarded, _ = planted(guarded)
     summary = audit.summary()["splits"]
-    print()
-    print(
+    out("")
+    out(
         f"split benchmark — {time.strftime('%Y-%m-%d')}, commit {commit}; {os.cpu_count()} CPUs, "
         f"load average {os.getloadavg()[0]:.1f} at the end; {len(result.examples)} questions"
     )
-    print()
-    print("| step | seconds |")
-    print("|---|---|")
+    out("")
+    out("| step | seconds |")
+    out("|---|---|")
     for name, seconds in rows:
-        print(f"| {name} | {seconds:.1f} |")
-    print()
-    print(f"target ≤ 180 s for the split from scratch: {'met' if cold <= 180 else 'NOT met'}")
-    print()
-    print(f"| HDBSCAN on {len(sample)} embeddings | seconds | speed-up |")
-    print("|---|---|---|")
-    print(f"| scikit-learn default (algorithm='auto', trees) | {timing['auto']:.1f} | 1.0× |")
-    print(
+        out(f"| {name} | {seconds:.1f} |")
+    out("")
+    out(f"target ≤ 180 s for the split from scratch: {'met' if cold <= 180 else 'NOT met'}")
+    out("")
+    out(f"| HDBSCAN on {len(sample)} embeddings | seconds | speed-up |")
+    out("|---|---|---|")
+    out(f"| scikit-learn default (algorithm='auto', trees) | {timing['auto']:.1f} | 1.0× |")
+    out(
         f"| wikihowqa (algorithm='brute') | {timing['brute']:.1f} | {timing['auto'] / timing['brute']:.1f}× |"
     )
-    print(f"same labels: {bool(np.array_equal(labels['auto'], labels['brute']))}")
-    print()
+    out(f"same labels: {bool(np.array_equal(labels['auto'], labels['brute']))}")
+    out("")
     c = result.counts
-    print(
+    out(
         f"split: {result.clusters} clusters holding {result.clustered} questions; train {c['train']}, "
         f"validation {c['validation']}, test {c['test']}; warnings: {result.warnings or 'none'}"
     )
-    print(
+    out(
         f"planted paraphrase groups wholly in train: {whole}/{groups} (with --guard {args.guard:g}: "
         f"{whole_guarded}/{groups}, {guarded.guarded} questions kept in train by the guard)"
     )
-    print(
+    out(
         f"audit: validation/test questions at or above {audit.threshold:g}: "
         f"{summary['all']['above_threshold']} of {summary['all']['questions']}; "
         f"same normalised title: {summary['all']['same_normalised_title']}"
     )
+
+    print("\n".join(lines))
+    if args.record:
+        sys.path.insert(0, str(Path(__file__).parent))
+        from results_md import append_run
+
+        append_run("split on 11,746 synthetic questions (benchmarks/split.py)", "\n".join(lines[1:]))
 
 
 if __name__ == "__main__":

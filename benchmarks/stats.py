@@ -21,6 +21,7 @@ import argparse
 import os
 import random
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -135,6 +136,7 @@ def main() -> None:
     parser.add_argument("--documents", type=int, default=PAPER_DOCUMENTS, help="corpus documents")
     parser.add_argument("--sample", type=int, default=20, help="examples measured against the reference")
     parser.add_argument("--workers", type=int, default=2, help="worker processes of the full run")
+    parser.add_argument("--record", action="store_true", help="append the tables to benchmarks/RESULTS.md")
     args = parser.parse_args()
 
     started = time.perf_counter()
@@ -173,48 +175,60 @@ def main() -> None:
     identical = sum(same(x, y) for x, y in zip(expected, got, strict=True))
     ref_full = ref_time * corpus_words / sample_words  # the reference extrapolated by words
 
+    lines: list[str] = []
+
+    def out(text: str) -> None:
+        lines.append(text)
+
     commit = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
     ).stdout.strip()
     row = report["table1"]["all"]
-    print()
-    print(
+    out("")
+    out(
         f"stats benchmark — {time.strftime('%Y-%m-%d')}, commit {commit}; {os.cpu_count()} CPUs, "
         f"load average {os.getloadavg()[0]:.1f} at the end"
     )
-    print(
+    out(
         f"corpus: {row['questions']} questions, {row['documents']} documents, {corpus_words:,} words "
         f"(whitespace-separated); sample: {len(sample)} examples, {sample_words:,} words"
     )
-    print()
-    print("| run | examples | seconds | speed-up vs reference |")
-    print("|---|---|---|---|")
-    print(f"| reference code, sample, 1 process | {len(sample)} | {ref_time:.1f} | 1.0× |")
-    print(
+    out("")
+    out("| run | examples | seconds | speed-up vs reference |")
+    out("|---|---|---|---|")
+    out(f"| reference code, sample, 1 process | {len(sample)} | {ref_time:.1f} | 1.0× |")
+    out(
         f"| wikihowqa, same sample, 1 process | {len(sample)} | {fast_time:.2f} "
         f"| {ref_time / fast_time:.1f}× |"
     )
-    print(
+    out(
         f"| reference code, whole corpus (extrapolated by words) | {row['questions']} "
         f"| {ref_full:.0f} | 1.0× |"
     )
-    print(
+    out(
         f"| wikihowqa `stats`, whole corpus, {args.workers} processes (incl. I/O, report, figures) "
         f"| {row['questions']} | {full:.1f} | {ref_full / full:.1f}× |"
     )
-    print()
-    print(
+    out("")
+    out(
         f"identical per-example results (counts, novel n-grams, coverage, density, compression): "
         f"{identical}/{len(sample)}; "
         f"target ≤ 120 s for the whole corpus: {'met' if full <= 120 else 'NOT met'}"
     )
     frag, novel = report["fragments"]["all"], report["table2"]["all"]
-    print(
+    out(
         f"corpus values: coverage {frag['coverage']['mean']:.3f}, density {frag['density']['mean']:.2f}, "
         f"compression {frag['compression']['mean']:.1f}; novel n-grams "
         + " / ".join(f"{novel[f'novel_{n}grams_percent']:.1f}" for n in (1, 2, 3, 4))
         + " %"
     )
+
+    print("\n".join(lines))
+    if args.record:
+        sys.path.insert(0, str(Path(__file__).parent))
+        from results_md import append_run
+
+        append_run("stats on the synthetic paper-scale corpus (benchmarks/stats.py)", "\n".join(lines[1:]))
 
 
 if __name__ == "__main__":
