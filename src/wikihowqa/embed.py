@@ -61,7 +61,7 @@ def embed(
     model: str = DEFAULT_MODEL,
     *,
     cache_dir: Path | None = None,
-    batch_size: int = 128,
+    batch_size: int = 512,
     device: str | None = None,
     progress: Callable[[int, int], None] = lambda done, total: None,
 ) -> np.ndarray:
