@@ -114,8 +114,9 @@ def compute(
     ``workers`` defaults to the usable CPU count; ``progress`` is called with the number just done.
     """
     global _JOBS
-    workers = workers or len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    workers = max(1, int(workers or 1))
+    if workers is None:
+        workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    workers = max(1, workers)
     slices = [(i, min(i + chunk, len(examples))) for i in range(0, len(examples), chunk)]
     _spacy_tokenizer(), _toktok(), sentences("Warm up. Forked workers share the loaded tokenizers.")
     _JOBS = (examples, texts)
