@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from nltk.tokenize import ToktokTokenizer
 
 from wikihowqa.stats import tokens
-from wikihowqa.stats.tokens import sentences, spacy_tokens, toktok_sentences, toktok_tokens
+from wikihowqa.stats.tokens import sentences, spacy_tokens, toktok_document, toktok_sentences, toktok_tokens
 
 SPACY = spacy.blank("en").tokenizer
 TOKTOK = ToktokTokenizer()
@@ -126,6 +126,17 @@ def test_toktok_tokens_are_nltk_toktok_tokens(text):
 def test_toktok_batches_of_sentences_are_nltk_toktok_tokens(sentences_):
     tokens._toktok_cache.clear()  # so that new chunks are tokenized in one batch, as in real use
     assert toktok_sentences(sentences_) == [TOKTOK.tokenize(s) for s in sentences_]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(any_text | st.sampled_from(["Cut the figs.", "x", "a b", 'He said "no."', "so ’"]), max_size=12)
+)
+def test_a_whole_document_of_sentences_gives_nltk_toktok_tokens_in_order(sentences_):
+    if any(tokens._toktok_cache):
+        tokens._toktok_cache.clear()
+        tokens._toktok_mid.clear()
+    assert toktok_document(sentences_) == [t for s in sentences_ for t in TOKTOK.tokenize(s)]
 
 
 @settings(max_examples=200, deadline=None)

@@ -25,14 +25,14 @@ from itertools import repeat
 
 import numpy as np
 
-from wikihowqa.stats.tokens import sentences, toktok_sentences
+from wikihowqa.stats.tokens import sentences, toktok_document
 
 NGRAM_ORDERS = (1, 2, 3, 4)
 
 
 def multinews_tokens(text: str) -> list[str]:
     """Tokens as the script makes them: Punkt sentences, tok-tok within each sentence, lowercased."""
-    return [token.lower() for tokens in toktok_sentences(sentences(text)) for token in tokens]
+    return [token.lower() for token in toktok_document(sentences(text))]
 
 
 def _keys(ids: np.ndarray, n: int, base: int) -> np.ndarray:

@@ -14,9 +14,9 @@ Sentences come from nupunkt, a Punkt implementation (the Multi-News scripts call
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import cache
-from itertools import chain
+from itertools import accumulate, chain
 from typing import Any
 
 # ``\s`` in Python's ``re`` is exactly ``str.isspace``, which both reference tokenizers split on.
@@ -159,6 +159,7 @@ def _fill_toktok(keys: set[str]) -> None:
     """Cache many new mid-text chunks with one tok-tok call (its 24 regex passes cost ~50x per call)."""
     if len(_toktok_cache) + len(keys) >= MAX_CACHE:
         _toktok_cache.clear()
+        _toktok_mid.clear()
     batch = [k for k in keys if k[-1].isspace() and _SENTINEL not in k]
     for key in keys.difference(batch):  # sentence-final chunks need the true end of the string
         _toktok_cache[key] = _toktok_chunk(key)
@@ -223,6 +224,60 @@ def toktok_sentences(sentences: Sequence[str]) -> list[list[str]]:
 def toktok_tokens(sentence: str) -> list[str]:
     """``nltk.tokenize.ToktokTokenizer().tokenize(sentence)``, computed per chunk."""
     return toktok_sentences([sentence])[0]
+
+
+_toktok_mid = _Cache(lambda chunk: _toktok_cache[" " + chunk + " "])
+
+
+def _simple(sentence: str) -> bool:
+    """Chunks separated by single spaces, no whitespace at the edges, no lone closing quote at the end."""
+    return (
+        not sentence[0].isspace()
+        and not sentence[-1].isspace()
+        and _ODD_SPACE.search(sentence) is None
+        and not (sentence[-1] in _FINAL_QUOTES and len(sentence) > 1 and sentence[-2] == " ")
+    )
+
+
+def _toktok_run(run: list[str]) -> Iterator[str]:
+    """Tokens of consecutive simple sentences, looked up chunk by chunk in one pass."""
+    chunks = " ".join(run).split(" ")
+    ends = list(accumulate(s.count(" ") + 1 for s in run))
+    edges = []  # (index, key) of each sentence's first and last chunk
+    start = 0
+    for end in ends:
+        if end - start == 1:
+            edges.append((start, chunks[start]))
+        else:
+            edges.append((start, chunks[start] + " "))
+            edges.append((end - 1, " " + chunks[end - 1]))
+        start = end
+    new = {" " + c + " " for c in set(chunks) if c not in _toktok_mid}
+    new.update(key for _, key in edges)
+    new = {k for k in new if k not in _toktok_cache}
+    if new:
+        _fill_toktok(new)
+    parts = list(map(_toktok_mid.__getitem__, chunks))
+    for i, key in edges:
+        parts[i] = _toktok_cache[key]
+    return chain.from_iterable(parts)
+
+
+def toktok_document(sentences: Sequence[str]) -> list[str]:
+    """``[t for s in sentences for t in ToktokTokenizer().tokenize(s)]``, a whole document at a time."""
+    tokens: list[str] = []
+    run: list[str] = []
+    for sentence in sentences:
+        if sentence and _simple(sentence):
+            run.append(sentence)
+            continue
+        if run:
+            tokens.extend(_toktok_run(run))
+            run = []
+        tokens.extend(toktok_sentences([sentence])[0])
+    if run:
+        tokens.extend(_toktok_run(run))
+    return tokens
 
 
 # --------------------------------------------------------------------------- sentences
