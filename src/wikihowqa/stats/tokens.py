@@ -155,16 +155,40 @@ _SPACES = re.compile(r"\s+")
 _SENTINEL = "\ue000"
 
 
+def _at_end(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """A chunk's mid-text tokens turned into its sentence-final tokens.
+
+    At the end of the string tok-tok's last two rules split a final period off its word, also when a
+    closing quote follows; a final ``&`` is the only other difference (never sent here).
+    """
+    if not tokens:
+        return tokens
+    last = tokens[-1]
+    if last.endswith(".") and not last.endswith("..") and len(last) > 1:
+        return (*tokens[:-1], last[:-1], ".")
+    if len(tokens) > 1 and last in _FINAL_QUOTES:
+        before = tokens[-2]
+        if before.endswith(".") and not before.endswith("..") and len(before) > 1:
+            return (*tokens[:-2], before[:-1], ".", last)
+    return tokens
+
+
 def _fill_toktok(keys: set[str]) -> None:
-    """Cache many new mid-text chunks with one tok-tok call (its 24 regex passes cost ~50x per call)."""
+    """Cache many new chunks with one tok-tok call (its 24 regex passes cost ~50x per call).
+
+    A sentence-final chunk is tokenized as in mid-text and then given tok-tok's end-of-string rules.
+    """
     if len(_toktok_cache) + len(keys) >= MAX_CACHE:
         _toktok_cache.clear()
         _toktok_mid.clear()
-    batch = [k for k in keys if k[-1].isspace() and _SENTINEL not in k]
-    for key in keys.difference(batch):  # sentence-final chunks need the true end of the string
+    final = [k for k in keys if not k[-1].isspace() and not k.endswith("&") and _SENTINEL not in k]
+    batch = {k for k in keys if k[-1].isspace() and _SENTINEL not in k}
+    batch.update(k + " " for k in final if k + " " not in _toktok_cache)
+    for key in keys.difference(batch).difference(final):  # "&" at the end, or the sentinel in the text
         _toktok_cache[key] = _toktok_chunk(key)
-    for start in range(0, len(batch), _BATCH):
-        part = batch[start : start + _BATCH]
+    part_list = list(batch)
+    for start in range(0, len(part_list), _BATCH):
+        part = part_list[start : start + _BATCH]
         # A chunk at the start of its sentence sees the same as after a newline.
         text = "".join(("" if k[0].isspace() else "\n") + k + _SENTINEL for k in part)
         groups: list[list[str]] = [[]]
@@ -177,6 +201,8 @@ def _fill_toktok(keys: set[str]) -> None:
             groups = [list(_toktok_chunk(k)) for k in part] + [[]]
         for key, tokens in zip(part, groups, strict=False):
             _toktok_cache[key] = tuple(tokens)
+    for key in final:
+        _toktok_cache[key] = _at_end(_toktok_cache[key + " "])
 
 
 def _plan(sentence: str) -> list[str] | None:
