@@ -8,7 +8,15 @@ from hypothesis import strategies as st
 from nltk.tokenize import ToktokTokenizer
 
 from wikihowqa.stats import tokens
-from wikihowqa.stats.tokens import sentences, spacy_tokens, toktok_document, toktok_sentences, toktok_tokens
+from wikihowqa.stats.tokens import (
+    sentences,
+    spacy_tokens,
+    spacy_tokens_many,
+    toktok_document,
+    toktok_documents,
+    toktok_sentences,
+    toktok_tokens,
+)
 
 SPACY = spacy.blank("en").tokenizer
 TOKTOK = ToktokTokenizer()
@@ -111,6 +119,7 @@ any_text = st.tuples(edges, texts, edges).map("".join) | dense | contexts
 @given(any_text)
 def test_spacy_tokens_are_spacys_tokens(text):
     tokens._spacy_cache.clear()  # so that new chunks are tokenized in one batch, as in real use
+    tokens._spacy_lower_cache.clear()
     assert spacy_tokens(text) == [t.text for t in SPACY(text)]
     assert spacy_tokens(text, lower=True) == [t.text.lower() for t in SPACY(text)]
 
@@ -133,10 +142,20 @@ def test_toktok_batches_of_sentences_are_nltk_toktok_tokens(sentences_):
     st.lists(any_text | st.sampled_from(["Cut the figs.", "x", "a b", 'He said "no."', "so ’"]), max_size=12)
 )
 def test_a_whole_document_of_sentences_gives_nltk_toktok_tokens_in_order(sentences_):
-    if any(tokens._toktok_cache):
-        tokens._toktok_cache.clear()
-        tokens._toktok_mid.clear()
+    tokens._toktok_cache.clear()
+    tokens._toktok_mid.clear()
     assert toktok_document(sentences_) == [t for s in sentences_ for t in TOKTOK.tokenize(s)]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(any_text, max_size=5), max_size=4), st.lists(any_text, max_size=4))
+def test_many_documents_in_one_batch_give_the_reference_tokens(documents, texts_):
+    tokens._toktok_cache.clear()
+    tokens._toktok_mid.clear()
+    tokens._spacy_cache.clear()
+    tokens._spacy_lower_cache.clear()
+    assert toktok_documents(documents) == [[t for s in doc for t in TOKTOK.tokenize(s)] for doc in documents]
+    assert spacy_tokens_many(texts_, lower=True) == [[t.text.lower() for t in SPACY(x)] for x in texts_]
 
 
 @settings(max_examples=200, deadline=None)

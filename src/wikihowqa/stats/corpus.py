@@ -21,7 +21,7 @@ from typing import Any
 from wikihowqa.records import SPLITS, Example
 from wikihowqa.stats.fragments import DOCUMENT_JOINER, encode, match_ids, scores
 from wikihowqa.stats.ngrams import NGRAM_ORDERS, novel_ratios
-from wikihowqa.stats.tokens import _spacy_tokenizer, _toktok, sentences, spacy_tokens, toktok_document
+from wikihowqa.stats.tokens import _spacy_tokenizer, _toktok, sentences, spacy_tokens_many, toktok_documents
 
 ALL = "all"
 UNSPLIT = "unsplit"
@@ -51,37 +51,26 @@ class ExampleStats:
         return row
 
 
-def _analyse(text: str) -> tuple[int, int, list[str]]:
-    """``(words, sentences, lowercased tokens)``: the counts of get_stats.py and the n-gram tokens."""
-    sents = sentences(text)
-    tokens = toktok_document(sents)
-    lowered = " ".join(tokens).lower().split(" ") if tokens else []  # tok-tok tokens hold no spaces
-    return len(tokens), len(sents), lowered
+def _lowered(tokens: list[str]) -> list[str]:
+    return " ".join(tokens).lower().split(" ") if tokens else []  # tok-tok tokens hold no spaces
 
 
 def example_stats(example: Example, documents: Sequence[str]) -> ExampleStats:
     """Table 1 counts, novel n-grams and fragment scores of one example and its documents' texts."""
-    answer_words, answer_sentences, summary_tokens = _analyse(example.answer)
-    doc_words: list[int] = []
-    doc_sentences: list[int] = []
-    source: list[str] = []
-    for text in documents:
-        words, sents, tokens = _analyse(text)
-        doc_words.append(words)
-        doc_sentences.append(sents)
-        source.extend(tokens)
-    novel = novel_ratios(summary_tokens, source, NGRAM_ORDERS)
-    summary = spacy_tokens(example.answer, lower=True)
-    article = spacy_tokens(DOCUMENT_JOINER.join(documents), lower=True)
+    sents = [sentences(text) for text in (example.answer, *documents)]
+    tokens = toktok_documents(sents)  # one cache fill for the whole example
+    source = [t for doc in tokens[1:] for t in _lowered(doc)]
+    novel = novel_ratios(_lowered(tokens[0]), source, NGRAM_ORDERS)
+    summary, article = spacy_tokens_many([example.answer, DOCUMENT_JOINER.join(documents)], lower=True)
     coverage, density, compression = scores(match_ids(*encode(summary, article)), len(summary), len(article))
     return ExampleStats(
         article_id=example.article_id,
         split=example.split,
         category=example.category,
-        answer_words=answer_words,
-        answer_sentences=answer_sentences,
-        document_words=tuple(doc_words),
-        document_sentences=tuple(doc_sentences),
+        answer_words=len(tokens[0]),
+        answer_sentences=len(sents[0]),
+        document_words=tuple(len(t) for t in tokens[1:]),
+        document_sentences=tuple(len(s) for s in sents[1:]),
         novel=novel,
         coverage=coverage,
         density=density,

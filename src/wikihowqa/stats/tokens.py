@@ -14,7 +14,7 @@ Sentences come from nupunkt, a Punkt implementation (the Multi-News scripts call
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from functools import cache
 from itertools import accumulate, chain
 from typing import Any
@@ -111,19 +111,31 @@ _TOKEN_RUNS = re.compile(r"\S+|\s\s+|[^\S ]")
 _LEADING_SPACE = re.compile(r"\s+")
 
 
-def spacy_tokens(text: str, *, lower: bool = False) -> list[str]:
-    """``[t.text for t in spacy.blank("en").tokenizer(text)]`` (lowercased if asked), computed per chunk."""
-    head: list[str] = []
-    leading = _LEADING_SPACE.match(text)
-    if leading:  # leading whitespace keeps its first space
-        head = [t.text.lower() if lower else t.text for t in _spacy_tokenizer()(leading.group())]
-        text = text[leading.end() :]
-    runs = _TOKEN_RUNS.findall(text)
-    new = {r for r in set(runs) if r not in _spacy_cache}  # (set.difference scans a dict subclass)
+def spacy_tokens_many(texts: Sequence[str], *, lower: bool = False) -> list[list[str]]:
+    """``spacy_tokens`` of several texts; the chunks new to the cache are tokenized in one batch."""
+    heads: list[list[str]] = []
+    runs: list[list[str]] = []
+    for text in texts:
+        leading = _LEADING_SPACE.match(text)
+        head: list[str] = []
+        if leading:  # leading whitespace keeps its first space
+            head = [t.text.lower() if lower else t.text for t in _spacy_tokenizer()(leading.group())]
+            text = text[leading.end() :]
+        heads.append(head)
+        runs.append(_TOKEN_RUNS.findall(text))
+    # Not set.difference: given a dict subclass it iterates over the whole dict.
+    new = {r for r in set(chain.from_iterable(runs)) if r not in _spacy_cache}
     if new:
         _fill_spacy(new)
     table = _spacy_lower_cache if lower else _spacy_cache
-    return [*head, *chain.from_iterable(map(table.__getitem__, runs))]
+    return [
+        [*head, *chain.from_iterable(map(table.__getitem__, r))] for head, r in zip(heads, runs, strict=True)
+    ]
+
+
+def spacy_tokens(text: str, *, lower: bool = False) -> list[str]:
+    """``[t.text for t in spacy.blank("en").tokenizer(text)]`` (lowercased if asked), computed per chunk."""
+    return spacy_tokens_many([text], lower=lower)[0]
 
 
 # --------------------------------------------------------------------------- tok-tok (Multi-News)
@@ -265,45 +277,77 @@ def _simple(sentence: str) -> bool:
     )
 
 
-def _toktok_run(run: list[str]) -> Iterator[str]:
-    """Tokens of consecutive simple sentences, looked up chunk by chunk in one pass."""
-    chunks = " ".join(run).split(" ")
-    ends = list(accumulate(s.count(" ") + 1 for s in run))
-    edges = []  # (index, key) of each sentence's first and last chunk
-    start = 0
-    for end in ends:
-        if end - start == 1:
-            edges.append((start, chunks[start]))
-        else:
-            edges.append((start, chunks[start] + " "))
-            edges.append((end - 1, " " + chunks[end - 1]))
-        start = end
-    new = {" " + c + " " for c in set(chunks) if c not in _toktok_mid}
-    new.update(key for _, key in edges)
-    new = {k for k in new if k not in _toktok_cache}
-    if new:
-        _fill_toktok(new)
-    parts = list(map(_toktok_mid.__getitem__, chunks))
-    for i, key in edges:
-        parts[i] = _toktok_cache[key]
-    return chain.from_iterable(parts)
-
-
-def toktok_document(sentences: Sequence[str]) -> list[str]:
-    """``[t for s in sentences for t in ToktokTokenizer().tokenize(s)]``, a whole document at a time."""
-    tokens: list[str] = []
+def _runs(sentences: Sequence[str]) -> list[list[str] | str]:
+    """Consecutive simple sentences grouped in lists; any other sentence stands alone as a string."""
+    items: list[list[str] | str] = []
     run: list[str] = []
     for sentence in sentences:
         if sentence and _simple(sentence):
             run.append(sentence)
             continue
         if run:
-            tokens.extend(_toktok_run(run))
+            items.append(run)
             run = []
-        tokens.extend(toktok_sentences([sentence])[0])
+        items.append(sentence)
     if run:
-        tokens.extend(_toktok_run(run))
-    return tokens
+        items.append(run)
+    return items
+
+
+def _run_chunks(run: list[str]) -> tuple[list[str], list[tuple[int, str]]]:
+    """The chunks of a run of simple sentences, and (index, cache key) of each sentence's edge chunks."""
+    chunks = " ".join(run).split(" ")
+    edges = []
+    start = 0
+    for end in accumulate(s.count(" ") + 1 for s in run):
+        if end - start == 1:
+            edges.append((start, chunks[start]))
+        else:
+            edges.append((start, chunks[start] + " "))
+            edges.append((end - 1, " " + chunks[end - 1]))
+        start = end
+    return chunks, edges
+
+
+def toktok_documents(documents: Sequence[Sequence[str]]) -> list[list[str]]:
+    """For each document (a list of sentences), ``[t for s in it for t in ToktokTokenizer().tokenize(s)]``.
+
+    All chunks new to the cache, from all documents, are tokenized in one batch; then every token
+    comes from the cache, a run of sentences at a time.
+    """
+    items = [_runs(sentences) for sentences in documents]
+    runs = {id(item): _run_chunks(item) for doc in items for item in doc if isinstance(item, list)}
+    plans = {id(item): _plan(item) for doc in items for item in doc if isinstance(item, str)}
+    chunks = set(chain.from_iterable(c for c, _ in runs.values()))
+    new = {" " + c + " " for c in chunks if c not in _toktok_mid}
+    new.update(key for _, edges in runs.values() for _, key in edges)
+    new.update(chain.from_iterable(p for p in plans.values() if p))
+    new = {k for k in new if k not in _toktok_cache}
+    if new:
+        _fill_toktok(new)
+    get, mid = _toktok_cache.__getitem__, _toktok_mid.__getitem__
+    out: list[list[str]] = []
+    for doc in items:
+        tokens: list[str] = []
+        for item in doc:
+            if isinstance(item, list):
+                chunk_list, edges = runs[id(item)]
+                parts = list(map(mid, chunk_list))
+                for i, key in edges:
+                    parts[i] = get(key)
+                tokens.extend(chain.from_iterable(parts))
+            else:
+                plan = plans[id(item)]
+                tokens.extend(
+                    chain.from_iterable(map(get, plan)) if plan is not None else _toktok().tokenize(item)
+                )
+        out.append(tokens)
+    return out
+
+
+def toktok_document(sentences: Sequence[str]) -> list[str]:
+    """``[t for s in sentences for t in ToktokTokenizer().tokenize(s)]``: one document's tokens."""
+    return toktok_documents([sentences])[0]
 
 
 # --------------------------------------------------------------------------- sentences
