@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import spacy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wikihowqa.stats.fragments import Fragments, Match, greedy_fragments, multi_document_fragments
+from wikihowqa.stats.fragments import (
+    Fragments,
+    Match,
+    encode_ids,
+    greedy_fragments,
+    match_ids,
+    multi_document_fragments,
+)
 
 NLP = spacy.blank("en")
 
@@ -107,3 +115,10 @@ def test_fragments_on_text_equal_brute_force_on_spacy_tokens(summary_words, text
         assert f.coverage() == pytest.approx(sum(k for _, _, k in expected) / len(a))
         assert f.density() == pytest.approx(sum(k * k for _, _, k in expected) / len(a))
         assert f.compression() == pytest.approx(len(b) / len(a))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(3, 9), max_size=30), st.lists(st.integers(1, 9), max_size=120))
+def test_matching_token_ids_equals_brute_force(a, b):
+    got = match_ids(*encode_ids(np.array(a, dtype=np.int64), np.array(b, dtype=np.int64)))
+    assert [tuple(m) for m in got] == brute_force(a, b)

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from nltk.tokenize import ToktokTokenizer
 
-from wikihowqa.stats.ngrams import novel_ngram_ratio, novel_ratios
+from wikihowqa.stats.ngrams import novel_ngram_ratio, novel_ratios, novel_ratios_ids
 
 
 def script_ratio(summary_tokens, source_tokens, n):
@@ -64,4 +64,12 @@ vocab = st.sampled_from(["a", "b", "c", "d", "e", "f"])
 def test_novel_ratios_equal_the_script_arithmetic(summary, source, n):
     expected = script_ratio(summary, source, n)
     got = novel_ratios(summary, source, (n,))[0]
+    assert got == (None if expected is None else pytest.approx(expected))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(1, 6), max_size=30), st.lists(st.integers(1, 8), max_size=80), st.integers(1, 4))
+def test_novel_ratios_of_token_ids_equal_the_script_arithmetic(summary, source, n):
+    expected = script_ratio([str(t) for t in summary], [str(t) for t in source], n)
+    got = novel_ratios_ids(np.array(summary, dtype=np.int64), np.array(source, dtype=np.int64), (n,))[0]
     assert got == (None if expected is None else pytest.approx(expected))

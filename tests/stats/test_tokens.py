@@ -10,10 +10,13 @@ from nltk.tokenize import ToktokTokenizer
 from wikihowqa.stats import tokens
 from wikihowqa.stats.tokens import (
     sentences,
+    spacy_ids_many,
     spacy_tokens,
     spacy_tokens_many,
+    token_id,
     toktok_document,
     toktok_documents,
+    toktok_ids_many,
     toktok_sentences,
     toktok_tokens,
 )
@@ -156,6 +159,16 @@ def test_many_documents_in_one_batch_give_the_reference_tokens(documents, texts_
     tokens._spacy_lower_cache.clear()
     assert toktok_documents(documents) == [[t for s in doc for t in TOKTOK.tokenize(s)] for doc in documents]
     assert spacy_tokens_many(texts_, lower=True) == [[t.text.lower() for t in SPACY(x)] for x in texts_]
+    ids = toktok_ids_many(documents)
+    assert [a.tolist() for a in ids] == [
+        [token_id(t) for s in d for t in TOKTOK.tokenize(s)] for d in documents
+    ]
+    ids = spacy_ids_many(texts_)
+    assert [a.tolist() for a in ids] == [[token_id(t.text) for t in SPACY(x)] for x in texts_]
+
+
+def test_token_ids_stand_for_lowercased_tokens():
+    assert token_id("Figs") == token_id("figs") != token_id("fig")
 
 
 @settings(max_examples=200, deadline=None)

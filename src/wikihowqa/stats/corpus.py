@@ -18,10 +18,12 @@ from dataclasses import asdict, dataclass
 from statistics import fmean, median, pstdev
 from typing import Any
 
+import numpy as np
+
 from wikihowqa.records import SPLITS, Example
-from wikihowqa.stats.fragments import DOCUMENT_JOINER, encode, match_ids, scores
-from wikihowqa.stats.ngrams import NGRAM_ORDERS, novel_ratios
-from wikihowqa.stats.tokens import _spacy_tokenizer, _toktok, sentences, spacy_tokens_many, toktok_documents
+from wikihowqa.stats.fragments import DOCUMENT_JOINER, encode_ids, match_ids, scores
+from wikihowqa.stats.ngrams import NGRAM_ORDERS, novel_ratios_ids
+from wikihowqa.stats.tokens import _spacy_tokenizer, _toktok, sentences, spacy_ids_many, toktok_ids_many
 
 ALL = "all"
 UNSPLIT = "unsplit"
@@ -51,18 +53,15 @@ class ExampleStats:
         return row
 
 
-def _lowered(tokens: list[str]) -> list[str]:
-    return " ".join(tokens).lower().split(" ") if tokens else []  # tok-tok tokens hold no spaces
-
-
 def example_stats(example: Example, documents: Sequence[str]) -> ExampleStats:
     """Table 1 counts, novel n-grams and fragment scores of one example and its documents' texts."""
     sents = [sentences(text) for text in (example.answer, *documents)]
-    tokens = toktok_documents(sents)  # one cache fill for the whole example
-    source = [t for doc in tokens[1:] for t in _lowered(doc)]
-    novel = novel_ratios(_lowered(tokens[0]), source, NGRAM_ORDERS)
-    summary, article = spacy_tokens_many([example.answer, DOCUMENT_JOINER.join(documents)], lower=True)
-    coverage, density, compression = scores(match_ids(*encode(summary, article)), len(summary), len(article))
+    tokens = toktok_ids_many(sents)  # lowercased tok-tok tokens, one cache fill for the whole example
+    source = np.concatenate(tokens[1:]) if documents else np.zeros(0, dtype=np.int64)
+    novel = novel_ratios_ids(tokens[0], source, NGRAM_ORDERS)
+    summary, article = spacy_ids_many([example.answer, DOCUMENT_JOINER.join(documents)])
+    matches = match_ids(*encode_ids(summary, article))
+    coverage, density, compression = scores(matches, len(summary), len(article))
     return ExampleStats(
         article_id=example.article_id,
         split=example.split,

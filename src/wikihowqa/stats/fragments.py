@@ -48,6 +48,15 @@ def encode(summary: Sequence[Hashable], text: Sequence[Hashable]) -> tuple[np.nd
     return a, b
 
 
+def encode_ids(summary: np.ndarray, text: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``encode`` for token ids: 1.. for summary tokens, 0 for text tokens not in the summary."""
+    distinct, inverse = np.unique(summary, return_inverse=True)
+    if distinct.size == 0:
+        return inverse.astype(np.int64) + 1, np.zeros(len(text), dtype=np.int64)
+    at = np.searchsorted(distinct, text).clip(max=distinct.size - 1)
+    return inverse.astype(np.int64) + 1, np.where(distinct[at] == text, at + 1, 0).astype(np.int64)
+
+
 def _best_per_position(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For every summary position: the reference scan's kept match length (0: none) and its text start."""
     n, m = len(a), len(b)

@@ -50,12 +50,29 @@ def novel_ratios(
     ids: dict[str, int] = {}
     for token in summary:
         ids.setdefault(token, len(ids) + 1)
-    base = len(ids) + 1
-    if base ** max(orders, default=1) >= 2**62:  # too many distinct tokens for exact integer keys
-        return tuple(_novel_ratio_sets(summary, source, n) for n in orders)
     s = np.fromiter(map(ids.__getitem__, summary), dtype=np.int64, count=len(summary))
-    get = ids.get
-    d = np.fromiter(map(get, source, repeat(0)), dtype=np.int64, count=len(source))
+    d = np.fromiter(map(ids.get, source, repeat(0)), dtype=np.int64, count=len(source))
+    return _novel_local(s, d, len(ids) + 1, orders) if ids else _novel_local(s, d, 1, orders)
+
+
+def novel_ratios_ids(
+    summary: np.ndarray, source: np.ndarray, orders: Sequence[int] = NGRAM_ORDERS
+) -> tuple[float | None, ...]:
+    """``novel_ratios`` of token-id arrays (equal ids: equal tokens)."""
+    distinct, inverse = np.unique(summary, return_inverse=True)
+    s = inverse.astype(np.int64) + 1
+    if distinct.size:
+        at = np.searchsorted(distinct, source).clip(max=distinct.size - 1)
+        d = np.where(distinct[at] == source, at + 1, 0).astype(np.int64)
+    else:
+        d = np.zeros(len(source), dtype=np.int64)
+    return _novel_local(s, d, distinct.size + 1, orders)
+
+
+def _novel_local(s: np.ndarray, d: np.ndarray, base: int, orders: Sequence[int]) -> tuple[float | None, ...]:
+    """Ratios for summary ids ``s`` (1..base-1) and source ids ``d`` (0: a token the summary lacks)."""
+    if base ** max(orders, default=1) >= 2**62:  # too many distinct tokens for exact integer keys
+        return tuple(_novel_ratio_sets(s.tolist(), d.tolist(), n) for n in orders)
     ratios: list[float | None] = []
     known = d > 0  # a source n-gram with a token the summary lacks cannot match
     for n in orders:

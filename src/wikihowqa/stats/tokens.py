@@ -19,6 +19,8 @@ from functools import cache
 from itertools import accumulate, chain
 from typing import Any
 
+import numpy as np
+
 # ``\s`` in Python's ``re`` is exactly ``str.isspace``, which both reference tokenizers split on.
 
 #: Cached chunks per tokenizer before the cache is dropped (bounded memory on web-scale vocabularies).
@@ -59,6 +61,20 @@ class _Cache(dict):
         return value
 
 
+#: Every lowercased token seen, numbered from 1: the statistics compare tokens as integers.
+_VOCAB: dict[str, int] = {}
+
+
+def _ids(tokens: Sequence[str]) -> tuple[int, ...]:
+    vocab = _VOCAB
+    return tuple([vocab.setdefault(t, len(vocab) + 1) for t in (t.lower() for t in tokens)])
+
+
+def token_id(token: str) -> int:
+    """The integer that stands for ``token`` (lowercased) in the id arrays of this module."""
+    return _ids([token])[0]
+
+
 # --------------------------------------------------------------------------- spaCy (Newsroom)
 
 
@@ -77,6 +93,7 @@ def _spacy_chunk(chunk: str) -> tuple[str, ...]:
 
 _spacy_cache = _Cache(_spacy_chunk)
 _spacy_lower_cache = _Cache(lambda chunk: tuple(t.lower() for t in _spacy_cache[chunk]))
+_spacy_id_cache = _Cache(lambda chunk: _ids(_spacy_cache[chunk]))
 #: Between the chunks of one batch: a whitespace token no special case can match across.
 _SPACY_GAP = " \n "
 _BATCH = 20_000
@@ -87,6 +104,7 @@ def _fill_spacy(chunks: set[str]) -> None:
     if len(_spacy_cache) + len(chunks) >= MAX_CACHE:
         _spacy_cache.clear()
         _spacy_lower_cache.clear()
+        _spacy_id_cache.clear()
     words = [c for c in chunks if not c[0].isspace()]
     for c in chunks:
         if c[0].isspace():
@@ -111,15 +129,15 @@ _TOKEN_RUNS = re.compile(r"\S+|\s\s+|[^\S ]")
 _LEADING_SPACE = re.compile(r"\s+")
 
 
-def spacy_tokens_many(texts: Sequence[str], *, lower: bool = False) -> list[list[str]]:
-    """``spacy_tokens`` of several texts; the chunks new to the cache are tokenized in one batch."""
+def _spacy_runs(texts: Sequence[str]) -> tuple[list[list[str]], list[list[str]]]:
+    """Each text's leading whitespace tokens and its token-making runs, with new runs cached."""
     heads: list[list[str]] = []
     runs: list[list[str]] = []
     for text in texts:
         leading = _LEADING_SPACE.match(text)
         head: list[str] = []
         if leading:  # leading whitespace keeps its first space
-            head = [t.text.lower() if lower else t.text for t in _spacy_tokenizer()(leading.group())]
+            head = [t.text for t in _spacy_tokenizer()(leading.group())]
             text = text[leading.end() :]
         heads.append(head)
         runs.append(_TOKEN_RUNS.findall(text))
@@ -127,9 +145,26 @@ def spacy_tokens_many(texts: Sequence[str], *, lower: bool = False) -> list[list
     new = {r for r in set(chain.from_iterable(runs)) if r not in _spacy_cache}
     if new:
         _fill_spacy(new)
+    return heads, runs
+
+
+def spacy_tokens_many(texts: Sequence[str], *, lower: bool = False) -> list[list[str]]:
+    """``spacy_tokens`` of several texts; the chunks new to the cache are tokenized in one batch."""
+    heads, runs = _spacy_runs(texts)
     table = _spacy_lower_cache if lower else _spacy_cache
     return [
-        [*head, *chain.from_iterable(map(table.__getitem__, r))] for head, r in zip(heads, runs, strict=True)
+        [*(h.lower() if lower else h for h in head), *chain.from_iterable(map(table.__getitem__, r))]
+        for head, r in zip(heads, runs, strict=True)
+    ]
+
+
+def spacy_ids_many(texts: Sequence[str]) -> list[np.ndarray]:
+    """The lowercased spaCy tokens of several texts as arrays of ``token_id``s."""
+    heads, runs = _spacy_runs(texts)
+    get = _spacy_id_cache.__getitem__
+    return [
+        np.fromiter(chain(_ids(head), chain.from_iterable(map(get, r))), dtype=np.int64)
+        for head, r in zip(heads, runs, strict=True)
     ]
 
 
@@ -191,8 +226,8 @@ def _fill_toktok(keys: set[str]) -> None:
     A sentence-final chunk is tokenized as in mid-text and then given tok-tok's end-of-string rules.
     """
     if len(_toktok_cache) + len(keys) >= MAX_CACHE:
-        _toktok_cache.clear()
-        _toktok_mid.clear()
+        for table in (_toktok_cache, _toktok_mid, _toktok_id_cache, _toktok_mid_ids):
+            table.clear()
     final = [k for k in keys if not k[-1].isspace() and not k.endswith("&") and _SENTINEL not in k]
     batch = {k for k in keys if k[-1].isspace() and _SENTINEL not in k}
     batch.update(k + " " for k in final if k + " " not in _toktok_cache)
@@ -265,6 +300,8 @@ def toktok_tokens(sentence: str) -> list[str]:
 
 
 _toktok_mid = _Cache(lambda chunk: _toktok_cache[" " + chunk + " "])
+_toktok_id_cache = _Cache(lambda key: _ids(_toktok_cache[key]))
+_toktok_mid_ids = _Cache(lambda chunk: _toktok_id_cache[" " + chunk + " "])
 
 
 def _simple(sentence: str) -> bool:
@@ -309,8 +346,8 @@ def _run_chunks(run: list[str]) -> tuple[list[str], list[tuple[int, str]]]:
     return chunks, edges
 
 
-def toktok_documents(documents: Sequence[Sequence[str]]) -> list[list[str]]:
-    """For each document (a list of sentences), ``[t for s in it for t in ToktokTokenizer().tokenize(s)]``.
+def _toktok_parts(documents: Sequence[Sequence[str]], *, ids: bool) -> list[list[Sequence[Any]]]:
+    """Per document, the token tuples (strings, or ids of the lowercased tokens) to chain, in order.
 
     All chunks new to the cache, from all documents, are tokenized in one batch; then every token
     comes from the cache, a run of sentences at a time.
@@ -325,24 +362,38 @@ def toktok_documents(documents: Sequence[Sequence[str]]) -> list[list[str]]:
     new = {k for k in new if k not in _toktok_cache}
     if new:
         _fill_toktok(new)
-    get, mid = _toktok_cache.__getitem__, _toktok_mid.__getitem__
-    out: list[list[str]] = []
+    if ids:
+        get, mid, whole = _toktok_id_cache.__getitem__, _toktok_mid_ids.__getitem__, _ids
+    else:
+        get, mid, whole = _toktok_cache.__getitem__, _toktok_mid.__getitem__, tuple
+    out: list[list[Sequence[Any]]] = []
     for doc in items:
-        tokens: list[str] = []
+        parts: list[Sequence[Any]] = []
         for item in doc:
             if isinstance(item, list):
                 chunk_list, edges = runs[id(item)]
-                parts = list(map(mid, chunk_list))
+                run_parts = list(map(mid, chunk_list))
                 for i, key in edges:
-                    parts[i] = get(key)
-                tokens.extend(chain.from_iterable(parts))
+                    run_parts[i] = get(key)
+                parts.extend(run_parts)
             else:
                 plan = plans[id(item)]
-                tokens.extend(
-                    chain.from_iterable(map(get, plan)) if plan is not None else _toktok().tokenize(item)
-                )
-        out.append(tokens)
+                parts.extend(map(get, plan) if plan is not None else [whole(_toktok().tokenize(item))])
+        out.append(parts)
     return out
+
+
+def toktok_documents(documents: Sequence[Sequence[str]]) -> list[list[str]]:
+    """For each document (a list of sentences), ``[t for s in it for t in ToktokTokenizer().tokenize(s)]``."""
+    return [list(chain.from_iterable(parts)) for parts in _toktok_parts(documents, ids=False)]
+
+
+def toktok_ids_many(documents: Sequence[Sequence[str]]) -> list[np.ndarray]:
+    """For each document (a list of sentences), its lowercased tok-tok tokens as ``token_id``s."""
+    return [
+        np.fromiter(chain.from_iterable(parts), dtype=np.int64)
+        for parts in _toktok_parts(documents, ids=True)
+    ]
 
 
 def toktok_document(sentences: Sequence[str]) -> list[str]:
