@@ -129,43 +129,52 @@ _TOKEN_RUNS = re.compile(r"\S+|\s\s+|[^\S ]")
 _LEADING_SPACE = re.compile(r"\s+")
 
 
-def _spacy_runs(texts: Sequence[str]) -> tuple[list[list[str]], list[list[str]]]:
-    """Each text's leading whitespace tokens and its token-making runs, with new runs cached."""
-    heads: list[list[str]] = []
-    runs: list[list[str]] = []
+def _spacy_parts(texts: Sequence[str], table: _Cache) -> list[list[Any]]:
+    """Per text, the cached token tuples of its runs (leading whitespace first), new runs filled in."""
+    out: list[list[Any]] = []
+    gaps: list[tuple[list[Any], list[str]]] = []
     for text in texts:
+        parts: list[Any] = []
         leading = _LEADING_SPACE.match(text)
-        head: list[str] = []
         if leading:  # leading whitespace keeps its first space
-            head = [t.text for t in _spacy_tokenizer()(leading.group())]
+            head = tuple(t.text for t in _spacy_tokenizer()(leading.group()))
+            parts.append(_ids(head) if table is _spacy_id_cache else head)
+            if table is _spacy_lower_cache:
+                parts[0] = tuple(t.lower() for t in head)
             text = text[leading.end() :]
-        heads.append(head)
-        runs.append(_TOKEN_RUNS.findall(text))
-    # Not set.difference: given a dict subclass it iterates over the whole dict.
-    new = {r for r in set(chain.from_iterable(runs)) if r not in _spacy_cache}
-    if new:
-        _fill_spacy(new)
-    return heads, runs
+        runs = _TOKEN_RUNS.findall(text)
+        found = list(map(table.get, runs))
+        if None in found:
+            gaps.append((found, runs))
+        parts.append(found)
+        out.append(parts)
+    if gaps:
+        new = {r for found, runs in gaps for r, v in zip(runs, found, strict=True) if v is None}
+        new = {r for r in new if r not in _spacy_cache}
+        if new:
+            _fill_spacy(new)
+        for found, runs in gaps:
+            for i, value in enumerate(found):
+                if value is None:
+                    found[i] = table[runs[i]]
+    return out
+
+
+def _flat(parts: list[Any]) -> Any:
+    """The tokens of ``_spacy_parts``: the head tuple (if any), then the runs' tuples."""
+    *head, runs = parts
+    return chain(*head, chain.from_iterable(runs))
 
 
 def spacy_tokens_many(texts: Sequence[str], *, lower: bool = False) -> list[list[str]]:
     """``spacy_tokens`` of several texts; the chunks new to the cache are tokenized in one batch."""
-    heads, runs = _spacy_runs(texts)
     table = _spacy_lower_cache if lower else _spacy_cache
-    return [
-        [*(h.lower() if lower else h for h in head), *chain.from_iterable(map(table.__getitem__, r))]
-        for head, r in zip(heads, runs, strict=True)
-    ]
+    return [list(_flat(parts)) for parts in _spacy_parts(texts, table)]
 
 
 def spacy_ids_many(texts: Sequence[str]) -> list[np.ndarray]:
     """The lowercased spaCy tokens of several texts as arrays of ``token_id``s."""
-    heads, runs = _spacy_runs(texts)
-    get = _spacy_id_cache.__getitem__
-    return [
-        np.fromiter(chain(_ids(head), chain.from_iterable(map(get, r))), dtype=np.int64)
-        for head, r in zip(heads, runs, strict=True)
-    ]
+    return [np.fromiter(_flat(parts), dtype=np.int64) for parts in _spacy_parts(texts, _spacy_id_cache)]
 
 
 def spacy_tokens(text: str, *, lower: bool = False) -> list[str]:
@@ -346,52 +355,62 @@ def _run_chunks(run: list[str]) -> tuple[list[str], list[tuple[int, str]]]:
     return chunks, edges
 
 
-def _toktok_parts(documents: Sequence[Sequence[str]], *, ids: bool) -> list[list[Sequence[Any]]]:
-    """Per document, the token tuples (strings, or ids of the lowercased tokens) to chain, in order.
+def _toktok_parts(documents: Sequence[Sequence[str]], *, ids: bool) -> list[list[list[Any]]]:
+    """Per document, lists of token tuples (strings, or ids of the lowercased tokens) to chain, in order.
 
-    All chunks new to the cache, from all documents, are tokenized in one batch; then every token
-    comes from the cache, a run of sentences at a time.
+    Tokens come from the cache, a run of sentences at a time; the chunks it lacks, from all documents,
+    are then tokenized in one batch and filled in.
     """
-    items = [_runs(sentences) for sentences in documents]
-    runs = {id(item): _run_chunks(item) for doc in items for item in doc if isinstance(item, list)}
-    plans = {id(item): _plan(item) for doc in items for item in doc if isinstance(item, str)}
-    chunks = set(chain.from_iterable(c for c, _ in runs.values()))
-    new = {" " + c + " " for c in chunks if c not in _toktok_mid}
-    new.update(key for _, edges in runs.values() for _, key in edges)
-    new.update(chain.from_iterable(p for p in plans.values() if p))
-    new = {k for k in new if k not in _toktok_cache}
-    if new:
-        _fill_toktok(new)
     if ids:
-        get, mid, whole = _toktok_id_cache.__getitem__, _toktok_mid_ids.__getitem__, _ids
+        table, mid_table, whole = _toktok_id_cache, _toktok_mid_ids, _ids
     else:
-        get, mid, whole = _toktok_cache.__getitem__, _toktok_mid.__getitem__, tuple
-    out: list[list[Sequence[Any]]] = []
-    for doc in items:
-        parts: list[Sequence[Any]] = []
-        for item in doc:
+        table, mid_table, whole = _toktok_cache, _toktok_mid, tuple
+    out: list[list[list[Any]]] = []
+    gaps: list[tuple[list[Any], list[str]]] = []  # parts with holes, and the cache key of each part
+    for sentences in documents:
+        parts: list[list[Any]] = []
+        for item in _runs(sentences):
             if isinstance(item, list):
-                chunk_list, edges = runs[id(item)]
-                run_parts = list(map(mid, chunk_list))
+                chunks, edges = _run_chunks(item)
+                run = list(map(mid_table.get, chunks))
                 for i, key in edges:
-                    run_parts[i] = get(key)
-                parts.extend(run_parts)
+                    run[i] = table.get(key)
+                if None in run:
+                    keys = [" " + c + " " for c in chunks]
+                    for i, key in edges:
+                        keys[i] = key
+                    gaps.append((run, keys))
             else:
-                plan = plans[id(item)]
-                parts.extend(map(get, plan) if plan is not None else [whole(_toktok().tokenize(item))])
+                plan = _plan(item)
+                if plan is None:
+                    run = [whole(_toktok().tokenize(item))]
+                else:
+                    run = list(map(table.get, plan))
+                    if None in run:
+                        gaps.append((run, plan))
+            parts.append(run)
         out.append(parts)
+    if gaps:
+        new = {k for run, keys in gaps for k, v in zip(keys, run, strict=True) if v is None}
+        new = {k for k in new if k not in _toktok_cache}
+        if new:
+            _fill_toktok(new)
+        for run, keys in gaps:
+            for i, value in enumerate(run):
+                if value is None:
+                    run[i] = table[keys[i]]
     return out
 
 
 def toktok_documents(documents: Sequence[Sequence[str]]) -> list[list[str]]:
     """For each document (a list of sentences), ``[t for s in it for t in ToktokTokenizer().tokenize(s)]``."""
-    return [list(chain.from_iterable(parts)) for parts in _toktok_parts(documents, ids=False)]
+    return [list(chain.from_iterable(chain.from_iterable(p))) for p in _toktok_parts(documents, ids=False)]
 
 
 def toktok_ids_many(documents: Sequence[Sequence[str]]) -> list[np.ndarray]:
     """For each document (a list of sentences), its lowercased tok-tok tokens as ``token_id``s."""
     return [
-        np.fromiter(chain.from_iterable(parts), dtype=np.int64)
+        np.fromiter(chain.from_iterable(chain.from_iterable(parts)), dtype=np.int64)
         for parts in _toktok_parts(documents, ids=True)
     ]
 
