@@ -55,26 +55,40 @@ class ExampleStats:
 
 def example_stats(example: Example, documents: Sequence[str]) -> ExampleStats:
     """Table 1 counts, novel n-grams and fragment scores of one example and its documents' texts."""
-    sents = [sentences(text) for text in (example.answer, *documents)]
-    tokens = toktok_ids_many(sents)  # lowercased tok-tok tokens, one cache fill for the whole example
-    source = np.concatenate(tokens[1:]) if documents else np.zeros(0, dtype=np.int64)
-    novel = novel_ratios_ids(tokens[0], source, NGRAM_ORDERS)
-    summary, article = spacy_ids_many([example.answer, DOCUMENT_JOINER.join(documents)])
-    matches = match_ids(*encode_ids(summary, article))
-    coverage, density, compression = scores(matches, len(summary), len(article))
-    return ExampleStats(
-        article_id=example.article_id,
-        split=example.split,
-        category=example.category,
-        answer_words=len(tokens[0]),
-        answer_sentences=len(sents[0]),
-        document_words=tuple(len(t) for t in tokens[1:]),
-        document_sentences=tuple(len(s) for s in sents[1:]),
-        novel=novel,
-        coverage=coverage,
-        density=density,
-        compression=compression,
-    )
+    return batch_stats([(example, documents)])[0]
+
+
+def batch_stats(batch: Sequence[tuple[Example, Sequence[str]]]) -> list[ExampleStats]:
+    """``example_stats`` of several examples; the tokenizers' caches are filled once for all of them."""
+    sents = [[sentences(text) for text in (example.answer, *documents)] for example, documents in batch]
+    # Lowercased tok-tok tokens and spaCy tokens, as integer ids.
+    tokens = iter(toktok_ids_many([s for group in sents for s in group]))
+    spacy = iter(spacy_ids_many([t for e, docs in batch for t in (e.answer, DOCUMENT_JOINER.join(docs))]))
+    out: list[ExampleStats] = []
+    for (example, documents), groups in zip(batch, sents, strict=True):
+        answer_tokens = next(tokens)
+        doc_tokens = [next(tokens) for _ in documents]
+        source = np.concatenate(doc_tokens) if doc_tokens else np.zeros(0, dtype=np.int64)
+        summary, article = next(spacy), next(spacy)
+        coverage, density, compression = scores(
+            match_ids(*encode_ids(summary, article)), len(summary), len(article)
+        )
+        out.append(
+            ExampleStats(
+                article_id=example.article_id,
+                split=example.split,
+                category=example.category,
+                answer_words=len(answer_tokens),
+                answer_sentences=len(groups[0]),
+                document_words=tuple(len(t) for t in doc_tokens),
+                document_sentences=tuple(len(s) for s in groups[1:]),
+                novel=novel_ratios_ids(answer_tokens, source, NGRAM_ORDERS),
+                coverage=coverage,
+                density=density,
+                compression=compression,
+            )
+        )
+    return out
 
 
 # --------------------------------------------------------------------------- running
@@ -86,7 +100,7 @@ _JOBS: tuple[Sequence[Example], Mapping[int, Sequence[str]]] | None = None
 def _run_slice(bounds: tuple[int, int]) -> list[ExampleStats]:
     assert _JOBS is not None
     examples, texts = _JOBS
-    return [example_stats(e, texts.get(e.article_id, ())) for e in examples[bounds[0] : bounds[1]]]
+    return batch_stats([(e, texts.get(e.article_id, ())) for e in examples[bounds[0] : bounds[1]]])
 
 
 def compute(

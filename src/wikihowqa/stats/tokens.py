@@ -323,8 +323,16 @@ def _simple(sentence: str) -> bool:
     )
 
 
+#: In sentences joined by NUL: other whitespace than single inner spaces, an empty sentence, or a
+#: sentence ending in a lone closing quote. Where nothing matches, every sentence is simple.
+_NOT_SIMPLE = re.compile("[^\\S ]|  |^ | $| \x00|\x00 |^\x00|\x00$|\x00\x00| [\"'’»›”](?:\x00|$)")
+
+
 def _runs(sentences: Sequence[str]) -> list[list[str] | str]:
     """Consecutive simple sentences grouped in lists; any other sentence stands alone as a string."""
+    joined = "\x00".join(sentences)
+    if joined and _NOT_SIMPLE.search(joined) is None:
+        return [list(sentences)]  # the common case, checked for the whole document at once
     items: list[list[str] | str] = []
     run: list[str] = []
     for sentence in sentences:
@@ -343,16 +351,19 @@ def _runs(sentences: Sequence[str]) -> list[list[str] | str]:
 def _run_chunks(run: list[str]) -> tuple[list[str], list[tuple[int, str]]]:
     """The chunks of a run of simple sentences, and (index, cache key) of each sentence's edge chunks."""
     chunks = " ".join(run).split(" ")
-    edges = []
-    start = 0
-    for end in accumulate(s.count(" ") + 1 for s in run):
-        if end - start == 1:
-            edges.append((start, chunks[start]))
-        else:
-            edges.append((start, chunks[start] + " "))
-            edges.append((end - 1, " " + chunks[end - 1]))
-        start = end
-    return chunks, edges
+    counts = [s.count(" ") + 1 for s in run]
+    ends = list(accumulate(counts))
+    if 1 in counts:  # a one-chunk sentence is both first and last
+        edges = []
+        for end, count in zip(ends, counts, strict=True):
+            if count == 1:
+                edges.append((end - 1, chunks[end - 1]))
+            else:
+                edges.append((end - count, chunks[end - count] + " "))
+                edges.append((end - 1, " " + chunks[end - 1]))
+        return chunks, edges
+    firsts = [(end - count, chunks[end - count] + " ") for end, count in zip(ends, counts, strict=True)]
+    return chunks, firsts + [(end - 1, " " + chunks[end - 1]) for end in ends]
 
 
 def _toktok_parts(documents: Sequence[Sequence[str]], *, ids: bool) -> list[list[list[Any]]]:
@@ -366,7 +377,7 @@ def _toktok_parts(documents: Sequence[Sequence[str]], *, ids: bool) -> list[list
     else:
         table, mid_table, whole = _toktok_cache, _toktok_mid, tuple
     out: list[list[list[Any]]] = []
-    gaps: list[tuple[list[Any], list[str]]] = []  # parts with holes, and the cache key of each part
+    gaps: list[tuple[list[Any], Any]] = []  # parts with holes, and how to find each part's cache key
     for sentences in documents:
         parts: list[list[Any]] = []
         for item in _runs(sentences):
@@ -376,10 +387,7 @@ def _toktok_parts(documents: Sequence[Sequence[str]], *, ids: bool) -> list[list
                 for i, key in edges:
                     run[i] = table.get(key)
                 if None in run:
-                    keys = [" " + c + " " for c in chunks]
-                    for i, key in edges:
-                        keys[i] = key
-                    gaps.append((run, keys))
+                    gaps.append((run, (chunks, edges)))
             else:
                 plan = _plan(item)
                 if plan is None:
@@ -391,14 +399,20 @@ def _toktok_parts(documents: Sequence[Sequence[str]], *, ids: bool) -> list[list
             parts.append(run)
         out.append(parts)
     if gaps:
-        new = {k for run, keys in gaps for k, v in zip(keys, run, strict=True) if v is None}
-        new = {k for k in new if k not in _toktok_cache}
+        holes: list[tuple[list[Any], int, str]] = []
+        for run, how in gaps:
+            missing = [i for i, value in enumerate(run) if value is None]
+            if isinstance(how, tuple):
+                chunks, edges = how
+                edge_keys = dict(edges)
+                holes.extend((run, i, edge_keys.get(i) or " " + chunks[i] + " ") for i in missing)
+            else:
+                holes.extend((run, i, how[i]) for i in missing)
+        new = {key for _, _, key in holes if key not in _toktok_cache}
         if new:
             _fill_toktok(new)
-        for run, keys in gaps:
-            for i, value in enumerate(run):
-                if value is None:
-                    run[i] = table[keys[i]]
+        for run, i, key in holes:
+            run[i] = table[key]
     return out
 
 
