@@ -399,20 +399,22 @@ def _toktok_parts(documents: Sequence[Sequence[str]], *, ids: bool) -> list[list
             parts.append(run)
         out.append(parts)
     if gaps:
-        holes: list[tuple[list[Any], int, str]] = []
+        holes: list[tuple[list[Any], int, str, str | None]] = []  # run, index, cache key, mid-text chunk
         for run, how in gaps:
             missing = [i for i, value in enumerate(run) if value is None]
             if isinstance(how, tuple):
                 chunks, edges = how
                 edge_keys = dict(edges)
-                holes.extend((run, i, edge_keys.get(i) or " " + chunks[i] + " ") for i in missing)
+                for i in missing:
+                    key = edge_keys.get(i)
+                    holes.append((run, i, key, None) if key else (run, i, " " + chunks[i] + " ", chunks[i]))
             else:
-                holes.extend((run, i, how[i]) for i in missing)
-        new = {key for _, _, key in holes if key not in _toktok_cache}
+                holes.extend((run, i, how[i], None) for i in missing)
+        new = {key for _, _, key, _ in holes if key not in _toktok_cache}
         if new:
             _fill_toktok(new)
-        for run, i, key in holes:
-            run[i] = table[key]
+        for run, i, key, chunk in holes:
+            run[i] = table[key] if chunk is None else mid_table[chunk]
     return out
 
 
