@@ -215,6 +215,7 @@ def main() -> None:
         f"{identical}/{len(sample)}; "
         f"target ≤ 120 s for the whole corpus: {'met' if full <= 120 else 'NOT met'}"
     )
+    out(f"phases of the whole-corpus run (s): {report['seconds']}")
     frag, novel = report["fragments"]["all"], report["table2"]["all"]
     out(
         f"corpus values: coverage {frag['coverage']['mean']:.3f}, density {frag['density']['mean']:.2f}, "

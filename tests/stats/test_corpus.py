@@ -78,3 +78,23 @@ def test_worker_processes_give_the_serial_result():
     serial = corpus.compute(examples, texts, workers=1)
     parallel = corpus.compute(examples, texts, workers=2, chunk=5)
     assert parallel == serial and len(serial) == 24
+
+
+def test_batched_statistics_equal_the_library_functions():
+    from wikihowqa.stats.fragments import multi_document_fragments
+    from wikihowqa.stats.ngrams import novel_ngram_ratio
+
+    examples, documents = generate_corpus(6, 14, seed=8)
+    texts: dict[int, list[str]] = {}
+    for d in documents:
+        texts.setdefault(d.article_id, []).append(d.parsed_text)
+    stats = corpus.batch_stats([(e, texts[e.article_id]) for e in examples])
+    for e, s in zip(examples, stats, strict=True):
+        docs = texts[e.article_id]
+        assert s.novel == tuple(pytest.approx(novel_ngram_ratio(e.answer, docs, n)) for n in (1, 2, 3, 4))
+        f = multi_document_fragments(e.answer, docs)
+        assert (s.coverage, s.density, s.compression) == (
+            pytest.approx(f.coverage()),
+            pytest.approx(f.density()),
+            pytest.approx(f.compression()),
+        )

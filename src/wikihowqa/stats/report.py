@@ -97,8 +97,10 @@ def build_report(
     progress: Callable[[int, int], None] = lambda done, total: None,
 ) -> tuple[dict[str, Any], list[ExampleStats]]:
     """Compute the report of a dataset folder; ``progress(done, total)`` follows the examples."""
+    clock = time.perf_counter()
     examples = folder.examples()
     texts = _texts(folder, examples)
+    timing = {"read": round(time.perf_counter() - clock, 2)}
     started = time.perf_counter()
     done = 0
 
@@ -110,8 +112,10 @@ def build_report(
     if workers is None and len(examples) < PARALLEL_FROM:
         workers = 1
     stats = corpus.compute(examples, texts, workers=workers, progress=step)
-    elapsed = time.perf_counter() - started
+    timing["statistics"] = round(time.perf_counter() - started, 2)
+    clock = time.perf_counter()
     audit_section = _audit_section(folder, examples, audit=audit, model=model, threshold=threshold)
+    timing["audit"] = round(time.perf_counter() - clock, 2)
     report = {
         "dataset": str(folder.path),
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -122,7 +126,7 @@ def build_report(
         "table2": corpus.table2(stats),
         "fragments": corpus.fragment_scores(stats),
         "audit": audit_section,
-        "seconds": round(elapsed, 2),
+        "seconds": timing,
     }
     return report, stats
 
@@ -201,7 +205,8 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 def render_markdown(report: Mapping[str, Any], figure_paths: Sequence[str]) -> str:
     parts = [f"# Dataset statistics: `{report['dataset']}`", ""]
-    parts.append(f"Made by {report['tool']} on {report['created']}; statistics took {report['seconds']} s.")
+    took = ", ".join(f"{k} {v} s" for k, v in report["seconds"].items())
+    parts.append(f"Made by {report['tool']} on {report['created']} ({took}).")
     parts += ["", "## Table 1: size and lengths (means)", ""]
     rows = [
         [
@@ -331,5 +336,7 @@ def describe(
     report, stats = build_report(
         folder, workers=workers, audit=audit, model=model, threshold=threshold, progress=progress
     )
+    clock = time.perf_counter()
     write_report(report, stats, out)
+    report["seconds"]["write"] = round(time.perf_counter() - clock, 2)
     return report

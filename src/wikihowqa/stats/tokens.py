@@ -149,15 +149,26 @@ def _spacy_parts(texts: Sequence[str], table: _Cache) -> list[list[Any]]:
         parts.append(found)
         out.append(parts)
     if gaps:
-        new = {r for found, runs in gaps for r, v in zip(runs, found, strict=True) if v is None}
-        new = {r for r in new if r not in _spacy_cache}
+        holes = [(found, runs, _holes(found)) for found, runs in gaps]
+        new = {runs[i] for _, runs, where in holes for i in where if runs[i] not in _spacy_cache}
         if new:
             _fill_spacy(new)
-        for found, runs in gaps:
-            for i, value in enumerate(found):
-                if value is None:
-                    found[i] = table[runs[i]]
+        for found, runs, where in holes:
+            for i in where:
+                found[i] = table[runs[i]]
     return out
+
+
+def _holes(values: list[Any]) -> list[int]:
+    """Positions of ``None`` in ``values``, found by ``list.index`` (a C loop) rather than a Python one."""
+    found: list[int] = []
+    i = -1
+    try:
+        while True:
+            i = values.index(None, i + 1)
+            found.append(i)
+    except ValueError:
+        return found
 
 
 def _flat(parts: list[Any]) -> Any:
@@ -401,7 +412,7 @@ def _toktok_parts(documents: Sequence[Sequence[str]], *, ids: bool) -> list[list
     if gaps:
         holes: list[tuple[list[Any], int, str, str | None]] = []  # run, index, cache key, mid-text chunk
         for run, how in gaps:
-            missing = [i for i, value in enumerate(run) if value is None]
+            missing = _holes(run)
             if isinstance(how, tuple):
                 chunks, edges = how
                 edge_keys = dict(edges)
