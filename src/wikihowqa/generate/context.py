@@ -57,24 +57,31 @@ def source_order(kept: Sequence[Ranked]) -> list[Ranked]:
     return sorted(kept, key=lambda r: (r.passage.article_id, r.passage.doc_index, r.passage.position))
 
 
-def render(question: str, kept: Sequence[Ranked], fmt: InputFormat = InputFormat()) -> str:
-    """The input string of ``question`` with ``kept`` passages, reordered to source order."""
-    ordered = source_order(kept)
-    if not ordered:
-        return question
+def render_passages(kept: Sequence[Ranked], fmt: InputFormat = InputFormat()) -> str:
+    """Kept passages in source order: passages of a document joined by ``passage_sep``, documents by
+    ``document_sep``, each document opened by ``document_prefix``."""
     documents: list[list[str]] = []
     last: tuple[int, int] | None = None
-    for r in ordered:
+    for r in source_order(kept):
         key = (r.passage.article_id, r.passage.doc_index)
         if key != last:
             documents.append([])
             last = key
         documents[-1].append(r.passage.text)
-    body = fmt.document_sep.join(
+    return fmt.document_sep.join(
         fmt.document_prefix.format(n=n) + fmt.passage_sep.join(texts)
         for n, texts in enumerate(documents, start=1)
     )
-    return question + fmt.question_sep + body
+
+
+def render(question: str, kept: Sequence[Ranked], fmt: InputFormat = InputFormat()) -> str:
+    """The input string of ``question`` with ``kept`` passages, reordered to source order."""
+    if not kept:
+        return question
+    return question + fmt.question_sep + render_passages(kept, fmt)
+
+
+Renderer = Callable[[str, Sequence[Ranked], InputFormat], str]
 
 
 def build_input(
@@ -83,22 +90,24 @@ def build_input(
     count_tokens: TokenCounter,
     max_tokens: int,
     fmt: InputFormat = InputFormat(),
+    renderer: Renderer = render,
 ) -> ModelInput:
     """Keep the longest prefix of ``ranking`` whose rendered input has at most ``max_tokens`` tokens.
 
     A per-passage estimate finds the candidate prefix in one pass; the rendered string is then counted
     exactly and the prefix adjusted, so the limit holds for any tokenizer, even one that is not additive.
     If the question alone is over the limit, no passage is kept (the generator's tokenizer truncates).
+    ``renderer`` turns question and kept passages into the final string (e.g. an LLM prompt template).
     """
     if max_tokens < 1:
         raise SettingsError("max_tokens must be at least 1")
 
     def exact(n: int) -> tuple[str, int]:
-        text = render(question, ranking[:n], fmt)
+        text = renderer(question, ranking[:n], fmt)
         return text, count_tokens(text)
 
     empty = count_tokens("")
-    base = count_tokens(question + fmt.question_sep)
+    base = count_tokens(renderer(question, (), fmt))
     total, n = base, 0
     for r in ranking:
         total += count_tokens(fmt.document_sep + r.passage.text) - empty

@@ -7,7 +7,7 @@ builds an :class:`Index` over passages; an index ranks them for a batch of quest
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -94,4 +94,43 @@ def get_retriever(name: str, **settings: Any) -> Retriever:
     raise SettingsError(f"unknown retriever {name!r} (expected bm25, dense or hybrid)")
 
 
-__all__ = ["MODES", "Index", "Ranked", "Retriever", "get_retriever", "rank", "ranked", "top_k"]
+def rank_questions(
+    retriever: Retriever,
+    questions: Sequence[tuple[str, Sequence[Passage]]],
+    *,
+    mode: str = "supporting",
+    pool: Sequence[Passage] = (),
+    k: int | None = None,
+) -> Iterator[list[Ranked]]:
+    """Rankings of many questions, lazily, in order.
+
+    ``supporting`` (the paper): each question's own passages only. ``open``: one index over ``pool``
+    (every passage of the split), searched in batches.
+    """
+    if mode == "supporting":
+        retriever.prepare([p for _, passages in questions for p in passages])
+        for question, passages in questions:
+            yield rank(retriever, question, passages, k)
+    elif mode == "open":
+        if not pool:
+            raise SettingsError("open retrieval needs a non-empty passage pool")
+        retriever.prepare(pool)
+        index = retriever.index(pool)
+        batch = 64
+        for start in range(0, len(questions), batch):
+            yield from index.search([q for q, _ in questions[start : start + batch]], k or 100)
+    else:
+        raise SettingsError(f"unknown retrieval mode {mode!r} (expected supporting or open)")
+
+
+__all__ = [
+    "MODES",
+    "Index",
+    "Ranked",
+    "Retriever",
+    "get_retriever",
+    "rank",
+    "rank_questions",
+    "ranked",
+    "top_k",
+]
