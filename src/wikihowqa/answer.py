@@ -23,6 +23,7 @@ from wikihowqa.io import (
     prediction_from_dict,
     prediction_to_dict,
     read_predictions,
+    write_jsonl,
     write_predictions,
 )
 from wikihowqa.records import Example, Passage, Prediction, UsedPassage, passages_of
@@ -420,7 +421,10 @@ def answer_split(
         examples = examples[:limit]
     out = Path(out) if out else default_output(folder, system_name, split)
     partial = partial_path(out)
-    earlier = (read_predictions(out) if out.is_file() else []) + read_partial(partial)
+    recovered = read_partial(partial)
+    if partial.is_file():  # drop a torn last line before appending after it
+        write_jsonl(partial, map(prediction_to_dict, recovered))
+    earlier = (read_predictions(out) if out.is_file() else []) + recovered
     for p in earlier:
         if p.system != system_name:
             raise DatasetError(f"{out}: holds predictions of system {p.system!r}, not {system_name!r}")

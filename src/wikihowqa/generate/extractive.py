@@ -44,6 +44,7 @@ class Extract:
 
     text: str
     sentences: tuple[Sentence, ...]
+    score: float | None = None  # the oracle's objective (ROUGE-1 F1 + ROUGE-2 F1 against the gold answer)
 
     @property
     def used(self) -> tuple[Ranked, ...]:
@@ -271,7 +272,7 @@ def oracle(
     """
     pool = sorted(sentences_of(ranking, dedupe=dedupe), key=lambda s: s.order)
     if not pool:
-        return Extract("", ())
+        return Extract("", (), 0.0)
     toks = [rouge_tokens(s.text) for s in pool]
     gold_tokens = rouge_tokens(gold)
     uni = _NgramState(Counter(gold_tokens))
@@ -316,4 +317,4 @@ def oracle(
         selected.sort()
         best = choice_score
     chosen = tuple(pool[i] for i in selected)
-    return Extract(" ".join(s.text for s in chosen), chosen)
+    return Extract(" ".join(s.text for s in chosen), chosen, best)

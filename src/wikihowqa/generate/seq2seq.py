@@ -363,7 +363,6 @@ def train(
         "logging_steps": t.logging_steps,
         "seed": t.seed,
         "bf16": bf16,
-        "gradient_checkpointing": t.gradient_checkpointing,
         "eval_strategy": "steps" if eval_rows else "no",
         "eval_steps": t.save_steps if eval_rows else None,
         "report_to": "none",
@@ -372,6 +371,8 @@ def train(
         "use_cpu": not torch.cuda.is_available(),
     }
     _set_warmup(args, t.warmup)
+    if t.gradient_checkpointing:  # renamed activation_checkpointing in transformers 5
+        args[_supported("activation_checkpointing", "gradient_checkpointing")] = True
     resumed_from = last_checkpoint(output_dir) if resume else None
     trainer = Trainer(
         model=generator.model,
@@ -399,6 +400,16 @@ def train(
     }
     (output_dir / "train-summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     return TrainResult(final_dir, resumed_from, output.global_step, loss, len(train_rows), len(eval_rows))
+
+
+def _supported(*names: str) -> str:
+    """The first of ``names`` that this version's ``TrainingArguments`` accepts."""
+    import inspect
+
+    from transformers import TrainingArguments
+
+    parameters = inspect.signature(TrainingArguments.__init__).parameters
+    return next((n for n in names if n in parameters), names[-1])
 
 
 def _set_warmup(args: dict[str, Any], warmup: float) -> None:
