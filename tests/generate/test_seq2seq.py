@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from tiny_models import tiny_bart, tiny_llama
 
+from tests.generate.tiny_models import tiny_bart, tiny_llama
 from wikihowqa.answer import answer_split
 from wikihowqa.errors import SettingsError
 from wikihowqa.generate.seq2seq import GENERATOR_SETTINGS_FILE, GeneratorConfig, fine_tune

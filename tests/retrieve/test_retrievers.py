@@ -6,8 +6,8 @@ import itertools
 
 import numpy as np
 import pytest
-from planted_passages import QUESTION, planted
 
+from tests.retrieve.planted_passages import QUESTION, planted
 from wikihowqa.errors import SettingsError
 from wikihowqa.records import Passage
 from wikihowqa.retrieve import get_retriever, rank, rank_questions, top_k
