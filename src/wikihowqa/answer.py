@@ -512,3 +512,37 @@ def _run(
         done += len(batch)
         progress(done, total)
     return failed
+
+
+# --------------------------------------------------------------------------- demo
+
+
+def demo_step(ctx: Any) -> None:
+    """``wikihowqa demo``: answer the demo test split with BM25 + lead sentences (every question) and with
+    SmolLM2 + passages (the first ``answer_llm_limit`` questions, 3 by default, short answers)."""
+    from rich.console import Console
+
+    source = next(
+        (ctx.out / n for n in ("dataset", "real-examples") if (ctx.out / n / "qa.jsonl").is_file()), None
+    )
+    if source is None:
+        raise DatasetError(f"{ctx.out}: no dataset/ (or real-examples/) folder to answer")
+    folder = DatasetFolder(source)
+    split = "test" if folder.examples("test") else "validation"
+    console = Console(stderr=True)
+    runs: list[tuple[str, int | None, dict[str, Any]]] = [("bm25+lead", None, {})]
+    if ctx.settings.get("answer_llm", True):
+        llm = {
+            "backend": "local",
+            "local": {"max_new_tokens": int(ctx.settings.get("answer_llm_tokens", 48))},
+            "prompt": {"max_context_tokens": 512},
+        }
+        runs.append(("llm-passages", int(ctx.settings.get("answer_llm_limit", 3)), {"llm": llm}))
+    for system, limit, settings in runs:
+        out = ctx.out / PREDICTIONS_DIR / f"{system}.jsonl"
+        report = answer_split(folder, system, split=split, limit=limit, out=out, settings=settings)
+        failed = f", {len(report.failed)} failed" if report.failed else ""
+        console.print(f"  {system}: {report.answered_now + report.answered_before} {split} answers → {out}")
+        ctx.record(
+            f"predictions: {system}", out, f"{report.answered_now + report.answered_before} answers{failed}"
+        )
