@@ -118,8 +118,9 @@ def pagerank(
 ) -> np.ndarray:
     """PageRank of a weighted graph by power iteration (networkx's semantics: dangling rows jump uniformly).
 
-    Written with numpy rather than calling ``networkx.pagerank``: same scores (tested), no graph object to
-    build, and about 5× faster on 200-sentence graphs (``benchmarks/extractive.py``).
+    Written with numpy rather than calling ``networkx.pagerank``: the same scores (tested, |Δ| < 1e-16) and,
+    counting the graph networkx needs built, 100× (50 sentences) to 1,000× (200–500) faster on the
+    dense sentence graphs of TextRank/LexRank (``benchmarks/extractive.py``).
     """
     n = weights.shape[0]
     if n == 0:
