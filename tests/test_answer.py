@@ -175,3 +175,19 @@ def test_cli_errors_are_one_line(folder):
         "answer", str(folder.path), "--system", "bm25+lead", "--config", str(folder.path / "x.yaml")
     )
     assert result.returncode == 2 and "no such settings file" in result.stderr
+
+
+def test_demo_step_answers_the_demo_dataset_into_the_predictions_folder(tmp_path, real_examples_dir):
+    from wikihowqa.answer import demo_step
+    from wikihowqa.demo.run import DemoContext
+
+    import_release(
+        [real_examples_dir / "qa.jsonl"], [real_examples_dir / "documents.jsonl"], tmp_path / "dataset"
+    )
+    ctx = DemoContext(out=tmp_path, settings={"answer_llm": False})
+    demo_step(ctx)
+    (p,) = read_predictions(tmp_path / "predictions" / "bm25+lead.jsonl")
+    assert p.system == "bm25+lead" and p.answer
+    assert ctx.produced == [
+        ("predictions: bm25+lead", f"{tmp_path.name}/predictions/bm25+lead.jsonl", "1 answer(s)")
+    ]

@@ -332,6 +332,8 @@ def make_retriever(name: str, ctx: Context) -> Any:
 
     retrieval = ctx.section("retrieval")
     options = dict(retrieval.get(name) or {})
+    if name == "dense":
+        options.setdefault("progress", True)  # embedding a split's passages takes minutes on a CPU
     if name in ("dense", "hybrid"):
         options.setdefault("cache", str(default_cache_path(ctx.folder.path)))
     return get_retriever(name, **options)
@@ -542,7 +544,6 @@ def demo_step(ctx: Any) -> None:
         out = ctx.out / PREDICTIONS_DIR / f"{system}.jsonl"
         report = answer_split(folder, system, split=split, limit=limit, out=out, settings=settings)
         failed = f", {len(report.failed)} failed" if report.failed else ""
-        console.print(f"  {system}: {report.answered_now + report.answered_before} {split} answers → {out}")
-        ctx.record(
-            f"predictions: {system}", out, f"{report.answered_now + report.answered_before} answers{failed}"
-        )
+        n = report.answered_now + report.answered_before
+        console.print(f"  {system}: {n} {split} answer(s) → {out}")
+        ctx.record(f"predictions: {system}", out, f"{n} answer(s){failed}")

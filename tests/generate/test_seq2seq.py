@@ -130,3 +130,32 @@ def test_unknown_settings_are_named():
         GeneratorConfig.from_settings({"train": {"epoch": 3}})
     with pytest.raises(SettingsError, match="architecture"):
         GeneratorConfig.from_settings({"architecture": "rnn"})
+
+
+def test_the_train_command_resumes_and_reports(dataset, tmp_path):
+    from typer.testing import CliRunner
+
+    from wikihowqa.cli import app
+
+    folder, texts, root = dataset
+    model_dir = tiny_llama(root / "cli-llama", texts)
+    config = tmp_path / "generator.yaml"
+    config.write_text(
+        f"generator:\n  model: {model_dir}\n  max_input_tokens: 48\n  answer_prefix: ' answer : '\n"
+        "  train: {max_steps: 4, batch_size: 2, grad_accum: 1, save_steps: 2, logging_steps: 2,\n"
+        "          evaluate: false}\n"
+    )
+    out = tmp_path / "run"
+    runner = CliRunner()
+    first = runner.invoke(app, ["train", str(folder.path), "--config", str(config), "--output-dir", str(out)])
+    assert first.exit_code == 0, first.output
+    assert (
+        "trained 4 steps on 2 examples" in first.output
+        and (out / "final" / GENERATOR_SETTINGS_FILE).is_file()
+    )
+    again = runner.invoke(
+        app,
+        ["train", str(folder.path), "--config", str(config), "--output-dir", str(out), "--max-steps", "6"],
+    )
+    assert again.exit_code == 0, again.output
+    assert "trained 6 steps" in again.output and "resumed from checkpoint-4" in again.output

@@ -67,7 +67,7 @@ class SentenceTransformerEncoder:
             batch_size=self.batch_size,
             normalize_embeddings=True,
             convert_to_numpy=True,
-            show_progress_bar=self.progress,
+            show_progress_bar=self.progress and len(texts) > 1000,
         ).astype(np.float32)
 
     def encode_questions(self, texts: Sequence[str]) -> np.ndarray:
@@ -157,6 +157,7 @@ class DenseRetriever:
         batch_size: int = 64,
         query_prefix: str = "",
         passage_prefix: str = "",
+        progress: bool = False,
     ) -> DenseRetriever:
         if (question_model is None) != (context_model is None):
             raise SettingsError("DPR needs both question_model and context_model")
@@ -170,6 +171,7 @@ class DenseRetriever:
                 batch_size=batch_size,
                 query_prefix=query_prefix,
                 passage_prefix=passage_prefix,
+                progress=progress,
             )
         return cls(encoder, EmbeddingCache(Path(cache)) if cache else None)
 
