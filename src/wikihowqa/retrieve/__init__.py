@@ -37,8 +37,8 @@ class Index(Protocol):
 class Retriever(Protocol):
     name: str
 
-    def prepare(self, passages: Sequence[Passage]) -> None:
-        """Precompute what can be shared across questions (e.g. embed every passage of a split once)."""
+    def prepare(self, passages: Sequence[Passage], questions: Sequence[str] = ()) -> None:
+        """Precompute what is shared across questions (e.g. embed every passage and question in batches)."""
         ...
 
     def index(self, passages: Sequence[Passage]) -> Index: ...
@@ -108,13 +108,13 @@ def rank_questions(
     (every passage of the split), searched in batches.
     """
     if mode == "supporting":
-        retriever.prepare([p for _, passages in questions for p in passages])
+        retriever.prepare([p for _, passages in questions for p in passages], [q for q, _ in questions])
         for question, passages in questions:
             yield rank(retriever, question, passages, k)
     elif mode == "open":
         if not pool:
             raise SettingsError("open retrieval needs a non-empty passage pool")
-        retriever.prepare(pool)
+        retriever.prepare(pool, [q for q, _ in questions])
         index = retriever.index(pool)
         batch = 64
         for start in range(0, len(questions), batch):

@@ -130,7 +130,7 @@ class BM25Retriever:
     def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
         return tokenize(texts, stopwords=self.stopwords, stem=self.stem)
 
-    def prepare(self, passages: Sequence[Passage]) -> None:
+    def prepare(self, passages: Sequence[Passage], questions: Sequence[str] = ()) -> None:
         """Nothing to share: BM25 statistics are those of the indexed passages."""
 
     def index(self, passages: Sequence[Passage]) -> BM25Index:

@@ -129,13 +129,13 @@ class DPREncoder:
 
 
 class DenseIndex:
-    def __init__(self, passages: Sequence[Passage], vectors: np.ndarray, encoder: Encoder) -> None:
-        self.passages, self.vectors, self.encoder = list(passages), vectors, encoder
+    def __init__(self, passages: Sequence[Passage], vectors: np.ndarray, retriever: DenseRetriever) -> None:
+        self.passages, self.vectors, self.retriever = list(passages), vectors, retriever
 
     def search(self, questions: Sequence[str], k: int | None = None) -> list[list[Ranked]]:
         if not questions:
             return []
-        scores = self.encoder.encode_questions(questions) @ self.vectors.T
+        scores = self.retriever.question_vectors(questions) @ self.vectors.T
         return [ranked(self.passages, row, k) for row in scores]
 
 
@@ -145,6 +145,7 @@ class DenseRetriever:
     def __init__(self, encoder: Encoder, cache: EmbeddingCache | None = None, *, chunk: int = 2048) -> None:
         self.encoder, self.cache, self.chunk = encoder, cache, chunk
         self._memory: dict[bytes, np.ndarray] = {}
+        self._questions: dict[str, np.ndarray] = {}
 
     @classmethod
     def from_settings(
@@ -201,11 +202,21 @@ class DenseRetriever:
             return np.zeros((0, 0), dtype=np.float32)
         return np.stack([self._memory[k] for k in keys])
 
-    def prepare(self, passages: Sequence[Passage]) -> None:
+    def question_vectors(self, questions: Sequence[str]) -> np.ndarray:
+        """Question vectors, those embedded by :meth:`prepare` from memory (one batch, not one call each)."""
+        missing = list(dict.fromkeys(q for q in questions if q not in self._questions))
+        if missing:
+            self._questions.update(zip(missing, self.encoder.encode_questions(missing), strict=True))
+        return np.stack([self._questions[q] for q in questions])
+
+    def prepare(self, passages: Sequence[Passage], questions: Sequence[str] = ()) -> None:
         self.passage_vectors([p.text for p in passages])
+        self._questions.clear()  # only the current run's questions are kept
+        if questions:
+            self.question_vectors(questions)
 
     def index(self, passages: Sequence[Passage]) -> DenseIndex:
-        return DenseIndex(passages, self.passage_vectors([p.text for p in passages]), self.encoder)
+        return DenseIndex(passages, self.passage_vectors([p.text for p in passages]), self)
 
     def settings(self) -> dict[str, Any]:
         return {"retriever": "dense", "encoder": self.encoder.key}

@@ -86,9 +86,9 @@ class HybridRetriever:
             depth=depth,
         )
 
-    def prepare(self, passages: Sequence[Passage]) -> None:
+    def prepare(self, passages: Sequence[Passage], questions: Sequence[str] = ()) -> None:
         for retriever in self.retrievers:
-            retriever.prepare(passages)
+            retriever.prepare(passages, questions)
 
     def index(self, passages: Sequence[Passage]) -> HybridIndex:
         return HybridIndex(passages, [r.index(passages) for r in self.retrievers], self)
