@@ -255,3 +255,22 @@ class Injector:
                 in_flight = self._stats[g]["in_flight"]
                 self._stats[g] = _counter()
                 self._stats[g]["in_flight"] = in_flight
+
+
+def parse_scoped(option: str, values: list[str], convert) -> dict[str, Any]:
+    """``["0.2", "cdx=1"]`` → ``{"all": 0.2, "cdx": 1.0}``: the CLI's ``[GROUP=]VALUE`` flags."""
+    out: dict[str, Any] = {}
+    for raw in values:
+        scope, sep, text = raw.partition("=")
+        if not sep:
+            scope, text = "all", raw
+        scope = scope.strip().lower()
+        if scope != "all" and scope not in GROUPS:
+            raise SettingsError(
+                f"{option} {raw!r}: unknown endpoint group {scope!r} (use {', '.join(GROUPS)})"
+            )
+        try:
+            out[scope] = convert(text.strip())
+        except ValueError:
+            raise SettingsError(f"{option} {raw!r}: {text.strip()!r} is not a valid value") from None
+    return out

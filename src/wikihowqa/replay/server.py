@@ -229,6 +229,11 @@ class ReplaySite:
         return f"{self.url}/cdx/search/cdx"
 
     @property
+    def addresses(self) -> list[tuple[str, int]]:
+        """The socket addresses actually bound (always loopback)."""
+        return [tuple(a[:2]) for a in self._runner.addresses] if self._runner is not None else []
+
+    @property
     def faults(self) -> Faults:
         return self.app.injector.faults
 
