@@ -24,7 +24,9 @@ MAIN_TITLES = [
 
 @pytest.fixture(scope="module")
 def wiki(site) -> mwclient.Site:
-    return mwclient.Site(f"127.0.0.1:{site.port}", path="/", scheme="http", clients_useragent="wikihowqa-tests")
+    return mwclient.Site(
+        f"127.0.0.1:{site.port}", path="/", scheme="http", clients_useragent="wikihowqa-tests"
+    )
 
 
 def test_mwclient_initialises_from_siteinfo_and_userinfo(wiki):
