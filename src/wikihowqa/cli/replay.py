@@ -1,0 +1,104 @@
+"""``wikihowqa replay-site``: serve a corpus folder as a local wikiHow + Wayback Machine."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import typer
+
+from wikihowqa.cli._app import app, console, out
+
+# option name -> (EndpointFaults field, converter)
+_FLAGS = {
+    "latency": ("latency_s", float),
+    "jitter": ("jitter_s", float),
+    "throttle": ("throttle_p", float),
+    "throttle_every": ("throttle_every", int),
+    "retry_after": ("retry_after_s", lambda v: None if v.lower() == "none" else int(v)),
+    "error": ("error_p", float),
+    "error_every": ("error_every", int),
+    "error_status": ("error_status", int),
+    "drop": ("drop_p", float),
+    "drop_every": ("drop_every", int),
+    "truncate": ("truncate_p", float),
+    "truncate_every": ("truncate_every", int),
+    "rate_limit": ("rate_limit", float),
+    "burst": ("burst", int),
+}
+
+
+def _opt(help_text: str) -> list[str]:
+    return typer.Option([], help=help_text, metavar="[GROUP=]V", show_default=False, rich_help_panel="Faults")
+
+
+@app.command("replay-site")
+def replay_site_command(
+    corpus: Path = typer.Option(
+        None, "--corpus", help="Rendered corpus folder to serve (default: the embedded demo corpus)."
+    ),
+    port: int = typer.Option(8765, "--port", help="Port on 127.0.0.1 to listen on (0 picks a free one)."),
+    latency: list[str] = _opt("Seconds of delay added to every response."),
+    jitter: list[str] = _opt("Up to this many extra seconds of uniformly random delay."),
+    throttle: list[str] = _opt("Probability of answering 429 Too Many Requests."),
+    throttle_every: list[str] = _opt("Answer 429 to every Nth request."),
+    retry_after: list[str] = _opt(
+        "Retry-After seconds sent with injected 429s ('none': no header, the default)."
+    ),
+    error: list[str] = _opt("Probability of answering a 5xx error."),
+    error_every: list[str] = _opt("Answer a 5xx error to every Nth request."),
+    error_status: list[str] = _opt("Status code of injected errors (default 503)."),
+    drop: list[str] = _opt("Probability of closing the connection without any response."),
+    drop_every: list[str] = _opt("Close the connection without a response on every Nth request."),
+    truncate: list[str] = _opt(
+        "Probability of sending half the body under the full Content-Length, then closing."
+    ),
+    truncate_every: list[str] = _opt("Truncate the body of every Nth response."),
+    rate_limit: list[str] = _opt("Token-bucket rate limit in requests/s; requests above it get 429."),
+    burst: list[str] = _opt("Token-bucket size (requests allowed at once) of the rate limit (default 1)."),
+    lag: float = typer.Option(
+        0.0, "--lag", help="Replica lag (s) /api.php reports to maxlag.", rich_help_panel="Faults"
+    ),
+    seed: int = typer.Option(
+        0, "--seed", help="Seed of the random faults, for reproducible runs.", rich_help_panel="Faults"
+    ),
+) -> None:
+    """Serve a corpus as wikiHow's MediaWiki API (/api.php) and the Wayback Machine (/cdx/search/cdx,
+    /web/<timestamp>id_/<url>) on 127.0.0.1 until Ctrl-C.
+
+    Fault options take V for every endpoint group, or GROUP=V for one of mediawiki, cdx, playback;
+    repeat them to set several groups. Example: --rate-limit cdx=0.4 --latency 0.2 --throttle-every cdx=10
+    """
+    from wikihowqa.demo import corpus_path
+    from wikihowqa.replay import Faults, ReplaySite
+    from wikihowqa.replay.faults import parse_scoped
+
+    given = dict(locals())
+    settings: dict[str, dict[str, object]] = {}
+    for option, (field_name, convert) in _FLAGS.items():
+        for scope, value in parse_scoped(f"--{option.replace('_', '-')}", given[option], convert).items():
+            settings.setdefault(scope, {})[field_name] = value
+    if lag:
+        settings.setdefault("mediawiki", {})["lag_s"] = lag
+    faults = Faults.from_settings(settings, seed=seed)
+    folder = corpus or corpus_path()
+    with ReplaySite(folder, faults=faults, port=port) as site:
+        out.print(f"[bold]replay site[/] serving {folder}", highlight=False)
+        out.print(f"  MediaWiki API   {site.mediawiki_url}", highlight=False)
+        out.print(f"  Wayback CDX     {site.cdx_url}", highlight=False)
+        out.print(
+            f"  Wayback base    {site.wayback_url}   (playback: /web/<timestamp>id_/<url>)", highlight=False
+        )
+        out.print(f"  counters        {site.url}/__stats", highlight=False)
+        for scope, values in sorted(settings.items()):
+            out.print(
+                f"  faults [{scope}]  " + ", ".join(f"{k}={v}" for k, v in values.items()), highlight=False
+            )
+        out.print("Press Ctrl-C to stop.", highlight=False)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            stats = site.stats()
+            served = ", ".join(f"{g} {stats[g]['requests']}" for g in ("mediawiki", "cdx", "playback"))
+            console.print(f"stopped; requests served: {served}", highlight=False)

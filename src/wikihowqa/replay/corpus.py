@@ -1,0 +1,278 @@
+"""Read a rendered corpus folder (docs/demo-corpus.md) into typed records, validating as it goes.
+
+The whole corpus is loaded into memory once (the demo corpus is a few MB): the site then answers from
+dictionaries and never touches the disk while serving, so injected latency is the only latency.
+A malformed corpus fails here with one line naming the file (and line) to fix.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import surt as _surt
+
+from wikihowqa.errors import WikihowqaError
+
+
+class CorpusError(WikihowqaError):
+    """The corpus folder is missing or one of its files is malformed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Revision:
+    revid: int
+    parentid: int
+    timestamp: str  # ISO 8601, ``2016-04-02T10:00:00Z``
+    user: str
+    comment: str = ""
+    minor: bool = False
+    wikitext: str | None = None  # the corpus stores only the current text; older revisions replay it
+
+
+@dataclass(frozen=True, slots=True)
+class QuickSummary:
+    pageid: int
+    position: str
+    last_sentence: str
+    content: str
+    timestamp: str
+
+
+@dataclass(frozen=True, slots=True)
+class WikiPage:
+    pageid: int
+    ns: int
+    title: str
+    wikitext: str
+    revisions: tuple[Revision, ...]
+    categories: tuple[str, ...] = ()
+    redirect: str | None = None
+    summary: QuickSummary | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Capture:
+    """One archived capture, with the fields the CDX server derives (SURT key, digest, length)."""
+
+    url: str
+    timestamp: str  # 14 digits
+    statuscode: str
+    mimetype: str
+    file: str | None
+    headers: tuple[tuple[str, str], ...]
+    location: str | None
+    urlkey: str
+    digest: str
+    length: int
+
+
+@dataclass(frozen=True, slots=True)
+class SiteInfo:
+    sitename: str = "wikiHow (demo)"
+    generator: str = "MediaWiki 1.39.3"
+    lang: str = "en"
+    articlepath: str = "/wiki/$1"
+    project_namespace: str = "wikiHow"
+    top_categories: tuple[str, ...] = ()
+    category_parents: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    hidden_categories: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Corpus:
+    site: SiteInfo
+    pages: tuple[WikiPage, ...]
+    captures: tuple[Capture, ...]
+    snapshots: Mapping[str, bytes]
+    path: Path | None = None
+
+
+def surt_key(url: str) -> str:
+    """The CDX ``urlkey`` of a URL, canonicalised as the Internet Archive does (IA's own ``surt``)."""
+    return _surt.surt(url)
+
+
+def sha1_base32(data: bytes) -> str:
+    """The CDX ``digest``: base32 of the SHA-1 of the payload."""
+    return base64.b32encode(hashlib.sha1(data).digest()).decode("ascii")
+
+
+# --------------------------------------------------------------------------- field checks
+
+
+def _need(obj: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    if key not in obj:
+        raise CorpusError(f"{where}: missing field {key!r}")
+    value = obj[key]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise CorpusError(f"{where}: field {key!r} must be {names}, got {type(value).__name__}")
+    return value
+
+
+def _opt(
+    obj: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str, default: Any = None
+) -> Any:
+    if obj.get(key) is None:
+        return default
+    return _need(obj, key, kind, where)
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CorpusError(f"{path}: file not found") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CorpusError(f"{path}: not valid JSON ({exc})") from None
+
+
+# --------------------------------------------------------------------------- readers
+
+
+def read_site(path: Path) -> SiteInfo:
+    raw = _read_json(path)
+    where = str(path)
+    if not isinstance(raw, dict):
+        raise CorpusError(f"{where}: expected a JSON object")
+    parents_raw = _opt(raw, "category_parents", dict, where, {})
+    parents = {}
+    for name, value in parents_raw.items():
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise CorpusError(f"{where}: category_parents[{name!r}] must be a list of names")
+        parents[name] = tuple(value)
+    defaults = SiteInfo()
+    return SiteInfo(
+        sitename=_opt(raw, "sitename", str, where, defaults.sitename),
+        generator=_opt(raw, "generator", str, where, defaults.generator),
+        lang=_opt(raw, "lang", str, where, defaults.lang),
+        articlepath=_opt(raw, "articlepath", str, where, defaults.articlepath),
+        project_namespace=_opt(raw, "project_namespace", str, where, defaults.project_namespace),
+        top_categories=tuple(_opt(raw, "top_categories", list, where, [])),
+        category_parents=parents,
+        hidden_categories=frozenset(_opt(raw, "hidden_categories", list, where, [])),
+    )
+
+
+def read_page(path: Path) -> WikiPage:
+    raw = _read_json(path)
+    where = str(path)
+    if not isinstance(raw, dict):
+        raise CorpusError(f"{where}: expected a JSON object")
+    revisions = []
+    for i, rev in enumerate(_need(raw, "revisions", list, where)):
+        w = f"{where}: revisions[{i}]"
+        if not isinstance(rev, dict):
+            raise CorpusError(f"{w}: expected an object")
+        revisions.append(
+            Revision(
+                revid=_need(rev, "revid", int, w),
+                parentid=_opt(rev, "parentid", int, w, 0),
+                timestamp=_need(rev, "timestamp", str, w),
+                user=_opt(rev, "user", str, w, "DemoEditor"),
+                comment=_opt(rev, "comment", str, w, ""),
+                minor=bool(rev.get("minor", False)),
+                wikitext=_opt(rev, "wikitext", str, w),
+            )
+        )
+    if not revisions:
+        raise CorpusError(f"{where}: a page needs at least one revision")
+    summary = None
+    if raw.get("summary") is not None:
+        s = _need(raw, "summary", dict, where)
+        w = f"{where}: summary"
+        summary = QuickSummary(
+            pageid=_need(s, "pageid", int, w),
+            position=_opt(s, "position", str, w, "bottom"),
+            last_sentence=_need(s, "last_sentence", str, w),
+            content=_need(s, "content", str, w),
+            timestamp=_opt(s, "timestamp", str, w, revisions[-1].timestamp),
+        )
+    categories = _opt(raw, "categories", list, where, [])
+    if not all(isinstance(c, str) for c in categories):
+        raise CorpusError(f"{where}: categories must be a list of names")
+    return WikiPage(
+        pageid=_need(raw, "pageid", int, where),
+        ns=_opt(raw, "ns", int, where, 0),
+        title=_need(raw, "title", str, where),
+        wikitext=_need(raw, "wikitext", str, where),
+        revisions=tuple(revisions),
+        categories=tuple(categories),
+        redirect=_opt(raw, "redirect", str, where),
+        summary=summary,
+    )
+
+
+def read_captures(path: Path, snapshots_dir: Path) -> tuple[tuple[Capture, ...], dict[str, bytes]]:
+    captures: list[Capture] = []
+    snapshots: dict[str, bytes] = {}
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise CorpusError(f"{path}: file not found") from None
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise CorpusError(f"{where}: not valid JSON ({exc.msg})") from None
+        if not isinstance(raw, dict):
+            raise CorpusError(f"{where}: expected a JSON object")
+        url = _need(raw, "url", str, where)
+        timestamp = _need(raw, "timestamp", str, where)
+        if not (timestamp.isdigit() and len(timestamp) == 14):
+            raise CorpusError(f"{where}: timestamp must have 14 digits, got {timestamp!r}")
+        status = str(_need(raw, "statuscode", (str, int), where))
+        file = _opt(raw, "file", str, where)
+        body = b""
+        if file is not None:
+            if file not in snapshots:
+                try:
+                    snapshots[file] = (snapshots_dir / file).read_bytes()
+                except FileNotFoundError:
+                    raise CorpusError(f"{where}: snapshot file {snapshots_dir / file} not found") from None
+            body = snapshots[file]
+        headers = _opt(raw, "headers", dict, where, {})
+        if not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
+            raise CorpusError(f"{where}: headers must map names to strings")
+        location = _opt(raw, "location", str, where)
+        if status.startswith("3") and location is None:
+            raise CorpusError(f"{where}: a {status} capture needs a 'location'")
+        captures.append(
+            Capture(
+                url=url,
+                timestamp=timestamp,
+                statuscode=status,
+                mimetype=_opt(raw, "mimetype", str, where, "unk"),
+                file=file,
+                headers=tuple(headers.items()),
+                location=location,
+                urlkey=surt_key(url),
+                digest=sha1_base32(body),
+                length=len(body),
+            )
+        )
+    return tuple(captures), snapshots
+
+
+def load_corpus(folder: str | Path) -> Corpus:
+    """Load a rendered corpus folder; raises :class:`CorpusError` naming the first bad file."""
+    root = Path(folder)
+    if not root.is_dir():
+        raise CorpusError(f"corpus folder not found: {root}")
+    site = read_site(root / "site.json")
+    articles = root / "articles"
+    if not articles.is_dir():
+        raise CorpusError(f"{articles}: folder not found")
+    pages = tuple(read_page(p) for p in sorted(articles.glob("*.json")))
+    archive = root / "archive"
+    captures, snapshots = read_captures(archive / "cdx.jsonl", archive / "snapshots")
+    return Corpus(site=site, pages=pages, captures=captures, snapshots=snapshots, path=root)
