@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from aiohttp import web
 
+from wikihowqa.collect.build import BuildSettings
 from wikihowqa.collect.http import HttpSettings
 
 
@@ -32,6 +33,13 @@ def fast_settings(**overrides) -> HttpSettings:
     )
     base.update(overrides)
     return HttpSettings(**base)
+
+
+def settings_for(site, **overrides) -> BuildSettings:
+    """Build settings aimed at a replay site, fast: unpaced, millisecond backoffs."""
+    values = {"api_url": site.mediawiki_url, "wayback_url": site.wayback_url, **overrides}
+    values["http"] = overrides.get("http") or fast_settings(concurrency=4)
+    return BuildSettings(**values)
 
 
 @dataclass(frozen=True)

@@ -496,6 +496,7 @@ def assemble(
     parsed: dict[str, dict[str, Any]],
 ) -> tuple[list[Example], list[Document], dict[str, Any], list[dict[str, Any]]]:
     """Examples, documents, the funnel and the rejection records, all in a deterministic order."""
+    seen = sorted(seen, key=lambda a: a.article_id)
     with_summary = [a for a in seen if a.answer]
     with_refs = [a for a in with_summary if a.references]
     status = {url: final_status(o, parsed) for url, o in outcomes.items()}

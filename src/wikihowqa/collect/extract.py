@@ -88,17 +88,32 @@ def extract(body: bytes, url: str, headers: Mapping[str, str]) -> Extracted:
     html = _HIDDEN.sub(" ", decode(body, headers))  # text shown only without scripts is not content
     options = dict(url=url, include_comments=False, include_tables=True, favor_precision=True)
     try:
-        doc = trafilatura.bare_extraction(html, with_metadata=True, **options)
-        markdown = trafilatura.extract(html, output_format="markdown", **options)
+        # Metadata extraction is left out: its date parser costs seconds per process and adds nothing here.
+        text = (trafilatura.extract(html, output_format="txt", **options) or "").strip()
+        markdown = trafilatura.extract(html, output_format="markdown", **options) if text else None
     except Exception as exc:  # one malformed page must not stop a crawl
         return Extracted(rejection=EMPTY_TEXT, detail=f"extractor failed: {type(exc).__name__}")
-    text = (getattr(doc, "text", None) or "").strip() if doc is not None else ""
     if not text:
         return Extracted(rejection=EMPTY_TEXT, detail="no main text")
-    title = getattr(doc, "title", None) or None
     return Extracted(
         text=text,
         markdown=(markdown or "").strip() or None,
-        title=title,
+        title=_title(html),
         passages=tuple(split_passages(text)),
     )
+
+
+def _title(html: str) -> str | None:
+    """The page's ``og:title``, else its ``<h1>``, else its ``<title>``."""
+    import lxml.html
+
+    try:
+        root = lxml.html.document_fromstring(html)
+    except Exception:
+        return None
+    for xpath in ("//meta[@property='og:title']/@content", "//h1", "//title"):
+        for found in root.xpath(xpath):
+            text = " ".join((found if isinstance(found, str) else found.text_content()).split())
+            if text:
+                return text
+    return None

@@ -404,7 +404,7 @@ class HttpClient:
                     reason = f"HTTP {response.status}"
                 elif retry_if is not None and retry_if(response):
                     stats.lagged += 1
-                    reason = "server asked to retry"
+                    reason = "server busy (asked to retry later)"
                 else:
                     stats.responses += 1
                     stats.bytes += len(response.content)

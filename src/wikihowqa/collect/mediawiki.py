@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from wikihowqa.collect.http import MEDIAWIKI, HttpClient, Response
+from wikihowqa.collect.http import MEDIAWIKI, FetchError, HttpClient, Response
 from wikihowqa.errors import WikihowqaError
 
 #: Most titles or page ids one query may name (MediaWiki's limit for clients without ``apihighlimits``).
@@ -81,7 +81,13 @@ class MediaWiki:
         full = {**params, "format": "json", "formatversion": "2"}
         if self.maxlag is not None:
             full["maxlag"] = str(self.maxlag)
-        response = await self.http.get(self.api_url, full, lane=MEDIAWIKI, retry_if=_is_lagged)
+        try:
+            response = await self.http.get(self.api_url, full, lane=MEDIAWIKI, retry_if=_is_lagged)
+        except FetchError as exc:
+            raise MediaWikiError(
+                f"{self.api_url}: {exc.reason} after {exc.attempts} attempts; "
+                "work done so far is saved, run the same command again to resume"
+            ) from None
         if response.status != 200:
             raise MediaWikiError(f"{self.api_url}: HTTP {response.status} (is this a MediaWiki api.php?)")
         try:
@@ -133,7 +139,10 @@ class MediaWiki:
 
     async def siteinfo(self) -> dict[str, Any]:
         data = await self.request({"action": "query", "meta": "siteinfo", "siprop": "general|statistics"})
-        return data.get("query") or {}
+        query = data.get("query")
+        if not isinstance(query, Mapping) or not isinstance(query.get("general"), Mapping):
+            raise MediaWikiError(f"{self.api_url}: not a MediaWiki API (no site information in its answer)")
+        return dict(query)
 
     async def allpages(self, namespace: int = 0) -> AsyncIterator[tuple[int, str]]:
         """``(pageid, title)`` of every page of a namespace that is not a redirect, in title order."""
