@@ -216,7 +216,7 @@ FAULTS = {
     "502 at random": Faults.everywhere(EndpointFaults(error_p=0.3, error_status=502), seed=7),
     "dropped connections": Faults.everywhere(EndpointFaults(drop_every=3)),
     "truncated bodies": Faults.everywhere(EndpointFaults(truncate_every=2)),
-    "timeouts": Faults.everywhere(EndpointFaults(jitter_s=0.5), seed=3),
+    "timeouts": Faults.everywhere(EndpointFaults(jitter_s=0.4), seed=3),
     "server rate limit": Faults(
         cdx=EndpointFaults(rate_limit=40, burst=2), playback=EndpointFaults(rate_limit=40, burst=2)
     ),
@@ -227,7 +227,7 @@ FAULTS = {
 def test_a_build_through_injected_faults_produces_the_clean_output(
     name, corpus_dir, clean_build, site, tmp_path
 ):
-    http = fast_settings(concurrency=4, timeout_s=0.3, retries=8, throttle_retries=8)
+    http = fast_settings(concurrency=4, timeout_s=0.25, retries=8, throttle_retries=8)
     with ReplaySite(corpus_dir, faults=FAULTS[name]) as faulty:
         build(tmp_path / "out", settings_for(faulty, http=http))
         stats = faulty.stats()
@@ -240,6 +240,17 @@ def test_a_build_through_injected_faults_produces_the_clean_output(
     if name == "timeouts":
         injected = sum(stats[g]["injected"]["delayed"] for g in ("mediawiki", "cdx", "playback"))
     assert injected > 0, "the fault was never injected: the test would prove nothing"
+    assert manifest(tmp_path / "out")["funnel"] == EXPECTED_FUNNEL
+
+
+def test_a_client_paced_below_the_servers_limit_is_never_throttled(corpus_dir, tmp_path):
+    limits = Faults(cdx=EndpointFaults(rate_limit=20), playback=EndpointFaults(rate_limit=20))
+    http = fast_settings(concurrency=8, rates={"cdx": 10.0, "playback": 10.0})
+    with ReplaySite(corpus_dir, faults=limits) as strict:
+        build(tmp_path / "out", settings_for(strict, http=http))
+        stats = strict.stats()
+    assert stats["cdx"]["injected"]["rate_limited"] == 0
+    assert stats["playback"]["injected"]["rate_limited"] == 0
     assert manifest(tmp_path / "out")["funnel"] == EXPECTED_FUNNEL
 
 

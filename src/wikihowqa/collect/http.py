@@ -212,13 +212,18 @@ class LaneStats:
     truncated: int = 0
     bytes: int = 0
     first_sent: float | None = None
+    last_sent: float | None = None
     last_done: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        out = {k: v for k, v in self.__dict__.items() if k not in ("first_sent", "last_done")}
+        out = {k: v for k, v in self.__dict__.items() if k not in ("first_sent", "last_sent", "last_done")}
         if self.first_sent is not None and self.last_done is not None:
             span = max(self.last_done - self.first_sent, 1e-9)
             out["requests_per_s"] = round(self.requests / span, 3)
+        if self.first_sent is not None and self.last_sent is not None and self.requests > 1:
+            # What a rate limit constrains: how fast requests leave (the last answer's latency aside).
+            span = max(self.last_sent - self.first_sent, 1e-9)
+            out["send_rate_per_s"] = round((self.requests - 1) / span, 3)
         return out
 
 
@@ -372,8 +377,9 @@ class HttpClient:
                 self.pacer(lane).sent(time.monotonic())
             try:
                 stats.requests += 1
+                stats.last_sent = time.monotonic()
                 if stats.first_sent is None:
-                    stats.first_sent = time.monotonic()
+                    stats.first_sent = stats.last_sent
                 reason, response = await self._attempt(key, stats)
                 stats.last_done = time.monotonic()
             finally:
