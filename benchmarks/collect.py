@@ -128,7 +128,7 @@ def main() -> None:
         )
         with ReplaySite(corpus, faults=latency) as site:
             print(
-                f"building {args.articles} articles × {args.refs} references, concurrency {args.concurrency} …"
+                f"building {args.articles} articles × {args.refs} references, {args.concurrency} at a time …"
             )
             n_build, t_build, manifest = run_build(site, tmp_path / "fast", generous)
             print(f"sequential client, {args.sequential} requests …")
@@ -176,9 +176,10 @@ def main() -> None:
             f"limit (target ≥ 0.9) |"
         )
     notes = (
-        f"Generated corpus: {args.articles} articles × {args.refs} references ({refs['unique_urls']} distinct URLs); "
-        f"the build's requests/s counts every request of its network phases (siteinfo, allpages, article batches, "
-        f"creation timestamps, categories, CDX, playback) over their wall time, parsing excluded. "
+        f"Generated corpus: {args.articles} articles × {args.refs} references "
+        f"({refs['unique_urls']} distinct URLs); the build's requests/s counts every request of its network "
+        f"phases (siteinfo, allpages, article batches, creation timestamps, categories, CDX, playback) over "
+        f"their wall time, parsing excluded. "
         f"Binding-limit row: {args.limit_articles} articles × 3 references; its requests/s is the rate "
         f"requests left at (what a limit constrains); 429s the site sent: {throttled}."
     )
