@@ -7,7 +7,7 @@ request (200 ms by default, about what web.archive.org answers in). Two rows:
   reach, against a sequential client doing the same kind of requests (a CDX lookup, then the snapshot,
   one request at a time, as waybackpy does). Target: ≥ 20× the sequential client's requests/s.
 * **binding limit** — the CDX and playback lanes paced at ``--limit-rate`` requests/s each, with the site
-  enforcing that same limit (token bucket, burst 2): the rate each lane achieves, as a fraction of the
+  enforcing 1.2 times that (token bucket, burst 1): the rate each lane achieves, as a fraction of the
   configured one (target ≥ 0.9), and how many 429s the site had to send (target 0).
 
     python benchmarks/collect.py [--articles 150] [--refs 6] [--latency 0.2] [--concurrency 32]
@@ -36,6 +36,9 @@ from wikihowqa.collect.wayback import wayback_timestamp  # noqa: E402
 from wikihowqa.replay import EndpointFaults, Faults, ReplaySite, load_corpus  # noqa: E402
 
 GROUPS = (MEDIAWIKI, CDX, PLAYBACK)
+#: The site's own limit in the binding row, relative to the client's: room for network jitter, as a
+#: crawler configured just under a service's published limit has.
+SITE_MARGIN = 1.2
 
 
 class NetworkClock:
@@ -144,8 +147,8 @@ def main() -> None:
         rate = args.limit_rate
         enforced = Faults(
             mediawiki=EndpointFaults(latency_s=args.latency),
-            cdx=EndpointFaults(latency_s=args.latency, rate_limit=rate, burst=2),
-            playback=EndpointFaults(latency_s=args.latency, rate_limit=rate, burst=2),
+            cdx=EndpointFaults(latency_s=args.latency, rate_limit=rate * SITE_MARGIN),
+            playback=EndpointFaults(latency_s=args.latency, rate_limit=rate * SITE_MARGIN),
         )
         paced = HttpSettings(
             concurrency=args.concurrency, rates={MEDIAWIKI: 1000.0, CDX: rate, PLAYBACK: rate}
@@ -171,7 +174,8 @@ def main() -> None:
     ]
     for lane in (CDX, PLAYBACK):
         table.append(
-            f"| {ms}, limit {rate:g}/s on {lane}, site enforcing it | {ours} | {lanes[lane]['requests']} | — "
+            f"| {ms}, limit {rate:g}/s on {lane} (site: {rate * SITE_MARGIN:g}/s) | {ours} "
+            f"| {lanes[lane]['requests']} | — "
             f"| {achieved[lane]:.2f} | **{achieved[lane] / rate:.2f}** of the "
             f"limit (target ≥ 0.9) |"
         )
