@@ -8,8 +8,8 @@ from typing import Any
 
 import httpx
 import pytest
-from replay_corpus import write_corpus
 
+from tests.replay.replay_corpus import write_corpus
 from wikihowqa.replay import Faults, ReplaySite
 
 

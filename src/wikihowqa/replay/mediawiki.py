@@ -52,7 +52,15 @@ from urllib.parse import quote
 from wikihowqa.replay import wikitext as wt
 from wikihowqa.replay.corpus import Revision, WikiPage
 from wikihowqa.replay.reply import Reply
-from wikihowqa.replay.wiki import CATEGORY_NS, SUMMARY_NS, InvalidTitle, Title, Wiki, sort_bytes
+from wikihowqa.replay.wiki import (
+    CATEGORY_NS,
+    NAMESPACE_ALIASES,
+    SUMMARY_NS,
+    InvalidTitle,
+    Title,
+    Wiki,
+    sort_bytes,
+)
 
 DOCREF = (
     "See {server}/api.php for API usage. Subscribe to the mediawiki-api-announce mailing list at "
@@ -853,7 +861,7 @@ class MediaWikiApi:
     def _allpages(self, req: Request, prefix: str) -> tuple[list[WikiPage], str | None]:
         module = "allpages"
         ns = req.integer(f"{prefix}namespace", 0)
-        if ns not in self.wiki.namespaces or ns is None or ns < 0:
+        if ns is None or ns < 0 or ns not in self.wiki.namespaces:
             raise ApiError(
                 "badvalue",
                 f'Unrecognized value for parameter "{prefix}namespace": {req.get(f"{prefix}namespace")}.',
@@ -1072,8 +1080,6 @@ class MediaWikiApi:
             out["namespaces"] = spaces
         if "namespacealiases" in siprop:
             key = "alias" if req.fv == 2 else "*"
-            from wikihowqa.replay.wiki import NAMESPACE_ALIASES
-
             out["namespacealiases"] = [{"id": ns, key: alias} for alias, ns in NAMESPACE_ALIASES.items()]
         if "statistics" in siprop:
             pages = self.wiki.by_id.values()

@@ -1,0 +1,244 @@
+"""Label Studio: export a study's tasks in its JSON import format, and read its exports back as judgments.
+
+One project per part: ``labelstudio/<part>.json`` (tasks, with the marked passage spans as pre-annotated
+``labels`` predictions) and ``labelstudio/<part>.xml`` (the labeling configuration to paste in the
+project settings). Label Studio shows all of an answer's passages at once (it has no click-to-open), and
+records neither sentence clicks nor passage views, so those fields of its judgments are null.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+from xml.sax.saxutils import quoteattr
+
+from wikihowqa.errors import DatasetError
+from wikihowqa.io import write_json
+
+MODEL_VERSION = "wikihowqa-passage-marker"
+
+
+def flatten_passages(
+    answer: str, per_sentence: Sequence[Mapping[str, Any]]
+) -> tuple[str, list[tuple[int, int]]]:
+    """One text with each answer sentence followed by its passages; the marked spans in its offsets."""
+    parts: list[str] = []
+    marks: list[tuple[int, int]] = []
+    cursor = 0
+
+    def put(piece: str) -> int:
+        nonlocal cursor
+        parts.append(piece)
+        start = cursor
+        cursor += len(piece)
+        return start
+
+    for entry in per_sentence:
+        put(f"[Sentence {entry['sentence'] + 1}] {answer[entry['start'] : entry['end']]}\n")
+        if not entry["groups"]:
+            put("(no passage found)\n")
+        for group in entry["groups"]:
+            put(f"— {group['title'] or 'Untitled document'} ({group['url']})\n")
+            for p in group["passages"]:
+                base = put(p["text"])
+                marks.append((base + p["highlight"]["start"], base + p["highlight"]["end"]))
+                put("\n\n")
+        put("\n")
+    return "".join(parts), marks
+
+
+def _labels(marks: Iterable[tuple[int, int]], text: str, to_name: str, prefix: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": f"{prefix}{k}",
+            "from_name": f"marked_{to_name}",
+            "to_name": to_name,
+            "type": "labels",
+            "value": {"start": s, "end": e, "text": text[s:e], "labels": ["Most relevant"]},
+        }
+        for k, (s, e) in enumerate(marks)
+    ]
+
+
+def _options(task: Mapping[str, Any]) -> list[dict[str, str]]:
+    check = task.get("attention_check")
+    return [{"value": o} for o in check["options"]] if check else []
+
+
+def labelstudio_task(task: Mapping[str, Any]) -> dict[str, Any]:
+    """A study task as a Label Studio task (``data`` plus ``predictions`` holding the marked spans)."""
+    data: dict[str, Any] = {
+        "task_id": task["task_id"],
+        "question": task["question"],
+        "category_options": _options(task),
+    }
+    results: list[dict[str, Any]] = []
+    if task["type"] == "relevance":
+        data.update(
+            answer=task["answer"]["text"],
+            document=task["document"]["text"],
+            document_title=task["document"]["title"],
+            document_url=task["document"]["url"],
+        )
+    elif task["type"] == "answer":
+        data["answer"] = task["answer"]["text"]
+        if task.get("passages") is not None:
+            text, marks = flatten_passages(task["answer"]["text"], task["passages"])
+            data["passages"] = text
+            results = _labels(marks, text, "passages", "m")
+    else:
+        for side in "AB":
+            answer = task["answers"][side]["text"]
+            text, marks = flatten_passages(answer, task["passages"][side])
+            data[f"answer_{side.lower()}"] = answer
+            data[f"passages_{side.lower()}"] = text
+            results += _labels(marks, text, f"passages_{side.lower()}", side.lower())
+    row: dict[str, Any] = {"data": data}
+    if results:
+        row["predictions"] = [{"model_version": MODEL_VERSION, "result": results}]
+    return row
+
+
+def _scale(name: str, to_name: str, scale: Mapping[str, Any]) -> str:
+    choices = "".join(
+        f'<Choice value={quoteattr(label)} alias="{scale["min"] + k}"/>'
+        for k, label in enumerate(scale["labels"])
+    )
+    return (
+        f'<Header value="{name.capitalize()}"/>'
+        f'<Choices name="{name}" toName="{to_name}" choice="single-radio" '
+        f'required="true" showInline="true">{choices}</Choices>'
+    )
+
+
+_ATTENTION = (
+    '<Header value="Which category does this question belong to?"/>'
+    '<Choices name="category" toName="question" choice="single-radio" required="true" '
+    'value="$category_options"/>'
+)
+
+
+def labeling_config(part: str, scales: Mapping[str, Mapping[str, Any]]) -> str:
+    """The Label Studio labeling configuration (XML) of one part."""
+    head = '<View><Header value="$question"/><Text name="question" value="$question"/>' + _ATTENTION
+    if part == "relevance":
+        body = (
+            '<Header value="Answer"/><Text name="answer" value="$answer"/>'
+            '<Header value="Supporting document: $document_title"/>'
+            '<Labels name="highlights" toName="document">'
+            '<Label value="Relevant" background="#ffd54f"/></Labels>'
+            '<Text name="document" value="$document"/>' + _scale("relevance", "document", scales["relevance"])
+        )
+    elif part in {"trial_a", "trial_b"}:
+        body = _scale("familiarity", "question", scales["familiarity"])
+        body += (
+            '<Header value="Answer: highlight useful or misleading spans"/>'
+            '<Labels name="spans" toName="answer"><Label value="useful" background="#81c784"/>'
+            '<Label value="misleading" background="#e57373"/></Labels><Text name="answer" value="$answer"/>'
+        )
+        if part == "trial_b":
+            body += (
+                '<Header value="Relevant passages for each answer sentence"/>'
+                '<Labels name="marked_passages" toName="passages"><Label value="Most relevant" '
+                'background="#fff59d"/></Labels><Text name="passages" value="$passages"/>'
+            )
+        body += _scale("usefulness", "answer", scales["usefulness"])
+    else:
+        body = ""
+        for side in "ab":
+            body += (
+                f'<Header value="Answer {side.upper()}"/><Text name="answer_{side}" value="$answer_{side}"/>'
+                f'<Labels name="marked_passages_{side}" toName="passages_{side}">'
+                '<Label value="Most relevant" '
+                f'background="#fff59d"/></Labels><Text name="passages_{side}" value="$passages_{side}"/>'
+            )
+        body += (
+            '<Header value="Which answer is more useful?"/><Choices name="choice" toName="question" '
+            'choice="single-radio" required="true"><Choice value="A"/><Choice value="B"/>'
+            '<Choice value="tie" alias="tie"/></Choices>'
+        )
+    return head + body + "</View>\n"
+
+
+def write_labelstudio(study: Any, folder: Path) -> dict[str, int]:
+    """``<part>.json`` and ``<part>.xml`` for every part with tasks."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    counts: dict[str, int] = {}
+    for part in study.manifest["parts"]:
+        tasks = [labelstudio_task(t) for t in study.tasks if t["part"] == part]
+        if not tasks:
+            continue
+        write_json(folder / f"{part}.json", tasks)
+        (folder / f"{part}.xml").write_text(labeling_config(part, study.manifest["scales"]), encoding="utf-8")
+        counts[part] = len(tasks)
+    return counts
+
+
+# --------------------------------------------------------------------------- exports back to judgments
+
+
+def judgments_from_export(export: Sequence[Mapping[str, Any]], study_id: str) -> list[dict[str, Any]]:
+    """Judgments (format version 1) from a Label Studio JSON export of :func:`write_labelstudio` tasks."""
+    judgments = []
+    for task in export:
+        data = task.get("data") or {}
+        task_id = data.get("task_id")
+        if not task_id:
+            raise DatasetError(
+                "Label Studio export: a task has no data.task_id (not exported from a wikihowqa study)"
+            )
+        for ann in task.get("annotations") or ():
+            if ann.get("was_cancelled"):
+                continue
+            judgment: dict[str, Any] = {
+                "format_version": 1,
+                "judgment_id": f"labelstudio-{ann.get('id')}",
+                "study_id": study_id,
+                "task_id": task_id,
+                "assessor_id": f"labelstudio-{ann.get('completed_by')}",
+                "started_at": None,
+                "submitted_at": ann.get("created_at"),
+                "duration_ms": None
+                if ann.get("lead_time") is None
+                else round(float(ann["lead_time"]) * 1000),
+                "attention": None,
+                "events": None,
+            }
+            spans, highlights = [], []
+            for r in ann.get("result") or ():
+                value = r.get("value") or {}
+                name = r.get("from_name")
+                if r.get("type") == "choices" and value.get("choices"):
+                    choice = value["choices"][0]
+                    if name == "category":
+                        judgment["attention"] = choice
+                    elif name in {"relevance", "familiarity", "usefulness"}:
+                        judgment[name] = int(choice)
+                    elif name == "choice":
+                        judgment["choice"] = choice
+                elif r.get("type") == "labels" and name == "spans":
+                    for label in value.get("labels") or ():
+                        spans.append({"start": value["start"], "end": value["end"], "label": label.lower()})
+                elif r.get("type") == "labels" and name == "highlights":
+                    highlights.append({"start": value["start"], "end": value["end"]})
+            if task_id.startswith("relevance:"):
+                judgment["highlights"] = highlights
+            elif task_id.startswith("trial_"):
+                judgment["spans"] = spans
+            judgments.append(judgment)
+    return judgments
+
+
+def read_export(path: Path) -> list[dict[str, Any]]:
+    try:
+        rows = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DatasetError(f"{path}: no such file") from None
+    except json.JSONDecodeError as exc:
+        raise DatasetError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+    if not isinstance(rows, list):
+        raise DatasetError(f"{path}: a Label Studio export is a JSON list of tasks")
+    return rows

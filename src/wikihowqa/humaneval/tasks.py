@@ -1,0 +1,510 @@
+"""Build a study: the task files a study server or Label Studio loads (format: docs/humaneval-formats.md).
+
+Four parts, as in the paper: ``relevance`` (section 3.3), ``trial_a`` and ``trial_b`` (section 5.1: the
+same answers without and with passages) and ``preference`` (section 5.2: gold vs a system, A/B).
+What assessors may see goes to ``tasks.jsonl``; what they must not (which answers are deteriorated and
+where, which side is gold, the true category) goes to ``key.jsonl``, so a server can never leak it by
+sending a task as is.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import shutil
+import tempfile
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from wikihowqa import __version__
+from wikihowqa.errors import DatasetError, SettingsError
+from wikihowqa.humaneval.deteriorate import DeterioratedAnswer
+from wikihowqa.humaneval.lexicon import WIKIHOW_CATEGORIES
+from wikihowqa.humaneval.rank import Ranker, Scorer
+from wikihowqa.humaneval.text import sentence_spans
+from wikihowqa.io import write_json, write_jsonl
+from wikihowqa.records import Document, Example, Passage, Prediction
+
+STUDY_FORMAT = "wikihowqa-study"
+FORMAT_VERSION = 1
+PARTS: tuple[str, ...] = ("relevance", "trial_a", "trial_b", "preference")
+TASK_TYPES: Mapping[str, str] = {
+    "relevance": "relevance",
+    "trial_a": "answer",
+    "trial_b": "answer",
+    "preference": "preference",
+}
+#: Parts no assessor may work in both of (the paper: "no worker participated in both rounds").
+EXCLUSIVE_PARTS: tuple[tuple[str, ...], ...] = (("trial_a", "trial_b"),)
+
+SCALES: Mapping[str, Mapping[str, Any]] = {
+    "relevance": {
+        "min": 0,
+        "max": 4,
+        "labels": ["Very irrelevant", "Irrelevant", "Somewhat relevant", "Relevant", "Very relevant"],
+    },
+    "familiarity": {
+        "min": 1,
+        "max": 5,
+        "labels": ["Very unfamiliar", "Unfamiliar", "Neutral", "Familiar", "Very familiar"],
+    },
+    "usefulness": {
+        "min": 1,
+        "max": 5,
+        "labels": ["Very useless", "Useless", "Neutral", "Useful", "Very useful"],
+    },
+}
+SPAN_LABELS: tuple[str, ...] = ("useful", "misleading")
+CHOICES: tuple[str, ...] = ("A", "B", "tie")
+ATTENTION_PROMPT = "Which category does this question belong to?"
+
+
+@dataclass(frozen=True)
+class StudySettings:
+    """How a study is built; the defaults follow the paper."""
+
+    assessors_per_item: int = 3
+    items_per_assessor: int = 10
+    max_chars: int = 5000
+    budget_scope: str = "answer"  # "answer": 5,000 chars over all sentences (the issue: "in all"); "sentence"
+    max_passages: int | None = None
+    relevance_questions: int = 31
+    relevance_documents_per_question: int = 1
+    preference_questions: int = 100
+    parts: tuple[str, ...] = PARTS
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.assessors_per_item < 1 or self.items_per_assessor < 1:
+            raise SettingsError("assessors_per_item and items_per_assessor must be at least 1")
+        if self.max_chars < 1:
+            raise SettingsError("max_chars must be positive")
+        if self.budget_scope not in {"sentence", "answer"}:
+            raise SettingsError(f"budget_scope must be 'sentence' or 'answer', not {self.budget_scope!r}")
+        unknown = set(self.parts) - set(PARTS)
+        if unknown:
+            raise SettingsError(f"unknown study part(s) {sorted(unknown)} (known: {', '.join(PARTS)})")
+
+
+@dataclass
+class Study:
+    """A built study: the manifest, the tasks, the answer key and the assignment plan."""
+
+    manifest: dict[str, Any]
+    tasks: list[dict[str, Any]] = field(default_factory=list)
+    key: list[dict[str, Any]] = field(default_factory=list)
+    assignments: list[dict[str, Any]] = field(default_factory=list)
+
+    def tasks_by_id(self) -> dict[str, dict[str, Any]]:
+        return {t["task_id"]: t for t in self.tasks}
+
+    def key_by_id(self) -> dict[str, dict[str, Any]]:
+        return {k["task_id"]: k for k in self.key}
+
+
+# --------------------------------------------------------------------------- building blocks
+
+
+def attention_check(category: str | None, rng: random.Random) -> tuple[dict[str, Any] | None, str | None]:
+    """Four options, the true category and three random other top-level ones, shuffled; no check when
+    the category is unknown."""
+    if not category:
+        return None, None
+    others = rng.sample([c for c in WIKIHOW_CATEGORIES if c != category], 3)
+    options = [category, *others]
+    rng.shuffle(options)
+    return {"prompt": ATTENTION_PROMPT, "options": options}, category
+
+
+def answer_block(text: str) -> dict[str, Any]:
+    return {"text": text, "sentences": [{"start": s, "end": e} for s, e in sentence_spans(text)]}
+
+
+def article_passages(documents: Sequence[Document]) -> list[Passage]:
+    """Passages of a question's documents in document then page order (cut from the text when absent)."""
+    from wikihowqa.parse.passages import split_passages
+
+    out = []
+    for doc_index, doc in enumerate(documents):
+        texts = doc.passages or tuple(split_passages(doc.parsed_text))
+        out.extend(
+            Passage(doc.article_id, doc_index, position, t, doc.archive_url)
+            for position, t in enumerate(texts)
+        )
+    return out
+
+
+class PassagePicker:
+    """Top-ranked passages per answer sentence, within the character budget, grouped by document in
+    original order, each with its most relevant sentence marked."""
+
+    def __init__(self, ranker: Ranker, documents: Sequence[Document], settings: StudySettings) -> None:
+        self.ranker = ranker
+        self.documents = documents
+        self.settings = settings
+        self.passages = [p for p in article_passages(documents) if p.text.strip()]
+        self.scorer = ranker.index([p.text for p in self.passages]) if self.passages else None
+        self._markers: dict[int, tuple[list[tuple[int, int]], Scorer]] = {}
+
+    def _ranked(self, query: str) -> list[tuple[int, float]]:
+        if self.scorer is None:
+            return []
+        scores = np.asarray(self.scorer(query), dtype=float)
+        order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+        return [(i, float(scores[i])) for i in order if scores[i] > 0]
+
+    def _mark(self, index: int, query: str) -> dict[str, int]:
+        if index not in self._markers:
+            text = self.passages[index].text
+            spans = sentence_spans(text) or [(0, len(text))]
+            self._markers[index] = (spans, self.ranker.index([text[s:e] for s, e in spans]))
+        spans, scorer = self._markers[index]
+        scores = np.asarray(scorer(query), dtype=float)
+        best = int(np.argmax(scores)) if len(scores) else 0
+        return {"start": spans[best][0], "end": spans[best][1]}
+
+    def for_answer(self, answer: str) -> list[dict[str, Any]]:
+        """One entry per answer sentence: its span and its passage groups."""
+        spans = sentence_spans(answer)
+        ranked = [self._ranked(answer[s:e]) for s, e in spans]
+        limit = self.settings.max_passages or math.inf
+        chosen: list[list[tuple[int, int, float]]] = [[] for _ in spans]  # (passage index, rank, score)
+        budget = self.settings.max_chars
+        if self.settings.budget_scope == "sentence":
+            for k, ranking in enumerate(ranked):
+                used = 0
+                for rank, (i, score) in enumerate(ranking, start=1):
+                    size = len(self.passages[i].text)
+                    if len(chosen[k]) < limit and used + size < budget:
+                        chosen[k].append((i, rank, score))
+                        used += size
+        else:
+            used = 0
+            depth = max((len(r) for r in ranked), default=0)
+            for r in range(depth):
+                for k, ranking in enumerate(ranked):
+                    if r < len(ranking) and len(chosen[k]) < limit:
+                        i, score = ranking[r]
+                        size = len(self.passages[i].text)
+                        if used + size < budget:
+                            chosen[k].append((i, r + 1, score))
+                            used += size
+        return [
+            {
+                "sentence": k,
+                "start": s,
+                "end": e,
+                "chars": sum(len(self.passages[i].text) for i, _, _ in chosen[k]),
+                "groups": self._grouped(chosen[k], answer[s:e]),
+            }
+            for k, (s, e) in enumerate(spans)
+        ]
+
+    def _grouped(self, picked: list[tuple[int, int, float]], query: str) -> list[dict[str, Any]]:
+        by_doc: dict[int, list[tuple[int, int, float]]] = defaultdict(list)
+        for item in picked:
+            by_doc[self.passages[item[0]].doc_index].append(item)
+        groups = []
+        for doc_index in sorted(by_doc):
+            doc = self.documents[doc_index]
+            items = sorted(by_doc[doc_index], key=lambda t: self.passages[t[0]].position)
+            groups.append(
+                {
+                    "doc_index": doc_index,
+                    "title": doc.title or "",
+                    "url": doc.archive_url,
+                    "passages": [
+                        {
+                            "passage_id": self.passages[i].id,
+                            "position": self.passages[i].position,
+                            "rank": rank,
+                            "score": round(score, 6),
+                            "text": self.passages[i].text,
+                            "highlight": self._mark(i, query),
+                        }
+                        for i, rank, score in items
+                    ],
+                }
+            )
+        return groups
+
+
+# --------------------------------------------------------------------------- assignment
+
+
+def plan_assignments(
+    items: Mapping[str, Sequence[tuple[str, int]]], settings: StudySettings
+) -> list[dict[str, Any]]:
+    """Assessors per part so that every task gets ``assessors_per_item`` distinct assessors, no assessor
+    gets two tasks of the same question within a part, and parts have disjoint assessor pools (so no
+    one is in both trials). Tasks of one question sit in consecutive slots dealt round-robin, which is
+    what keeps them apart."""
+    n = settings.assessors_per_item
+    rng = random.Random(f"{settings.seed}:assign")
+    plan = []
+    for part, part_items in items.items():
+        if not part_items:
+            continue
+        by_article: dict[int, list[str]] = defaultdict(list)
+        for task_id, article_id in part_items:
+            by_article[article_id].append(task_id)
+        articles = sorted(by_article)
+        rng.shuffle(articles)
+        slots = [task_id for a in articles for task_id in by_article[a] for _ in range(n)]
+        widest = max(len(v) for v in by_article.values())
+        assessors = max(n * widest, math.ceil(len(slots) / settings.items_per_assessor))
+        queues: list[list[str]] = [[] for _ in range(assessors)]
+        for k, task_id in enumerate(slots):
+            queues[k % assessors].append(task_id)
+        for k, queue in enumerate(queues):
+            rng.shuffle(queue)
+            plan.append({"assessor_id": f"{part}-{k + 1:03d}", "part": part, "task_ids": queue})
+    return plan
+
+
+# --------------------------------------------------------------------------- the study
+
+
+def build_study(
+    answers: Sequence[DeterioratedAnswer],
+    examples: Sequence[Example],
+    documents: Mapping[int, Sequence[Document]],
+    predictions: Sequence[Prediction],
+    ranker: Ranker,
+    settings: StudySettings = StudySettings(),
+    *,
+    study_id: str | None = None,
+    sources: Mapping[str, Any] | None = None,
+) -> Study:
+    """All tasks, the key and the assignment plan of a study."""
+    rng = random.Random(settings.seed)
+    by_id = {e.article_id: e for e in examples}
+    pickers: dict[int, PassagePicker] = {}
+
+    def picker(article_id: int) -> PassagePicker:
+        if article_id not in pickers:
+            pickers[article_id] = PassagePicker(ranker, documents.get(article_id, ()), settings)
+        return pickers[article_id]
+
+    tasks: list[dict[str, Any]] = []
+    key: list[dict[str, Any]] = []
+    items: dict[str, list[tuple[str, int]]] = {p: [] for p in settings.parts}
+
+    def add(
+        part: str,
+        task_id: str,
+        article_id: int,
+        question: str,
+        category: str | None,
+        body: dict[str, Any],
+        secret: dict[str, Any],
+    ) -> None:
+        check, truth = attention_check(category, random.Random(f"{settings.seed}:{task_id}"))
+        tasks.append(
+            {
+                "task_id": task_id,
+                "part": part,
+                "type": TASK_TYPES[part],
+                "article_id": article_id,
+                "question": question,
+                "attention_check": check,
+                **body,
+            }
+        )
+        key.append(
+            {"task_id": task_id, "part": part, "article_id": article_id, "attention_answer": truth, **secret}
+        )
+        items[part].append((task_id, article_id))
+
+    if "relevance" in settings.parts:
+        candidates = [
+            e
+            for e in sorted(examples, key=lambda e: e.article_id)
+            if any(d.parsed_text.strip() for d in documents.get(e.article_id, ()))
+        ]
+        for ex in rng.sample(candidates, min(settings.relevance_questions, len(candidates))):
+            usable = [(i, d) for i, d in enumerate(documents[ex.article_id]) if d.parsed_text.strip()]
+            for doc_index, doc in rng.sample(
+                usable, min(settings.relevance_documents_per_question, len(usable))
+            ):
+                add(
+                    "relevance",
+                    f"relevance:{ex.article_id}:{doc_index}",
+                    ex.article_id,
+                    ex.question,
+                    ex.category,
+                    {
+                        "answer": answer_block(ex.answer),
+                        "document": {
+                            "doc_index": doc_index,
+                            "title": doc.title or "",
+                            "url": doc.archive_url,
+                            "text": doc.parsed_text,
+                        },
+                    },
+                    {"doc_index": doc_index},
+                )
+
+    for part in ("trial_a", "trial_b"):
+        if part not in settings.parts:
+            continue
+        for ans in answers:
+            block = answer_block(ans.deteriorated)
+            passages = picker(ans.article_id).for_answer(ans.deteriorated) if part == "trial_b" else None
+            add(
+                part,
+                f"{part}:{ans.article_id}",
+                ans.article_id,
+                ans.question,
+                ans.category,
+                {"answer": block, "passages": passages},
+                {"deteriorated": ans.is_deteriorated, "edits": [e.to_dict() for e in ans.edits]},
+            )
+
+    systems = sorted({p.system for p in predictions})
+    if "preference" in settings.parts and systems:
+        answered: dict[str, dict[int, Prediction]] = defaultdict(dict)
+        for p in predictions:
+            answered[p.system][p.article_id] = p
+        common = sorted(set.intersection(*(set(v) for v in answered.values())) & set(by_id))
+        for article_id in rng.sample(common, min(settings.preference_questions, len(common))):
+            ex = by_id[article_id]
+            for system in systems:
+                model = answered[system][article_id].answer
+                task_id = f"preference:{article_id}:{system}"
+                gold_side = random.Random(f"{settings.seed}:{task_id}:side").choice("AB")
+                sides = {gold_side: ex.answer, ("B" if gold_side == "A" else "A"): model}
+                add(
+                    "preference",
+                    task_id,
+                    article_id,
+                    ex.question,
+                    ex.category,
+                    {
+                        "answers": {s: answer_block(sides[s]) for s in "AB"},
+                        "passages": {s: picker(article_id).for_answer(sides[s]) for s in "AB"},
+                    },
+                    {"gold_side": gold_side, "system": system},
+                )
+
+    if not tasks:
+        raise DatasetError(
+            "nothing to put in the study: no answers, no documents for relevance, no predictions"
+        )
+    plan = plan_assignments(items, settings)
+    counts = {p: len(v) for p, v in items.items()}
+    manifest = {
+        "format": STUDY_FORMAT,
+        "format_version": FORMAT_VERSION,
+        "study_id": study_id or f"study-{datetime.now(UTC):%Y%m%dT%H%M%SZ}",
+        "created": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        "tool": f"wikihowqa {__version__}",
+        "settings": {**asdict(settings), "parts": list(settings.parts), "ranker": ranker.name},
+        "sources": dict(sources or {}),
+        "categories": list(WIKIHOW_CATEGORIES),
+        "scales": SCALES,
+        "span_labels": list(SPAN_LABELS),
+        "choices": list(CHOICES),
+        "parts": {
+            p: {
+                "task_type": TASK_TYPES[p],
+                "tasks": counts.get(p, 0),
+                "assessors_per_item": settings.assessors_per_item,
+                "passages": p in {"trial_b", "preference"},
+                "assessors": sum(1 for a in plan if a["part"] == p),
+            }
+            for p in settings.parts
+        },
+        "exclusive_parts": [list(x) for x in EXCLUSIVE_PARTS],
+        "systems": systems,
+        "files": {
+            "tasks": "tasks.jsonl",
+            "key": "key.jsonl",
+            "assignments": "assignments.jsonl",
+            "judgments": "judgments.jsonl",
+        },
+    }
+    return Study(manifest, tasks, key, plan)
+
+
+# --------------------------------------------------------------------------- files
+
+
+def write_study(
+    study: Study,
+    folder: Path,
+    *,
+    overwrite: bool = False,
+    extra_files: Mapping[str, Iterable[Mapping[str, Any]]] | None = None,
+) -> Path:
+    """Write the study folder through a staging folder and a rename; never over judgments by accident."""
+    folder = Path(folder)
+    if folder.exists() and any(folder.iterdir()) and not overwrite:
+        raise DatasetError(f"{folder}: folder exists and is not empty (use --overwrite to replace it)")
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}.", suffix=".tmp"))
+    try:
+        write_json(staging / "study.json", study.manifest)
+        write_jsonl(staging / "tasks.jsonl", study.tasks)
+        write_jsonl(staging / "key.jsonl", study.key)
+        write_jsonl(staging / "assignments.jsonl", study.assignments)
+        for name, rows in (extra_files or {}).items():
+            write_jsonl(staging / name, rows)
+        from wikihowqa.humaneval.labelstudio import write_labelstudio
+
+        write_labelstudio(study, staging / "labelstudio")
+        if folder.exists():
+            trash = folder.with_name(f".{folder.name}.old-{os.getpid()}")
+            os.replace(folder, trash)
+            os.replace(staging, folder)
+            shutil.rmtree(trash, ignore_errors=True)
+        else:
+            os.replace(staging, folder)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return folder
+
+
+def read_study(folder: Path) -> Study:
+    """A study folder as written by :func:`write_study`; checks the format and version."""
+    import json
+
+    from wikihowqa.io import iter_jsonl
+
+    folder = Path(folder)
+    path = folder / "study.json"
+    if not path.is_file():
+        raise DatasetError(f"{folder}: not a study folder (no study.json)")
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise DatasetError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+    if manifest.get("format") != STUDY_FORMAT:
+        raise DatasetError(f"{path}: not a wikihowqa study (format {manifest.get('format')!r})")
+    if manifest.get("format_version") != FORMAT_VERSION:
+        raise DatasetError(
+            f"{path}: study format version {manifest.get('format_version')!r} is not supported "
+            f"(this wikihowqa reads version {FORMAT_VERSION})"
+        )
+    files = manifest.get("files", {})
+
+    def rows(name: str, default: str) -> list[dict[str, Any]]:
+        p = folder / files.get(name, default)
+        if p.is_file() and p.stat().st_size == 0:
+            return []
+        return [row for _, row in iter_jsonl(p)]
+
+    return Study(
+        manifest,
+        rows("tasks", "tasks.jsonl"),
+        rows("key", "key.jsonl"),
+        rows("assignments", "assignments.jsonl"),
+    )

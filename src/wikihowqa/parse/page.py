@@ -1,0 +1,399 @@
+"""One archived web page → :class:`ParsedPage` (text, Markdown, passages, title), or a rejection reason.
+
+:func:`parse_html` never raises on bad input: an empty body, bytes that are not HTML, a page over the size
+limit, markup nested past the parser's depth limit, or a page without article text each come back as a
+``ParsedPage`` whose ``rejection`` names the reason, so a crawl of millions of pages loses none of its work
+to one bad page.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from wikihowqa.parse.blocks import Block
+from wikihowqa.parse.pagination import Pagination, page_number
+from wikihowqa.parse.passages import DEFAULT_MAX_WORDS, PassageSpan, passage_spans
+
+# Rejection reasons (the collector's funnel counts documents by these).
+EMPTY_BODY = "empty_body"
+NON_HTML = "non_html"
+TOO_LARGE = "too_large"
+TOO_DEEP = "too_deep"
+EMPTY_TEXT = "empty_text"
+PARSE_ERROR = "parse_error"
+TIMEOUT = "timeout"
+REJECTIONS = (EMPTY_BODY, NON_HTML, TOO_LARGE, TOO_DEEP, EMPTY_TEXT, PARSE_ERROR, TIMEOUT)
+
+_MAGIC = (
+    (b"%PDF", "pdf"),
+    (b"\x89PNG", "png"),
+    (b"GIF8", "gif"),
+    (b"\xff\xd8\xff", "jpeg"),
+    (b"RIFF", "riff"),
+    (b"PK\x03\x04", "zip"),
+    (b"\x1f\x8b", "gzip"),
+    (b"BM", "bmp"),
+    (b"ID3", "mp3"),
+    (b"OggS", "ogg"),
+    (b"\x00\x00\x01\x00", "ico"),
+    (b"wOFF", "woff"),
+    (b"\xd0\xcf\x11\xe0", "ms-office"),
+    (b"{\\rtf", "rtf"),
+)
+_HTML_TYPES = ("html", "xml", "text/plain")
+_CONTROL_BYTES = bytes([*range(0, 9), *range(14, 27), *range(28, 32)])
+_MARKUP = re.compile(r"<(?:[a-zA-Z][a-zA-Z0-9-]*|!--|!doctype)[\s>/]", re.I)
+_XML_DECL = re.compile(r"^\s*<\?xml[^>]*>", re.I)
+# Characters an XML tree cannot hold (lxml refuses them in text); browsers do not show them either.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+_TITLE_SEP = re.compile(r"\s+(?:[|·•–—»-]|::)\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class ParseSettings:
+    """How pages are parsed. ``pagination``: ``join`` fetches (through the collector) and joins the pages
+    of a paginated article, ``flag`` only records its continuation links."""
+
+    max_words: int = DEFAULT_MAX_WORDS
+    min_words: int = 1  # fewer words of article text than this: rejected as empty_text
+    max_bytes: int = 20_000_000
+    remove_boilerplate: bool = True
+    pagination: str = "join"
+    max_pages: int = 20
+    timeout_s: float = 60.0
+
+    def __post_init__(self) -> None:
+        from wikihowqa.errors import SettingsError
+
+        if self.min_words < 1:
+            raise SettingsError(f"min_words must be at least 1, got {self.min_words}")
+        if self.max_words < 1:
+            raise SettingsError(f"max_words must be at least 1, got {self.max_words}")
+        if self.pagination not in {"join", "flag"}:
+            raise SettingsError(f"pagination must be 'join' or 'flag', got {self.pagination!r}")
+        if self.max_bytes < 1 or self.max_pages < 1 or self.timeout_s <= 0:
+            raise SettingsError("max_bytes, max_pages and timeout_s must be positive")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "max_words": self.max_words,
+            "min_words": self.min_words,
+            "max_bytes": self.max_bytes,
+            "remove_boilerplate": self.remove_boilerplate,
+            "pagination": self.pagination,
+            "max_pages": self.max_pages,
+            "timeout_s": self.timeout_s,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedPage:
+    """A page's main content as plain text (``text``), Markdown and passages, or why there is none."""
+
+    url: str
+    text: str = ""
+    markdown: str = ""
+    title: str | None = None
+    blocks: tuple[Block, ...] = ()
+    spans: tuple[PassageSpan, ...] = ()
+    encoding: str | None = None
+    encoding_source: str | None = None
+    pagination: Pagination = field(default_factory=Pagination)
+    pages: tuple[str, ...] = ()  # URLs whose content is joined here, in reading order
+    removed: Mapping[str, int] = field(default_factory=dict)  # boilerplate blocks removed, by kind
+    mode: str = "none"  # extraction pass that produced the text
+    rejection: str | None = None
+    detail: str | None = None  # more about the rejection, for people
+
+    @property
+    def passages(self) -> tuple[str, ...]:
+        return tuple(span.text for span in self.spans)
+
+    @property
+    def ok(self) -> bool:
+        return self.rejection is None
+
+    @property
+    def comments_removed(self) -> bool:
+        return self.removed.get("comments", 0) > 0
+
+    @property
+    def flags(self) -> tuple[str, ...]:
+        found = []
+        if self.comments_removed:
+            found.append("comments_removed")
+        if self.pagination.paginated:
+            found.append("paginated")
+        if len(self.pages) > 1:
+            found.append("pages_joined")
+        return tuple(found)
+
+    def info(self) -> dict[str, Any]:
+        """What a document row keeps about how it was parsed (stored under ``extra['parse']``)."""
+        return {
+            "encoding": self.encoding,
+            "encoding_source": self.encoding_source,
+            "mode": self.mode,
+            "removed": dict(self.removed),
+            "pagination": self.pagination.as_dict() if self.pagination.paginated else None,
+            "pages": list(self.pages),
+            "flags": list(self.flags),
+        }
+
+
+def rejected(url: str, reason: str, detail: str | None = None, **fields: Any) -> ParsedPage:
+    return ParsedPage(url=url, rejection=reason, detail=detail, **fields)
+
+
+def _content_type(headers: Mapping[str, str] | None) -> str:
+    for key, value in (headers or {}).items():
+        if key.lower() == "content-type":
+            return (value or "").split(";", 1)[0].strip().lower()
+    return ""
+
+
+def sniff(
+    body: bytes, headers: Mapping[str, str] | None, settings: ParseSettings
+) -> tuple[str, str | None] | None:
+    """A rejection ``(reason, detail)`` for bytes that cannot be an HTML page, else ``None``."""
+    if not body.strip():
+        return EMPTY_BODY, None
+    if len(body) > settings.max_bytes:
+        return TOO_LARGE, f"{len(body):,} bytes > {settings.max_bytes:,}"
+    kind = _content_type(headers)
+    if kind and not any(t in kind for t in _HTML_TYPES):
+        return NON_HTML, kind
+    head = body[:8].lstrip()
+    for magic, name in _MAGIC:
+        if head.startswith(magic):
+            return NON_HTML, name
+    start = body[:4096]
+    if not start.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
+        controls = len(start) - len(start.translate(None, _CONTROL_BYTES))
+        if controls > 0.05 * len(start):  # text has next to none; a stray NUL in real HTML is not binary
+            return NON_HTML, "binary"
+    return None
+
+
+def _title(root: Any) -> str | None:
+    """The article's headline, not the site's name.
+
+    Sites put their name in ``<title>`` after (or before) the headline, in ``og:site_name``, and often in an
+    ``<h1>`` of their own (forums, institutions, old layouts): an ``<h1>`` that is the site's name is passed
+    over; the first other ``<h1>`` that the page title or og:title contains is the headline; else og:title;
+    else the ``<title>`` part that is not the site's name."""
+
+    def texts(xpath: str) -> list[str]:
+        found = (" ".join((f if isinstance(f, str) else f.text_content()).split()) for f in root.xpath(xpath))
+        return [t for t in found if t]
+
+    h1s = texts("//h1")
+    og = next(
+        iter(texts("//meta[@property='og:title' or @name='og:title' or @name='twitter:title']/@content")),
+        None,
+    )
+    title = next(iter(texts("//title")), None)
+    parts = [p.strip() for p in _TITLE_SEP.split(title)] if title else []
+    sites = {_norm(t) for t in texts("//meta[@property='og:site_name']/@content")}
+    if len(parts) > 1:
+        sites.update(
+            _norm(h) for h in h1s if _norm(h) in {_norm(parts[0]), _norm(parts[-1])} and len(h1s) > 1
+        )
+        if any(_norm(h) == _norm(parts[-1]) for h in h1s):
+            sites.add(_norm(parts[-1]))
+    for h1 in h1s:
+        if _norm(h1) in sites:
+            continue
+        if not title or _norm(h1) in _norm(title) or (og and _norm(h1) in _norm(og)):
+            return h1
+    if og and _norm(og) not in sites:
+        return og
+    if parts:
+        rest = [p for p in parts if _norm(p) not in sites] or parts
+        return rest[0] if len(rest) < len(parts) else max(rest, key=len)
+    return h1s[0] if h1s else None
+
+
+def parse_html(
+    html: bytes | str,
+    url: str,
+    headers: Mapping[str, str] | None = None,
+    settings: ParseSettings | None = None,
+) -> ParsedPage:
+    """Parse one page fetched from ``url`` (its original URL; links resolve against it)."""
+    settings = settings or ParseSettings()
+    try:
+        return _parse(html, url, headers, settings)
+    except RecursionError:
+        return rejected(url, TOO_DEEP, "recursion limit")
+    except MemoryError:
+        return rejected(url, TOO_LARGE, "out of memory")
+    except Exception as exc:  # a parser bug must cost one page, not the crawl
+        return rejected(url, PARSE_ERROR, f"{type(exc).__name__}: {exc}"[:300])
+
+
+def _parse(
+    html: bytes | str, url: str, headers: Mapping[str, str] | None, settings: ParseSettings
+) -> ParsedPage:
+    import lxml.html
+
+    from wikihowqa.parse.boilerplate import remove_boilerplate
+    from wikihowqa.parse.decode import decode_html
+    from wikihowqa.parse.html import extract
+    from wikihowqa.parse.pagination import detect
+
+    if isinstance(html, str):
+        if len(html) > settings.max_bytes:
+            return rejected(url, TOO_LARGE, f"{len(html):,} characters > {settings.max_bytes:,}")
+        if not html.strip():
+            return rejected(url, EMPTY_BODY)
+        text, encoding, source = html, None, None
+    else:
+        problem = sniff(html, headers, settings)
+        if problem:
+            return rejected(url, *problem)
+        decoded = decode_html(html, headers)
+        text, encoding, source = decoded.text, decoded.encoding, decoded.source
+    seen = {"encoding": encoding, "encoding_source": source}
+    text = _XML_DECL.sub("", _NOT_XML.sub("", text), count=1)
+    if not _MARKUP.search(text[:65536]):
+        return rejected(url, NON_HTML, "no markup", **seen)
+    parser = lxml.html.HTMLParser(recover=True, remove_comments=True, remove_pis=True, collect_ids=False)
+    try:
+        root = lxml.html.document_fromstring(text, parser=parser)
+    except Exception as exc:  # lxml raises ParserError on documents it cannot recover at all
+        return rejected(url, PARSE_ERROR, f"{type(exc).__name__}: {exc}"[:300], **seen)
+    if any("Excessive depth" in entry.message for entry in parser.error_log):
+        return rejected(url, TOO_DEEP, "markup nested past the parser's depth limit (256)", **seen)
+    title = _title(root)
+    pagination = detect(root, url)
+    for hidden in root.xpath("//noscript | //template"):  # shown only without scripts, or never
+        hidden.drop_tree()
+    removed = dict(remove_boilerplate(root)) if settings.remove_boilerplate else {}
+    extraction = _without_headline(extract(root), title)
+    common = {**seen, "title": title, "pagination": pagination, "removed": removed, "pages": (url,)}
+    full = extraction.text
+    if not extraction.blocks or len(full.split()) < settings.min_words:
+        return rejected(url, EMPTY_TEXT, f"{len(full.split())} words", **common)
+    return ParsedPage(
+        url=url,
+        text=full,
+        markdown=extraction.markdown,
+        blocks=extraction.blocks,
+        spans=tuple(passage_spans(full, extraction.blocks, settings.max_words)),
+        mode=extraction.mode,
+        **common,
+    )
+
+
+def _without_headline(extraction: Any, title: str | None) -> Any:
+    """The body without its headline: the title has a field of its own, and the body's text should not
+    start with it (benchmarks' and the demo corpus's ground truths alike leave it out)."""
+    from wikihowqa.parse.html import Extraction
+
+    blocks = extraction.blocks
+    if not title or not blocks or blocks[0].kind != "heading" or _norm(blocks[0].text) != _norm(title):
+        return extraction
+    lines = extraction.markdown.split("\n", 1)
+    markdown = (
+        lines[1].lstrip("\n")
+        if lines[0].lstrip("#").strip() and _norm(lines[0].lstrip("#")) == _norm(title)
+        else extraction.markdown
+    )
+    return Extraction(blocks[1:], markdown, extraction.mode)
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def continuation_urls(page: ParsedPage | Pagination) -> list[str]:
+    """URLs to fetch to complete a paginated article (empty for a page that is whole)."""
+    from wikihowqa.parse.pagination import continuation_urls as urls
+
+    return urls(page.pagination if isinstance(page, ParsedPage) else page)
+
+
+def _paragraphs(markdown: str) -> list[str]:
+    return [p for p in re.split(r"\n\s*\n", markdown) if p.strip()]
+
+
+def join_pages(pages: list[ParsedPage], max_words: int = DEFAULT_MAX_WORDS) -> ParsedPage:
+    """One article from its pages in reading order; rejected pages are skipped, and a block repeated from an
+    earlier page (a standfirst or a byline shown on every page) is kept once."""
+    usable = [p for p in pages if p.ok]
+    if not usable:
+        if not pages:
+            raise ValueError("join_pages needs at least one page")
+        return pages[0]
+    first = usable[0]
+    if len(usable) == 1:
+        return first
+    seen_blocks: set[str] = set()
+    seen_md: set[str] = set()
+    blocks: list[Block] = []
+    markdown: list[str] = []
+    groups = 0
+    for page in usable:
+        offset = groups
+        for block in page.blocks:
+            if block.text in seen_blocks and block.kind in {"heading", "paragraph"}:
+                continue
+            blocks.append(replace(block, group=block.group + offset) if block.group >= 0 else block)
+            groups = max(groups, block.group + offset + 1)
+        seen_blocks.update(b.text for b in page.blocks)
+        for para in _paragraphs(page.markdown):
+            if para not in seen_md:
+                markdown.append(para)
+        seen_md.update(_paragraphs(page.markdown))
+    text = "\n".join(b.text for b in blocks)
+    removed: dict[str, int] = {}
+    for page in usable:
+        for kind, n in page.removed.items():
+            removed[kind] = removed.get(kind, 0) + n
+    return replace(
+        first,
+        text=text,
+        markdown="\n\n".join(markdown),
+        blocks=tuple(blocks),
+        spans=tuple(passage_spans(text, blocks, max_words)),
+        pages=tuple(url for page in usable for url in page.pages),
+        removed=removed,
+    )
+
+
+def collect_pages(
+    first: ParsedPage,
+    fetch: Callable[[str], ParsedPage | None],
+    max_pages: int = 20,
+    max_words: int = DEFAULT_MAX_WORDS,
+) -> ParsedPage:
+    """Follow a paginated article's continuation links with ``fetch`` (URL → parsed page, or ``None`` when
+    it cannot be had) and join what was found. A view-all page, when it parses, replaces the pages."""
+    if not first.ok or not first.pagination.paginated:
+        return first
+    if first.pagination.view_all_url:
+        whole = fetch(first.pagination.view_all_url)
+        if whole is not None and whole.ok:
+            return replace(whole, pagination=first.pagination, pages=(first.url, *whole.pages))
+        if not first.pagination.next_url and not first.pagination.page_urls:
+            return first
+    seen = {first.url}
+    parts = [first]
+    queue = [u for u in continuation_urls(replace(first.pagination, view_all_url=None)) if u not in seen]
+    while queue and len(parts) < max_pages:
+        url = queue.pop(0)
+        if url in seen:
+            continue
+        seen.add(url)
+        page = fetch(url)
+        if page is None or not page.ok:
+            break
+        parts.append(page)
+        later = continuation_urls(replace(page.pagination, view_all_url=None))
+        queue.extend(u for u in later if u not in seen and u not in queue)
+    rest = sorted(parts[1:], key=lambda p: page_number(p.url)[1] or 0)
+    return join_pages([first, *rest], max_words)

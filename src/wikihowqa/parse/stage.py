@@ -1,0 +1,392 @@
+"""The parse stage over many raw snapshots: parallel over cores, each page under a time limit.
+
+The collector stores raw snapshots (in ``build.sqlite``); anything that yields :class:`RawSnapshot` records
+can be parsed here, and a :class:`SnapshotSource` (``get`` by archive URL, ``find`` by original URL for the
+continuation pages of a paginated article) lets the stage re-parse a dataset folder. :class:`FolderSnapshots`
+is such a source over a folder of files, for use before (or without) a crawl.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import signal
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Protocol
+
+from wikihowqa.errors import DatasetError
+from wikihowqa.parse.page import (
+    PARSE_ERROR,
+    TIMEOUT,
+    ParsedPage,
+    ParseSettings,
+    collect_pages,
+    parse_html,
+    rejected,
+)
+
+_WAYBACK = re.compile(r"/web/(\d{4,14})[a-z]{0,3}_?/(.+)$")
+
+
+@dataclass(frozen=True, slots=True)
+class RawSnapshot:
+    """One archived response as fetched: ``url`` is the original URL, ``archive_url`` where it came from."""
+
+    key: str
+    url: str
+    archive_url: str
+    body: bytes
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+class SnapshotSource(Protocol):
+    """Where the stage finds raw snapshots: the collector's cache implements this over ``build.sqlite``."""
+
+    def get(self, archive_url: str) -> RawSnapshot | None:
+        """The snapshot a document was parsed from."""
+
+    def find(self, url: str, near: str | None = None) -> RawSnapshot | None:
+        """The capture of an original URL (a continuation page) closest in time to ``near`` (a 14-digit
+        Wayback timestamp: the first page's), or ``None``."""
+
+
+def wayback_parts(archive_url: str) -> tuple[str, str] | None:
+    """``(timestamp, original_url)`` of a Wayback playback URL, else ``None``."""
+    match = _WAYBACK.search(archive_url)
+    return (match.group(1), match.group(2)) if match else None
+
+
+def _canonical(url: str) -> str:
+    url = re.sub(r"^https?://(www\.)?", "", url.strip(), flags=re.I)
+    return url.rstrip("/").lower()
+
+
+class FolderSnapshots:
+    """Raw snapshots in a folder: an index (``index.jsonl`` or a CDX-style ``cdx.jsonl``) naming each file.
+
+    Index rows: ``{"file": "a.html", "url": "https://…", "archive_url": "…", "headers": {…}}``; instead of
+    ``archive_url`` a row may give ``timestamp`` (as CDX rows do). Files are looked up beside the index or in
+    its ``snapshots/`` folder and may be gzipped (``.gz``).
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = Path(folder)
+        index = next(
+            (self.folder / n for n in ("index.jsonl", "cdx.jsonl") if (self.folder / n).is_file()), None
+        )
+        if index is None:
+            raise DatasetError(f"{self.folder}: no index.jsonl or cdx.jsonl naming the raw snapshot files")
+        self._by_archive: dict[tuple[str, str], dict] = {}
+        self._by_url: dict[str, list[dict]] = {}
+        with index.open(encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise DatasetError(f"{index}:{lineno}: invalid JSON ({exc.msg})") from None
+                if not isinstance(row, dict) or not row.get("url") or not row.get("file"):
+                    continue  # redirects and misses carry no file
+                if str(row.get("statuscode", "200")) != "200":
+                    continue
+                parts = wayback_parts(row["archive_url"]) if row.get("archive_url") else None
+                timestamp = parts[0] if parts else str(row.get("timestamp", ""))
+                self._by_archive[(timestamp, _canonical(row["url"]))] = row
+                row.setdefault("timestamp", timestamp)
+                self._by_url.setdefault(_canonical(row["url"]), []).append(row)
+
+    def __len__(self) -> int:
+        return len(self._by_archive)
+
+    def _load(self, row: dict, archive_url: str) -> RawSnapshot | None:
+        for candidate in (self.folder / row["file"], self.folder / "snapshots" / row["file"]):
+            if candidate.is_file():
+                body = candidate.read_bytes()
+                if candidate.suffix == ".gz":
+                    body = gzip.decompress(body)
+                return RawSnapshot(archive_url, row["url"], archive_url, body, dict(row.get("headers") or {}))
+        return None
+
+    def _closest(self, url: str, near: str | None) -> dict | None:
+        rows = self._by_url.get(_canonical(url))
+        if not rows:
+            return None
+        if near is None:
+            return rows[0]
+        target = int(near.ljust(14, "0")[:14])
+        return min(rows, key=lambda r: abs(int(str(r.get("timestamp") or "0").ljust(14, "0")[:14]) - target))
+
+    def get(self, archive_url: str) -> RawSnapshot | None:
+        parts = wayback_parts(archive_url)
+        if parts is None:
+            row = self._closest(archive_url, None)
+        else:
+            row = self._by_archive.get((parts[0], _canonical(parts[1]))) or self._closest(parts[1], parts[0])
+        return None if row is None else self._load(row, archive_url)
+
+    def find(self, url: str, near: str | None = None) -> RawSnapshot | None:
+        """The capture of ``url`` closest in time to ``near`` (a Wayback timestamp), or ``None``."""
+        row = self._closest(url, near)
+        if row is None:
+            return None
+        archive_url = row.get("archive_url") or f"/web/{row.get('timestamp', '')}id_/{row['url']}"
+        return self._load(row, archive_url)
+
+    def __iter__(self) -> Iterator[RawSnapshot]:
+        for (timestamp, _), row in self._by_archive.items():
+            snap = self._load(row, row.get("archive_url") or f"/web/{timestamp}id_/{row['url']}")
+            if snap is not None:
+                yield snap
+
+
+class _Timeout(Exception):
+    pass
+
+
+def _alarm(signum: int, frame: object) -> None:
+    raise _Timeout
+
+
+def parse_one(snapshot: RawSnapshot, settings: ParseSettings) -> ParsedPage:
+    """Parse one snapshot under ``settings.timeout_s`` (enforced with a timer signal where one is available:
+    the main thread of a Unix process, as in the stage's worker processes)."""
+    timed = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if timed:
+        previous = signal.signal(signal.SIGALRM, _alarm)
+        signal.setitimer(signal.ITIMER_REAL, settings.timeout_s)
+    try:
+        return parse_html(snapshot.body, snapshot.url, snapshot.headers, settings)
+    except _Timeout:
+        return rejected(snapshot.url, TIMEOUT, f"over {settings.timeout_s:g} s")
+    finally:
+        if timed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+
+def _parse_chunk(chunk: list[RawSnapshot], settings: ParseSettings) -> list[ParsedPage]:
+    return [parse_one(snapshot, settings) for snapshot in chunk]
+
+
+def _chunks(items: Iterable[RawSnapshot], size: int) -> Iterator[list[RawSnapshot]]:
+    chunk: list[RawSnapshot] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def parse_snapshots(
+    items: Iterable[RawSnapshot],
+    settings: ParseSettings | None = None,
+    *,
+    workers: int | None = None,
+    chunk_size: int = 8,
+    on_done: Callable[[int], None] | None = None,
+) -> Iterator[tuple[str, ParsedPage]]:
+    """``(key, page)`` for every snapshot, in input order, parsed on ``workers`` processes (default: all
+    cores; 1 parses in this process). A worker that dies (a crash inside a C library) costs only the pages
+    of its chunk, which are retried one by one and rejected as ``parse_error`` if they kill a worker again.
+    ``on_done(n)`` is told each time ``n`` more pages are done (for a progress bar)."""
+    settings = settings or ParseSettings()
+    workers = workers or os.cpu_count() or 1
+    tick = on_done or (lambda n: None)
+    if workers == 1:
+        for item in items:
+            page = parse_one(item, settings)
+            tick(1)
+            yield item.key, page
+        return
+    window = workers * 4  # chunks in flight: bounded so a huge crawl is never all in memory
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        pending: list[tuple[list[RawSnapshot], object]] = []
+        stream = _chunks(items, chunk_size)
+        while True:
+            while len(pending) < window:
+                chunk = next(stream, None)
+                if chunk is None:
+                    break
+                pending.append((chunk, pool.submit(_parse_chunk, chunk, settings)))
+            if not pending:
+                break
+            chunk, future = pending.pop(0)
+            try:
+                pages = future.result()  # type: ignore[attr-defined]
+            except BrokenProcessPool:
+                yield from _salvage([chunk] + [c for c, _ in pending], settings, tick, stream)
+                return
+            tick(len(chunk))
+            yield from ((item.key, page) for item, page in zip(chunk, pages, strict=True))
+
+
+def _salvage(
+    chunks: list[list[RawSnapshot]],
+    settings: ParseSettings,
+    tick: Callable[[int], None],
+    rest: Iterator[list[RawSnapshot]],
+) -> Iterator[tuple[str, ParsedPage]]:
+    """After a worker died: each remaining page in a fresh one-page worker, so only the culprit is lost."""
+    for chunk in [*chunks, *rest]:
+        for item in chunk:
+            try:
+                with ProcessPoolExecutor(max_workers=1) as pool:
+                    page = pool.submit(parse_one, item, settings).result()
+            except BrokenProcessPool:
+                page = rejected(item.url, PARSE_ERROR, "the parser process crashed on this page")
+            tick(1)
+            yield item.key, page
+
+
+def complete_pagination(
+    page: ParsedPage, source: SnapshotSource | None, settings: ParseSettings, archive_url: str = ""
+) -> ParsedPage:
+    """Join a paginated article's continuation pages when ``source`` holds them (setting ``join``), taking
+    for each the capture closest in time to the first page's (``archive_url``)."""
+    if settings.pagination != "join" or source is None or not page.ok or not page.pagination.paginated:
+        return page
+    parts = wayback_parts(archive_url)
+    near = parts[0] if parts else None
+
+    def fetch(url: str) -> ParsedPage | None:
+        snapshot = source.find(url, near)
+        return None if snapshot is None else parse_one(replace(snapshot, url=url), settings)
+
+    return collect_pages(page, fetch, settings.max_pages, settings.max_words)
+
+
+# --------------------------------------------------------------------------- re-parsing a dataset folder
+
+PROGRESS_FILE = ".parse-progress.jsonl"
+
+
+@dataclass
+class ReparseReport:
+    """What ``wikihowqa parse`` did: documents re-parsed, kept as they were, and dropped (by reason)."""
+
+    parsed: int = 0
+    unchanged: int = 0  # no raw snapshot found for the document
+    resumed: int = 0  # taken from an interrupted run's progress file
+    rejected: dict[str, int] = field(default_factory=dict)
+    joined: int = 0  # paginated articles whose further pages were joined
+    flagged: int = 0  # paginated articles left as one page
+    comments_removed: int = 0
+
+
+def _settings_key(settings: ParseSettings) -> str:
+    return json.dumps(settings.as_dict(), sort_keys=True)
+
+
+def open_build_cache(folder: Path) -> SnapshotSource:
+    """The collector's raw-snapshot cache of a dataset folder (``build.sqlite``)."""
+    db = Path(folder) / "build.sqlite"
+    if not db.is_file():
+        raise DatasetError(f"{folder}: no build.sqlite with raw snapshots (pass --raw DIR to parse files)")
+    try:
+        from wikihowqa.collect.store import snapshot_source  # type: ignore[import-not-found]
+    except ImportError:
+        raise DatasetError(f"{db}: this version cannot read the collector's cache; pass --raw DIR") from None
+    return snapshot_source(db)
+
+
+def reparse_folder(
+    folder: Path,
+    source: SnapshotSource,
+    settings: ParseSettings,
+    *,
+    workers: int | None = None,
+    on_total: Callable[[int], None] | None = None,
+    on_done: Callable[[int], None] | None = None,
+) -> ReparseReport:
+    """Re-parse every document of a dataset folder from its raw snapshot and rewrite ``documents`` in place.
+
+    Resumable: finished pages go to a progress file as they come, and a rerun with the same settings
+    skips them; the documents file and manifest are replaced atomically at the end.
+    """
+    from wikihowqa.io import DatasetFolder, write_documents, write_json
+
+    dataset = DatasetFolder(Path(folder))
+    documents = dataset.documents()
+    target = dataset.documents_path
+    progress_path = Path(folder) / PROGRESS_FILE
+    key = _settings_key(settings)
+    done: dict[str, dict] = {}
+    if progress_path.is_file():
+        with progress_path.open(encoding="utf-8") as fh:
+            for line in fh:
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError:
+                    continue  # the line a kill cut short
+                if row.get("settings") == key:
+                    done[row["archive_url"]] = row
+    report = ReparseReport(resumed=len(done))
+    wanted = list(dict.fromkeys(doc.archive_url for doc in documents))
+    todo: list[RawSnapshot] = []
+    missing: set[str] = set()
+    for archive_url in wanted:
+        if archive_url in done:
+            continue
+        snapshot = source.get(archive_url)
+        if snapshot is None:
+            missing.add(archive_url)
+        else:
+            todo.append(replace(snapshot, key=archive_url))
+    if on_total:
+        on_total(len(todo))
+    with progress_path.open("a", encoding="utf-8") as log:
+        for archive_url, page in parse_snapshots(todo, settings, workers=workers, on_done=on_done):
+            page = complete_pagination(page, source, settings, archive_url)
+            row = {"settings": key, "archive_url": archive_url, "rejection": page.rejection}
+            if page.ok:
+                row.update(
+                    text=page.text,
+                    markdown=page.markdown,
+                    title=page.title,
+                    passages=list(page.passages),
+                    info=page.info(),
+                )
+            log.write(json.dumps(row, ensure_ascii=False) + "\n")
+            log.flush()
+            done[archive_url] = row
+    kept = []
+    for doc in documents:
+        row = done.get(doc.archive_url)
+        if row is None:
+            report.unchanged += 1
+            kept.append(doc)
+            continue
+        if row["rejection"]:
+            report.rejected[row["rejection"]] = report.rejected.get(row["rejection"], 0) + 1
+            continue
+        info = row["info"]
+        report.parsed += 1
+        report.comments_removed += "comments_removed" in info["flags"]
+        report.joined += "pages_joined" in info["flags"]
+        report.flagged += "paginated" in info["flags"] and "pages_joined" not in info["flags"]
+        kept.append(
+            replace(
+                doc,
+                parsed_text=row["text"],
+                parsed_md=row["markdown"],
+                title=row["title"] or doc.title,
+                passages=tuple(row["passages"]),
+                extra={**doc.extra, "parse": info},
+            )
+        )
+    write_documents(target, kept)
+    manifest = dataset.manifest()
+    manifest["parse"] = {"settings": settings.as_dict(), "report": report.__dict__}
+    write_json(Path(folder) / "manifest.json", manifest)
+    progress_path.unlink(missing_ok=True)
+    return report

@@ -1,0 +1,163 @@
+"""Study tasks: the 5,000-character budget, grouping and order of passages, the key kept apart, the plan."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+
+import numpy as np
+import pytest
+
+from wikihowqa.humaneval.deteriorate import DeteriorationSettings, deteriorate_examples
+from wikihowqa.humaneval.lexicon import WIKIHOW_CATEGORIES
+from wikihowqa.humaneval.rank import BM25Ranker
+from wikihowqa.humaneval.tasks import (
+    PassagePicker,
+    StudySettings,
+    article_passages,
+    build_study,
+    read_study,
+    write_study,
+)
+from wikihowqa.humaneval.text import sentence_spans
+from wikihowqa.records import Document
+
+
+@pytest.fixture(scope="module")
+def study(dataset, predictions):
+    examples, documents = dataset
+    answers = deteriorate_examples(examples, DeteriorationSettings(seed=2))
+    return build_study(
+        answers,
+        examples,
+        documents,
+        predictions,
+        BM25Ranker(),
+        StudySettings(relevance_questions=10, preference_questions=8, seed=2),
+        study_id="t",
+    )
+
+
+def _long_documents(article_id: int) -> list[Document]:
+    words = ["oven", "heat", "bake", "bread", "flour", "salt", "cool", "rack", "minutes", "golden", "door"]
+    rng = np.random.default_rng(article_id)
+    docs = []
+    for d in range(3):
+        passages = tuple(" ".join(rng.choice(words, size=rng.integers(20, 160))) + "." for _ in range(25))
+        docs.append(Document(article_id, f"u{d}", f"a{d}", "\n\n".join(passages), None, f"t{d}", passages))
+    return docs
+
+
+@pytest.mark.parametrize("scope", ["sentence", "answer"])
+def test_passages_fit_the_budget_and_are_the_top_ranked_that_fit(scope):
+    answer = "Preheat the oven and bake the bread. Let it cool on a rack for ten minutes. Keep the door shut."
+    docs = _long_documents(7)
+    settings = StudySettings(budget_scope=scope, max_chars=5000)
+    ranker = BM25Ranker()
+    per_sentence = PassagePicker(ranker, docs, settings).for_answer(answer)
+    passages = article_passages(docs)
+    scorer = ranker.index([p.text for p in passages])
+    totals = [sum(len(p["text"]) for g in e["groups"] for p in g["passages"]) for e in per_sentence]
+    if scope == "sentence":
+        assert all(t < 5000 for t in totals) and all(
+            t == e["chars"] for t, e in zip(totals, per_sentence, strict=True)
+        )
+    else:
+        assert sum(totals) < 5000
+    for entry in per_sentence:
+        chosen = {p["passage_id"] for g in entry["groups"] for p in g["passages"]}
+        if scope == "sentence":  # independent greedy: walk the ranking, take what still fits
+            scores = scorer(answer[entry["start"] : entry["end"]])
+            expected, used = set(), 0
+            for i in sorted(range(len(passages)), key=lambda i: (-scores[i], i)):
+                if scores[i] > 0 and used + len(passages[i].text) < 5000:
+                    expected.add(passages[i].id)
+                    used += len(passages[i].text)
+            assert chosen == expected
+        assert chosen
+
+
+def test_passages_are_grouped_by_document_in_original_order_with_a_marked_sentence(study):
+    trial_b = [t for t in study.tasks if t["part"] == "trial_b"]
+    assert trial_b
+    for task in trial_b:
+        assert [e["sentence"] for e in task["passages"]] == list(range(len(task["answer"]["sentences"])))
+        for entry in task["passages"]:
+            docs = [g["doc_index"] for g in entry["groups"]]
+            assert docs == sorted(docs) and len(set(docs)) == len(docs)
+            for g in entry["groups"]:
+                positions = [p["position"] for p in g["passages"]]
+                assert positions == sorted(positions)
+                for p in g["passages"]:
+                    s, e = p["highlight"]["start"], p["highlight"]["end"]
+                    assert (s, e) in sentence_spans(p["text"]) or (s, e) == (0, len(p["text"]))
+
+
+def test_every_task_kind_is_built_and_the_key_holds_the_secrets(study):
+    parts = Counter(t["part"] for t in study.tasks)
+    assert (
+        parts["trial_a"] == parts["trial_b"] == 95 and parts["relevance"] == 10 and parts["preference"] == 16
+    )
+    dumped = json.dumps(study.tasks)
+    assert '"edits"' not in dumped and "gold_side" not in dumped and "attention_answer" not in dumped
+    key = study.key_by_id()
+    for task in study.tasks:
+        check = task["attention_check"]
+        truth = key[task["task_id"]]["attention_answer"]
+        assert len(check["options"]) == 4 and len(set(check["options"])) == 4 and truth in check["options"]
+        assert set(check["options"]) <= set(WIKIHOW_CATEGORIES)
+        if task["type"] == "preference":
+            assert key[task["task_id"]]["gold_side"] in "AB"
+    sides = Counter(key[t["task_id"]]["gold_side"] for t in study.tasks if t["type"] == "preference")
+    assert sides["A"] > 0 and sides["B"] > 0
+
+
+def test_gold_sits_on_its_recorded_side(study, dataset):
+    examples, _ = dataset
+    gold = {e.article_id: e.answer for e in examples}
+    key = study.key_by_id()
+    for task in study.tasks:
+        if task["type"] == "preference":
+            side = key[task["task_id"]]["gold_side"]
+            assert task["answers"][side]["text"] == gold[task["article_id"]]
+
+
+def test_plan_gives_each_task_n_distinct_assessors_and_no_one_both_trials(study):
+    per_task = defaultdict(list)
+    parts_of = defaultdict(set)
+    for a in study.assignments:
+        articles = [study.tasks_by_id()[t]["article_id"] for t in a["task_ids"]]
+        assert len(articles) == len(set(articles)), "an assessor sees one question once per part"
+        for t in a["task_ids"]:
+            per_task[t].append(a["assessor_id"])
+            parts_of[a["assessor_id"]].add(a["part"])
+        assert len(a["task_ids"]) <= 10
+    assert set(per_task) == {t["task_id"] for t in study.tasks}
+    assert all(len(v) == 3 and len(set(v)) == 3 for v in per_task.values())
+    assert not any({"trial_a", "trial_b"} <= p for p in parts_of.values())
+
+
+def test_study_folder_round_trips_with_label_studio_files(tmp_path, study):
+    folder = write_study(study, tmp_path / "study")
+    again = read_study(folder)
+    assert again.tasks == json.loads(json.dumps(study.tasks)) and again.key == study.key
+    ls = json.loads((folder / "labelstudio" / "trial_b.json").read_text())
+    assert len(ls) == 95 and (folder / "labelstudio" / "trial_b.xml").read_text().startswith("<View>")
+    for row in ls:
+        for result in row.get("predictions", [{}])[0].get("result", []):
+            v = result["value"]
+            assert row["data"]["passages"][v["start"] : v["end"]] == v["text"] and result["type"] == "labels"
+    with pytest.raises(Exception, match="not empty"):
+        write_study(study, folder)
+
+
+def test_dense_ranker_puts_the_matching_passage_first():
+    from wikihowqa.humaneval.rank import DenseRanker
+
+    texts = [
+        "Stock markets fell sharply on Monday.",
+        "Let the figs dry in a warm oven for a day.",
+        "The team won the final match.",
+    ]
+    scores = DenseRanker().index(texts)("How long should figs dry in the oven?")
+    assert int(np.argmax(scores)) == 1

@@ -1,0 +1,73 @@
+"""Boilerplate removal: what goes, and the article containers that must never go."""
+
+from __future__ import annotations
+
+import lxml.html
+
+from wikihowqa.parse.boilerplate import remove_boilerplate
+
+
+def clean(html: str) -> tuple[str, dict[str, int]]:
+    root = lxml.html.document_fromstring(html)
+    removed = remove_boilerplate(root)
+    return " ".join(" ".join(root.itertext()).split()), dict(removed)
+
+
+def test_each_kind_is_recognised_by_class_or_id():
+    text, removed = clean("""<html><body><article><h1>T</h1><p>Body text stays.</p></article>
+      <section id="disqus_thread">Disqus comments</section>
+      <div class="yarpp-related">Related reading</div>
+      <div class="social-share-bar">Share on X</div>
+      <div class="cc-window cookie-banner">We use cookies</div>
+      <div class="mc4wp-form">Sign up for our newsletter</div></body></html>""")
+    assert text == "T Body text stays."
+    assert removed == {"comments": 1, "related": 1, "share": 1, "cookie": 1, "newsletter": 1}
+
+
+def test_schema_org_comments_are_removed():
+    text, removed = clean("""<html><body><article><h1>T</h1><p>Body.</p>
+      <div itemprop="comment" itemscope itemtype="https://schema.org/Comment"><p>Nice one</p></div>
+      </article></body></html>""")
+    assert "Nice one" not in text and removed["comments"] == 1
+
+
+def test_post_category_and_tag_classes_do_not_count():
+    # WordPress puts the post's categories on <article>: a post filed under "social media" is no share widget
+    text, removed = clean("""<html><body><div class="tag-comments category-social-media">
+      <p>Body text of the post.</p></div>
+      </body></html>""")
+    assert text == "Body text of the post." and removed == {}
+
+
+def test_commentary_is_content_not_comments():
+    text, _ = clean('<html><body><div class="commentary"><p>An opinion piece.</p></div></body></html>')
+    assert text == "An opinion piece."
+
+
+def test_the_containers_of_the_headline_are_protected():
+    text, removed = (
+        clean("""<html><body><div class="post-share-wrapper"><h1>Headline</h1><p>Story text.</p></div>
+      </body></html>""")
+    )
+    assert text == "Headline Story text." and removed == {}
+
+
+def test_lists_of_links_go_and_lists_of_text_stay():
+    text, removed = clean("""<html><body><article><h1>T</h1>
+      <ul><li><a href="/1">One story</a></li><li><a href="/2">Two story</a></li>
+      <li><a href="/3">Three story</a></li></ul>
+      <ul><li>Mix the flour</li><li>Add <a href="/water">water</a> slowly</li><li>Knead ten minutes</li></ul>
+      </article></body></html>""")
+    assert "One story" not in text and "Mix the flour" in text and removed == {"link_list": 1}
+
+
+def test_navigation_and_page_footer_go_but_an_article_footer_stays():
+    text, removed = clean("""<html><body><nav>Home Shop</nav><article><h1>T</h1><p>Body.</p>
+      <footer>About the author: gardener.</footer></article><footer>© 2020 Site</footer></body></html>""")
+    assert text == "T Body. About the author: gardener." and removed == {"navigation": 2}
+
+
+def test_a_comments_heading_takes_its_section_with_it():
+    text, removed = clean("""<html><body><div class="entry"><h1>T</h1><p>Body.</p>
+      <h3>5 Comments</h3><div><p>First!</p></div><div><p>Great.</p></div></div></body></html>""")
+    assert text == "T Body." and removed == {"comments": 1}

@@ -1,0 +1,202 @@
+"""parse_html on real-world page shapes: articles with comments, tables, lists, encodings, junk input."""
+
+from __future__ import annotations
+
+import gzip
+
+import pytest
+
+from wikihowqa.parse import ParseSettings, parse_html
+from wikihowqa.parse.page import EMPTY_BODY, EMPTY_TEXT, NON_HTML, TOO_DEEP, TOO_LARGE
+
+BLOG = "https://homehacks.example/descale-kettle/"
+
+
+def test_article_text_keeps_the_body_and_drops_comments_related_share_cookie_and_newsletter(fixture_bytes):
+    page = parse_html(fixture_bytes("blog_with_comments.html"), BLOG)
+    assert page.ok and page.title == "How to Descale a Kettle With Citric Acid"
+    assert "Hard water leaves a chalky crust" in page.text
+    assert "Fill the kettle halfway" in page.text and "overnight before rinsing" in page.text
+    for junk in (
+        "worked brilliantly",
+        "lemon juice",
+        "Leave a Reply",
+        "How to Clean a Coffee Maker",
+        "weekly cleaning tips",
+        "We use cookies",
+        "Twitter",
+        "Popular posts",
+        "All rights reserved",
+    ):
+        assert junk not in page.text and junk not in page.markdown
+    assert page.comments_removed and "comments_removed" in page.flags
+    assert {"cookie", "related", "share", "newsletter"} <= set(page.removed)
+
+
+def test_comment_section_opened_only_by_a_heading_is_removed(fixture_bytes):
+    page = parse_html(fixture_bytes("heading_comments.html"), "https://orchids.example/repot")
+    assert "fresh bark every two years" in page.text and "direct sun for a month" in page.text
+    assert "bloomed again" not in page.text and "terracotta" not in page.text
+    assert page.comments_removed
+
+
+def test_markdown_shows_a_table_as_a_table_and_lists_as_lists(fixture_bytes):
+    page = parse_html(fixture_bytes("table_article.html"), "https://trailnotes.example/tents")
+    md = page.markdown.splitlines()
+    assert "| Design | Typical weight | Best for |" in [line.strip() for line in md]
+    assert any(set(line.replace("|", "").strip()) == {"-"} for line in md)
+    assert "| Trekking-pole shelter | 0.7 kg | Ultralight hikers who carry poles anyway |" in [
+        line.strip() for line in md
+    ]
+    assert "- Lie down inside with your sleeping mat to check the length." in md
+    assert "## Checklist before you buy" in md
+    assert "Dome | 1.8 kg | Exposed, windy campsites" in page.text.splitlines()
+    assert [b.kind for b in page.blocks].count("row") == 4
+
+
+def test_ordered_steps_become_a_numbered_markdown_list(fixture_bytes):
+    page = parse_html(fixture_bytes("blog_with_comments.html"), BLOG)
+    assert (
+        "2. Switch it off, stir in the citric acid and wait fifteen minutes while the scale fizzes away."
+        in page.markdown
+    )
+
+
+def test_passages_carry_their_position_and_are_slices_of_the_text(fixture_bytes):
+    page = parse_html(
+        fixture_bytes("table_article.html"),
+        "https://trailnotes.example/tents",
+        settings=ParseSettings(max_words=40),
+    )
+    assert len(page.passages) > 1
+    for i, span in enumerate(page.spans):
+        assert span.position == i and page.text[span.start : span.end] == span.text and span.words <= 40
+
+
+def test_windows_1252_page_declared_only_in_the_header():
+    html = (
+        "<html><body><article><p>Le café crème coûte 3 € — « très bon » dit-il, à Noël comme à Pâques, "
+        "chaque année.</p></article></body></html>"
+    )
+    page = parse_html(
+        html.encode("cp1252"), "https://cafe.example/", {"Content-Type": "text/html; charset=windows-1252"}
+    )
+    assert "Le café crème coûte 3 € — « très bon »" in page.text and page.encoding == "cp1252"
+
+
+def test_shift_jis_page_declared_nowhere():
+    body = (
+        "抹茶ラテの作り方。茶筅で抹茶をよく点ててから、温めた牛乳を注ぎます。甘さはお好みで調整してください。"
+        * 3
+    )
+    html = f"<html><head><title>抹茶ラテ</title></head><body><article><p>{body}</p></article></body></html>"
+    page = parse_html(html.encode("shift_jis"), "https://matcha.example/")
+    assert "茶筅で抹茶をよく点ててから" in page.text and page.title == "抹茶ラテ"
+
+
+def test_empty_and_whitespace_bodies_are_rejected():
+    assert parse_html(b"", "https://x.example/").rejection == EMPTY_BODY
+    assert parse_html(b"  \r\n\t ", "https://x.example/").rejection == EMPTY_BODY
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj",
+        b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
+        b"GIF89a\x01\x00",
+        b"\xff\xd8\xff\xe0\x00\x10JFIF",
+        gzip.compress(b"<html>hi</html>"),
+        bytes(range(256)) * 4,
+    ],
+)
+def test_binary_content_is_rejected_as_non_html(body):
+    page = parse_html(body, "https://x.example/file")
+    assert page.rejection == NON_HTML and page.detail
+
+
+def test_a_non_html_content_type_is_rejected():
+    page = parse_html(
+        b"<html><body><p>text</p></body></html>", "https://x.example/a", {"Content-Type": "application/pdf"}
+    )
+    assert page.rejection == NON_HTML and page.detail == "application/pdf"
+
+
+def test_plain_text_without_markup_is_rejected():
+    assert parse_html(b"just some words, no markup at all", "https://x.example/").rejection == NON_HTML
+
+
+def test_page_over_the_size_limit_is_rejected_without_parsing():
+    fifty_mb = b"<html><body>" + b"<p>" + b"word " * 10_000_000 + b"</p></body></html>"
+    page = parse_html(fifty_mb, "https://x.example/big")
+    assert page.rejection == TOO_LARGE and "bytes" in page.detail
+
+
+def test_deeply_nested_markup_is_rejected():
+    deep = b"<html><body>" + b"<div>" * 100_000 + b"deep text" + b"</div>" * 100_000 + b"</body></html>"
+    assert parse_html(deep, "https://x.example/deep").rejection == TOO_DEEP
+
+
+def test_truncated_html_still_gives_the_text_it_has():
+    html = (
+        "<html><head><title>Cut</title></head><body><article><p>"
+        + "Pruning roses in late winter encourages strong new growth and more flowers in summer. " * 4
+        + "</p><p>Cut just above an outward-facing bud at a slant so rain runs o"
+    )
+    page = parse_html(html.encode(), "https://roses.example/")
+    assert page.ok and "Pruning roses in late winter" in page.text
+
+
+def test_a_javascript_app_shell_has_no_text(fixture_bytes):
+    page = parse_html(fixture_bytes("app_shell.html"), "https://app.example/")
+    assert page.rejection == EMPTY_TEXT
+
+
+def test_a_page_of_only_navigation_has_no_text():
+    html = "<html><body><nav><a href='/a'>Home</a> <a href='/b'>Shop</a></nav><footer>© 2019</footer></body>"
+    assert parse_html(html.encode(), "https://x.example/").rejection == EMPTY_TEXT
+
+
+def test_too_few_words_is_a_setting():
+    html = b"<html><body><article><p>Only four words here.</p></article></body></html>"
+    assert parse_html(html, "https://x.example/").ok
+    assert (
+        parse_html(html, "https://x.example/", settings=ParseSettings(min_words=10)).rejection == EMPTY_TEXT
+    )
+
+
+def test_text_input_is_accepted_too():
+    page = parse_html(
+        "<html><body><article><p>Brewing green tea at eighty degrees keeps it sweet.</p></article></body>",
+        "https://t.example/",
+    )
+    assert page.ok and page.encoding is None and "eighty degrees" in page.text
+
+
+def test_xml_declaration_and_nul_bytes_do_not_break_parsing():
+    html = (
+        '<?xml version="1.0" encoding="utf-8"?>\n<html><body><article><p>Sharpen the chisel on a fine water '
+        "stone\x00 before paring.</p></article></body></html>"
+    )
+    page = parse_html(html.encode(), "https://x.example/")
+    assert page.ok and "Sharpen the chisel" in page.text
+
+
+def test_unexpected_errors_become_a_rejection_not_an_exception(monkeypatch):
+    import wikihowqa.parse.html as extraction
+
+    def broken(root, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(extraction, "extract", broken)
+    page = parse_html(b"<html><body><p>text</p></body></html>", "https://x.example/")
+    assert page.rejection == "parse_error" and "boom" in page.detail
+
+
+def test_bad_settings_are_user_errors():
+    from wikihowqa.errors import SettingsError
+
+    with pytest.raises(SettingsError):
+        ParseSettings(pagination="sometimes")
+    with pytest.raises(SettingsError):
+        ParseSettings(max_words=0)

@@ -1,0 +1,194 @@
+"""The stage over many snapshots: parallel, in order, time-limited, surviving a crashed worker; re-parsing a
+dataset folder from a folder of raw files, resumably."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+from wikihowqa.io import DatasetFolder, read_documents, write_dataset_folder
+from wikihowqa.parse import ParseSettings
+from wikihowqa.parse import stage as stage_module
+from wikihowqa.parse.stage import FolderSnapshots, RawSnapshot, parse_one, parse_snapshots, reparse_folder
+from wikihowqa.records import Document, Example
+
+ARTICLE = (
+    "<html><head><title>Pressing Flowers</title></head><body><article><h1>Pressing Flowers</h1><p>{}</p>"
+    "</article></body></html>"
+)
+
+
+def snap(key: str, text: str) -> RawSnapshot:
+    return RawSnapshot(
+        key,
+        f"https://flowers.example/{key}",
+        f"https://web.archive.org/web/20200101000000id_/https://flowers.example/{key}",
+        ARTICLE.format(text).encode(),
+        {"Content-Type": "text/html; charset=utf-8"},
+    )
+
+
+def test_parallel_results_come_back_in_input_order():
+    items = [
+        snap(
+            f"k{i}",
+            f"Pressed flower number {i} keeps its colour when dried between heavy books for two weeks.",
+        )
+        for i in range(12)
+    ] + [RawSnapshot("empty", "https://x.example/", "a", b"")]
+    ticks = []
+    results = list(parse_snapshots(items, workers=2, chunk_size=3, on_done=ticks.append))
+    assert [key for key, _ in results] == [item.key for item in items]
+    assert all(f"number {i} " in page.text for i, (_, page) in enumerate(results[:12]))
+    assert results[-1][1].rejection == "empty_body" and sum(ticks) == len(items)
+
+
+def test_a_page_that_takes_too_long_is_rejected_as_timeout(monkeypatch):
+    def slow(*args, **kwargs):
+        time.sleep(5)
+
+    monkeypatch.setattr(stage_module, "parse_html", slow)
+    started = time.perf_counter()
+    page = parse_one(snap("slow", "x"), ParseSettings(timeout_s=0.2))
+    assert page.rejection == "timeout" and time.perf_counter() - started < 2
+
+
+def test_a_worker_crash_costs_only_the_page_that_caused_it(monkeypatch):
+    real = stage_module.parse_html
+
+    def crashy(body, url, headers=None, settings=None):
+        if b"CRASH" in body:
+            os._exit(1)  # like a segfault inside a C parser
+        return real(body, url, headers, settings)
+
+    monkeypatch.setattr(stage_module, "parse_html", crashy)  # forked workers inherit the patch
+    items = [
+        snap(f"k{i}", f"Flower {i} dries flat in a week under a stack of old telephone books.")
+        for i in range(4)
+    ]
+    items.insert(2, snap("bad", "CRASH"))
+    results = dict(parse_snapshots(items, workers=2, chunk_size=2))
+    assert results["bad"].rejection == "parse_error" and "crashed" in results["bad"].detail
+    assert all(results[f"k{i}"].ok for i in range(4))
+
+
+def make_dataset(tmp_path, pages: dict[str, bytes]):
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    rows, docs = [], []
+    for i, (name, body) in enumerate(pages.items()):
+        url = f"https://site.example/{name}"
+        archive = f"https://web.archive.org/web/2019010100000{i}/{url}"
+        (raw / f"{name}.html").write_bytes(body)
+        rows.append(
+            {
+                "file": f"{name}.html",
+                "url": url,
+                "archive_url": archive,
+                "headers": {"Content-Type": "text/html"},
+            }
+        )
+        docs.append(Document(1, url, archive, parsed_text="old text", passages=("old text",)))
+    docs.append(
+        Document(
+            1,
+            "https://site.example/gone",
+            "https://web.archive.org/web/20190101000009/https://site.example/gone",
+            parsed_text="kept as it was",
+        )
+    )
+    (raw / "index.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    example = Example(
+        1, "How to press flowers?", "Use books.", tuple(d.archive_url for d in docs), "train", 0
+    )
+    folder = write_dataset_folder(tmp_path / "ds", [example], docs, {"tool": "test"})
+    return folder, raw
+
+
+def test_reparse_folder_rewrites_documents_and_counts_rejections(tmp_path, fixture_bytes):
+    folder, raw = make_dataset(
+        tmp_path,
+        {"kettle": fixture_bytes("blog_with_comments.html"), "shell": fixture_bytes("app_shell.html")},
+    )
+    report = reparse_folder(folder.path, FolderSnapshots(raw), ParseSettings(), workers=1)
+    assert (report.parsed, report.unchanged, report.rejected, report.comments_removed) == (
+        1,
+        1,
+        {"empty_text": 1},
+        1,
+    )
+    docs = {d.original_url: d for d in read_documents(folder.documents_path)}
+    kettle = docs["https://site.example/kettle"]
+    assert "limescale" in kettle.parsed_text and "worked brilliantly" not in kettle.parsed_text
+    assert kettle.title == "How to Descale a Kettle With Citric Acid" and kettle.parsed_md.count("## ") == 2
+    assert kettle.passages and kettle.extra["parse"]["flags"] == ["comments_removed"]
+    assert docs["https://site.example/gone"].parsed_text == "kept as it was"
+    assert "https://site.example/shell" not in docs
+    assert DatasetFolder(folder.path).manifest()["parse"]["report"]["rejected"] == {"empty_text": 1}
+    assert not (folder.path / stage_module.PROGRESS_FILE).exists()
+
+
+def test_reparse_resumes_from_the_progress_of_an_interrupted_run(tmp_path, fixture_bytes):
+    folder, raw = make_dataset(tmp_path, {"kettle": fixture_bytes("blog_with_comments.html")})
+    settings = ParseSettings()
+    archive = json.loads((raw / "index.jsonl").read_text().splitlines()[0])["archive_url"]
+    done = {
+        "settings": stage_module._settings_key(settings),
+        "archive_url": archive,
+        "rejection": None,
+        "text": "resumed text",
+        "markdown": "resumed",
+        "title": "R",
+        "passages": ["resumed text"],
+        "info": {"flags": []},
+    }
+    (folder.path / stage_module.PROGRESS_FILE).write_text(json.dumps(done) + "\n" + '{"cut sho')
+    report = reparse_folder(folder.path, FolderSnapshots(raw), settings, workers=1)
+    assert report.resumed == 1 and report.parsed == 1
+    assert read_documents(folder.documents_path)[0].parsed_text == "resumed text"
+
+
+def test_paginated_documents_are_joined_from_the_raw_folder(tmp_path, fixture_bytes):
+    base = "https://breadcraft.example/guides/sourdough-basics"
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    rows = []
+    for n, url in enumerate([base, f"{base}?page=2", f"{base}?page=3"], 1):
+        (raw / f"p{n}.html").write_bytes(fixture_bytes(f"paginated_p{n}.html"))
+        rows.append({"file": f"p{n}.html", "url": url, "timestamp": f"2018010100000{n}", "statuscode": "200"})
+    (raw / "cdx.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    doc = Document(5, base, f"https://web.archive.org/web/20180101000001/{base}", "old")
+    folder = write_dataset_folder(
+        tmp_path / "ds", [Example(5, "q", "a", (doc.archive_url,), "train", 0)], [doc], {}
+    )
+    report = reparse_folder(folder.path, FolderSnapshots(raw), ParseSettings(), workers=1)
+    assert report.joined == 1
+    text = read_documents(folder.documents_path)[0].parsed_text
+    assert "wild yeast" in text and "Fold the dough" in text and "covered pot" in text
+    report = reparse_folder(folder.path, FolderSnapshots(raw), ParseSettings(pagination="flag"), workers=1)
+    assert report.flagged == 1 and "covered pot" not in read_documents(folder.documents_path)[0].parsed_text
+
+
+def test_continuation_pages_come_from_the_capture_closest_to_the_first_page(tmp_path, fixture_bytes):
+    base = "https://breadcraft.example/guides/sourdough-basics"
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "p1.html").write_bytes(fixture_bytes("paginated_p1.html"))
+    (raw / "old-p2.html").write_bytes(
+        fixture_bytes("paginated_p2.html").replace(b"Fold the dough", b"OLD fold")
+    )
+    (raw / "new-p2.html").write_bytes(fixture_bytes("paginated_p2.html"))
+    rows = [
+        {"file": "p1.html", "url": base, "timestamp": "20180601000000"},
+        {"file": "old-p2.html", "url": f"{base}?page=2", "timestamp": "20120101000000"},
+        {"file": "new-p2.html", "url": f"{base}?page=2", "timestamp": "20180602000000"},
+    ]
+    (raw / "cdx.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    source = FolderSnapshots(raw)
+    assert b"OLD fold" in source.find(f"{base}?page=2", "20120301").body
+    first = parse_one(source.get(f"https://web.archive.org/web/20180601000000/{base}"), ParseSettings())
+    joined = stage_module.complete_pagination(
+        first, source, ParseSettings(), f"https://web.archive.org/web/20180601000000/{base}"
+    )
+    assert "Fold the dough" in joined.text and "OLD fold" not in joined.text

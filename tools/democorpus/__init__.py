@@ -1,0 +1,1 @@
+"""Authoring tools of the embedded demo corpus: YAML sources → rendered corpus (see FORMAT.md)."""
