@@ -6,9 +6,9 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from collect_corpus import write_corpus
-from scripted_server import ScriptedServer, settings_for
 
+from tests.collect.collect_corpus import write_corpus
+from tests.collect.scripted_server import ScriptedServer, settings_for
 from wikihowqa.collect.build import build
 from wikihowqa.replay import ReplaySite
 

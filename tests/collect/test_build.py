@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from collect_corpus import (
+
+from tests.collect.collect_corpus import (
     BREW,
     EMPTY,
     EXPECTED_FUNNEL,
@@ -20,8 +21,7 @@ from collect_corpus import (
     SHARED,
     SHELL,
 )
-from scripted_server import fast_settings, settings_for
-
+from tests.collect.scripted_server import fast_settings, settings_for
 from wikihowqa.collect.build import build
 from wikihowqa.collect.mediawiki import MediaWikiError
 from wikihowqa.collect.store import StateStore

@@ -6,10 +6,10 @@ import json
 from types import SimpleNamespace
 
 import pytest
-from collect_corpus import EXPECTED_FUNNEL, EXPECTED_REJECTIONS
-from scripted_server import settings_for
 from typer.testing import CliRunner
 
+from tests.collect.collect_corpus import EXPECTED_FUNNEL, EXPECTED_REJECTIONS
+from tests.collect.scripted_server import settings_for
 from wikihowqa.cli import app
 from wikihowqa.collect.build import BuildSettings, estimate
 from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, HttpSettings

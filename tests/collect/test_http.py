@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 
 import pytest
-from scripted_server import Step, fast_settings
 
+from tests.collect.scripted_server import Step, fast_settings
 from wikihowqa import __version__
 from wikihowqa.collect.http import (
     CDX,

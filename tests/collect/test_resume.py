@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
-from scripted_server import fast_settings, settings_for
 
 import wikihowqa
+from tests.collect.scripted_server import fast_settings, settings_for
 from wikihowqa.collect.build import build
 from wikihowqa.collect.synthetic import write_synthetic_corpus
 from wikihowqa.replay import EndpointFaults, Faults, ReplaySite

@@ -7,7 +7,8 @@ Phases, each resumable from ``build.sqlite``:
    one reference; for those, the creation timestamp and the top-level category.
 2. **references** — every distinct cited URL once: the CDX capture with status 200 closest to the
    reference time of the first article (by id) that cites it, then its raw bytes.
-3. **documents** — each HTML snapshot's text (``extract``), read back from the state store.
+3. **documents** — each snapshot read back from the state store and parsed (``wikihowqa.parse``); the
+   further pages of a paginated article are fetched (closest to its first page's capture) and joined.
 4. **dataset** — ``qa.jsonl``, ``documents.jsonl``, ``manifest.json`` (settings, sources, dates and the
    whole funnel) and ``rejections.jsonl`` (each rejected article and reference with its reason).
 """
@@ -25,14 +26,15 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from wikihowqa import __version__
-from wikihowqa.collect import extract as extraction
 from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, FetchError, HttpClient, HttpSettings, request_key
 from wikihowqa.collect.mediawiki import BATCH, MediaWiki, MediaWikiError
-from wikihowqa.collect.store import STATE_FILE, StateStore
+from wikihowqa.collect.store import STATE_FILE, StateStore, StoredSnapshots
 from wikihowqa.collect.wayback import CdxError, Wayback, wayback_timestamp
 from wikihowqa.collect.wikitext import ancestors_needed, quick_summary, references, top_category
 from wikihowqa.errors import SettingsError
 from wikihowqa.io import MANIFEST_FILE, DatasetFolder, write_dataset_folder, write_jsonl
+from wikihowqa.parse import ParsedPage, ParseSettings
+from wikihowqa.parse.stage import RawSnapshot, complete_pagination, parse_snapshots
 from wikihowqa.records import Document, Example
 
 DEFAULT_API_URL = "https://www.wikihow.com/api.php"
@@ -51,8 +53,8 @@ _OWN_FILES = {
 
 # Reference outcomes, in funnel order.
 NO_SNAPSHOT, FETCH_FAILED = "no_snapshot", "fetch_failed"
-EMPTY_BODY, NON_HTML, EMPTY_TEXT = extraction.EMPTY_BODY, extraction.NON_HTML, extraction.EMPTY_TEXT
-HTML, KEPT = "html", "kept"
+EMPTY_BODY, NON_HTML, EMPTY_TEXT = "empty_body", "non_html", "empty_text"
+FETCHED, KEPT = "fetched", "kept"
 
 T = TypeVar("T")
 
@@ -73,6 +75,7 @@ class BuildSettings:
     maxlag: int = 5
     retry_failed: bool = False
     http: HttpSettings = field(default_factory=HttpSettings)
+    parse: ParseSettings = field(default_factory=ParseSettings)
 
     def __post_init__(self) -> None:
         for name in ("api_url", "wayback_url"):
@@ -104,7 +107,7 @@ class BuildSettings:
             "title_filter": self.title_filter,
             "reference_time": self.reference_time,
             "maxlag": self.maxlag,
-            "extractor": extraction.EXTRACTOR,
+            "parse": self.parse.as_dict(),
             "http": self.http.as_dict(),
         }
 
@@ -327,9 +330,7 @@ async def complete_articles(
     reporter.advance("article details", len(articles) - len(todo))
 
     async def one(pageid: int) -> None:
-        stamp = await wiki.created(pageid)
-        store.put_result("created", str(pageid), stamp)
-        created[pageid] = stamp
+        created[pageid] = store.put_result("created", str(pageid), await wiki.created(pageid))
         reporter.advance("article details")
 
     await run_pool(todo, one, concurrency)
@@ -396,32 +397,27 @@ async def fetch_references(
 
     async def one(task: ReferenceTask) -> None:
         result = await _reference(wayback, store, task, reporter)
-        store.put_result("reference", task.key, result)
-        done[task.key] = result
+        done[task.key] = store.put_result("reference", task.key, result)
         reporter.advance("snapshots fetched")
 
     await run_pool([t for t in tasks if t.key not in done], one, workers)
     return {t.url: done[t.key] for t in tasks}
 
 
-async def _reference(wayback: Wayback, store: StateStore, task: ReferenceTask, reporter: Reporter) -> dict:
-    result: dict[str, Any] = {"url": task.url, "reference_time": task.timestamp}
+async def fetch_capture(wayback: Wayback, store: StateStore, url: str, timestamp: str) -> dict[str, Any]:
+    """The status-200 capture of ``url`` closest to ``timestamp``, its raw bytes stored: the outcome says
+    ``fetched`` (with ``archive_url``), ``no_snapshot`` or ``fetch_failed`` (with where and why)."""
     try:
-        capture = await wayback.closest(task.url, task.timestamp)
+        capture = await wayback.closest(url, timestamp)
     except (FetchError, CdxError) as exc:
-        reporter.advance("snapshots (CDX)")
-        return {
-            **result,
-            "status": FETCH_FAILED,
-            "failed_at": "cdx",
-            "detail": str(getattr(exc, "reason", exc)),
-        }
-    reporter.advance("snapshots (CDX)")
+        return {"status": FETCH_FAILED, "failed_at": "cdx", "detail": str(getattr(exc, "reason", exc))}
     if capture is None:
-        return {**result, "status": NO_SNAPSHOT}
-    result.update(
-        timestamp=capture.timestamp, original=capture.original, archive_url=wayback.archive_url(capture)
-    )
+        return {"status": NO_SNAPSHOT}
+    result: dict[str, Any] = {
+        "timestamp": capture.timestamp,
+        "original": capture.original,
+        "archive_url": wayback.archive_url(capture),
+    }
     try:
         response = await wayback.fetch(capture)
     except FetchError as exc:
@@ -433,59 +429,133 @@ async def _reference(wayback: Wayback, store: StateStore, task: ReferenceTask, r
             "failed_at": "playback",
             "detail": f"HTTP {response.status}",
         }
-    raw_key = request_key(wayback.raw_url(capture))
-    store.put_snapshot(result["archive_url"], capture.original, capture.timestamp, raw_key)
-    problem = extraction.classify(response.content, response.headers)
-    if problem is not None:
-        return {**result, "status": problem[0], "detail": problem[1], "raw": raw_key}
-    return {**result, "status": HTML, "raw": raw_key}
+    store.put_snapshot(
+        result["archive_url"], capture.original, capture.timestamp, request_key(wayback.raw_url(capture))
+    )
+    return {**result, "status": FETCHED}
+
+
+async def _reference(wayback: Wayback, store: StateStore, task: ReferenceTask, reporter: Reporter) -> dict:
+    result = await fetch_capture(wayback, store, task.url, task.timestamp)
+    reporter.advance("snapshots (CDX)")
+    return {"url": task.url, "reference_time": task.timestamp, **result}
 
 
 # --------------------------------------------------------------------------- phase 3: documents
 
 
-def parse_documents(
-    store: StateStore, outcomes: dict[str, dict[str, Any]], reporter: Reporter
+def _document(page: ParsedPage) -> dict[str, Any]:
+    if not page.ok:
+        return {"rejection": page.rejection, "detail": page.detail}
+    return {
+        "rejection": None,
+        "text": page.text,
+        "markdown": page.markdown,
+        "title": page.title,
+        "passages": list(page.passages),
+        "info": page.info(),
+    }
+
+
+class _RecordingSource:
+    """The stored snapshots, but a continuation page never asked for is noted as wanted instead."""
+
+    def __init__(self, stored: StoredSnapshots, attempted: set[tuple[str, str]]) -> None:
+        self.stored, self.attempted = stored, attempted
+        self.wanted: set[tuple[str, str]] = set()
+
+    def get(self, archive_url: str) -> RawSnapshot | None:
+        return self.stored.get(archive_url)
+
+    def find(self, url: str, near: str | None = None) -> RawSnapshot | None:
+        if (near or "", url) not in self.attempted:
+            self.wanted.add((near or "", url))
+            return None
+        return self.stored.find(url, near)
+
+
+async def make_documents(
+    wayback: Wayback,
+    store: StateStore,
+    outcomes: dict[str, dict[str, Any]],
+    settings: ParseSettings,
+    workers: int,
+    reporter: Reporter,
 ) -> dict[str, dict[str, Any]]:
-    """Each HTML snapshot's extraction (the ``document`` result), keyed by archive URL; the raw bytes are
-    read back from the state store."""
-    wanted = {o["archive_url"]: o for o in outcomes.values() if o["status"] == HTML}
+    """Each fetched snapshot parsed (the ``document`` result, by archive URL), read back from the state
+    store; a paginated article's further pages are fetched (the captures closest to its first page's) and
+    joined by the parse stage."""
+    wanted = sorted({o["archive_url"] for o in outcomes.values() if o["status"] == FETCHED})
     done = store.results("document")
+    todo = [a for a in wanted if a not in done]
     reporter.phase("documents parsed", len(wanted))
-    reporter.advance("documents parsed", sum(1 for a in wanted if a in done))
-    for archive_url, outcome in sorted(wanted.items()):
-        if archive_url in done:
+    reporter.advance("documents parsed", len(wanted) - len(todo))
+    stored = StoredSnapshots(store)
+    snapshots = (replace(snap, key=a) for a in todo if (snap := stored.get(a)) is not None)
+    paginated: dict[str, ParsedPage] = {}
+    # A pool of parser processes pays for its start-up only beyond a few dozen pages.
+    for archive_url, page in parse_snapshots(snapshots, settings, workers=None if len(todo) > 48 else 1):
+        if settings.pagination == "join" and page.ok and page.pagination.paginated:
+            paginated[archive_url] = page
             continue
-        raw = store.get_response(outcome["raw"])
-        if raw is None:  # cannot happen unless the state file was edited by hand
-            result: dict[str, Any] = {"rejection": FETCH_FAILED, "detail": "raw snapshot missing from state"}
-        else:
-            ex = extraction.extract(raw.content, outcome["original"], raw.headers)
-            result = (
-                {"rejection": ex.rejection, "detail": ex.detail}
-                if ex.rejection
-                else {
-                    "rejection": None,
-                    "text": ex.text,
-                    "markdown": ex.markdown,
-                    "title": ex.title,
-                    "passages": list(ex.passages),
-                }
-            )
-        store.put_result("document", archive_url, result)
-        done[archive_url] = result
+        done[archive_url] = store.put_result("document", archive_url, _document(page))
         reporter.advance("documents parsed")
+    if paginated:
+        await fetch_continuations(wayback, store, paginated, settings, workers, reporter)
+        for archive_url, page in sorted(paginated.items()):
+            joined = complete_pagination(page, stored, settings, archive_url)
+            done[archive_url] = store.put_result("document", archive_url, _document(joined))
+            reporter.advance("documents parsed")
     return {a: done[a] for a in wanted}
+
+
+async def fetch_continuations(
+    wayback: Wayback,
+    store: StateStore,
+    pages: dict[str, ParsedPage],
+    settings: ParseSettings,
+    workers: int,
+    reporter: Reporter,
+) -> None:
+    """Fetch, round by round, the further pages the parse stage asks for when it joins each paginated
+    article (``complete_pagination`` run against the store, noting what it misses): each page from the
+    capture closest to the first page's, each at most once."""
+    attempted = {tuple(k.split("|", 1)) for k in store.results("continuation")}
+    attempted_pairs: set[tuple[str, str]] = {(a, b) for a, b in attempted}
+    stored = StoredSnapshots(store)
+    reporter.phase("further pages", 0)
+    for _ in range(settings.max_pages + 1):
+        source = _RecordingSource(stored, attempted_pairs)
+        for archive_url, page in pages.items():
+            complete_pagination(page, source, settings, archive_url)
+        missing = sorted(source.wanted - attempted_pairs)
+        if not missing:
+            return
+        reporter.phase("further pages", len(attempted_pairs) + len(missing))
+
+        async def one(item: tuple[str, str]) -> None:
+            near, url = item
+            result = await fetch_capture(wayback, store, url, near)
+            store.put_result("continuation", f"{near}|{url}", {"url": url, **result})
+            reporter.advance("further pages")
+
+        await run_pool(missing, one, workers)
+        attempted_pairs.update(missing)
 
 
 # --------------------------------------------------------------------------- phase 4: assembling
 
 
 def final_status(outcome: dict[str, Any], parsed: dict[str, dict[str, Any]]) -> str:
-    if outcome["status"] != HTML:
+    """A reference's place in the funnel; a page the parser gives up on (too large, too deep, a crash,
+    a timeout) yields no text, so it counts as ``empty_text`` (its detail names the parser's reason)."""
+    if outcome["status"] != FETCHED:
         return outcome["status"]
     doc = parsed.get(outcome["archive_url"]) or {}
-    return KEPT if doc.get("rejection") is None else doc["rejection"]
+    reason = doc.get("rejection")
+    if reason is None:
+        return KEPT
+    return reason if reason in (EMPTY_BODY, NON_HTML) else EMPTY_TEXT
 
 
 def assemble(
@@ -530,6 +600,7 @@ def assemble(
                     parsed_md=d["markdown"],
                     title=d["title"],
                     passages=tuple(d["passages"]),
+                    extra={"parse": d["info"]},
                 )
             )
         if not docs:
@@ -561,9 +632,11 @@ def assemble(
         if status[url] == KEPT:
             continue
         row = {"kind": "reference", "url": url, "reason": status[url], "cited_by": cited_by.get(url, [])}
-        detail = (
-            o.get("detail") if o["status"] != HTML else (parsed.get(o["archive_url"]) or {}).get("detail")
-        )
+        detail = o.get("detail")
+        if o["status"] == FETCHED:
+            doc = parsed.get(o["archive_url"]) or {}
+            reason = doc.get("rejection")
+            detail = doc.get("detail") if reason == status[url] else f"{reason}: {doc.get('detail')}"
         for key, value in (
             ("detail", detail),
             ("archive_url", o.get("archive_url")),
@@ -632,9 +705,9 @@ async def _collect(
             store.delete_results("reference", failed)
         # Twice as many workers as connection slots: some wait for the slow CDX lane while others fetch.
         outcomes = await fetch_references(wayback, store, tasks, 2 * workers, reporter)
+        parsed = await make_documents(wayback, store, outcomes, settings.parse, 2 * workers, reporter)
         http_stats = http.stats_dict()
         events = list(http.events)
-    parsed = parse_documents(store, outcomes, reporter)
     examples, documents, funnel, rejections = assemble(seen, created, parents, outcomes, parsed)
     general = site.get("general") or {}
     sources = {

@@ -14,14 +14,16 @@ import json
 import re
 import sqlite3
 import zlib
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wikihowqa.collect.http import Response
 from wikihowqa.errors import DatasetError
+
+if TYPE_CHECKING:
+    from wikihowqa.parse.stage import RawSnapshot
 
 STATE_FILE = "build.sqlite"
 SCHEMA_VERSION = "1"
@@ -141,8 +143,12 @@ class StateStore:
         ).fetchone()
         return None if row is None else json.loads(row[0])
 
-    def put_result(self, stage: str, key: str, value: Any) -> None:
-        self._db.execute("INSERT OR REPLACE INTO results VALUES (?, ?, ?)", (stage, key, _dumps(value)))
+    def put_result(self, stage: str, key: str, value: Any) -> Any:
+        """Store a result; returns it as a later :meth:`get_result` will (so a resumed run computes
+        with exactly what an uninterrupted one did, down to the order of keys)."""
+        text = _dumps(value)
+        self._db.execute("INSERT OR REPLACE INTO results VALUES (?, ?, ?)", (stage, key, text))
+        return json.loads(text)
 
     def put_results(self, stage: str, items: Iterable[tuple[str, Any]]) -> None:
         """Several results in one transaction: all of them are kept, or (killed midway) none."""
@@ -232,24 +238,16 @@ def _now() -> str:
 # --------------------------------------------------------------------------- the parse stage's view
 
 
-@dataclass(frozen=True, slots=True)
-class RawSnapshot:
-    """One archived response as fetched (the parse stage's ``RawSnapshot`` shape)."""
-
-    key: str
-    url: str
-    archive_url: str
-    body: bytes
-    headers: Mapping[str, str] = field(default_factory=dict)
-
-
 class StoredSnapshots:
-    """Raw snapshots kept in ``build.sqlite``, looked up by archive URL or by original URL."""
+    """Raw snapshots kept in ``build.sqlite``: the parse stage's ``SnapshotSource`` (``get`` by archive URL,
+    ``find`` by original URL, for the continuation pages of a paginated article)."""
 
     def __init__(self, store: StateStore) -> None:
         self.store = store
 
     def _load(self, archive_url: str, url: str, response_key: str) -> RawSnapshot | None:
+        from wikihowqa.parse.stage import RawSnapshot
+
         response = self.store.get_response(response_key)
         if response is None:
             return None
@@ -259,9 +257,16 @@ class StoredSnapshots:
         found = self.store.snapshot(archive_url)
         return None if found is None else self._load(archive_url, found[0], found[2])
 
-    def find(self, url: str) -> RawSnapshot | None:
+    def find(self, url: str, near: str | None = None) -> RawSnapshot | None:
+        """The stored capture of ``url`` closest in time to ``near`` (a 14-digit timestamp; ties: earlier)."""
         rows = self.store.snapshots_of(url)
-        return None if not rows else self._load(rows[0][0], rows[0][1], rows[0][3])
+        if not rows:
+            return None
+        if near is not None:
+            target = int(near.ljust(14, "0")[:14])
+            rows = sorted(rows, key=lambda r: (abs(int(r[2]) - target), r[2]))
+        archive_url, original, _, key = rows[0]
+        return self._load(archive_url, original, key)
 
     def __iter__(self) -> Iterator[RawSnapshot]:
         for archive_url in self.store.snapshot_urls():
