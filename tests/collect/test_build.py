@@ -310,3 +310,18 @@ def test_settings_are_checked_before_anything_is_fetched(site):
         settings_for(site, title_filter="(")
     with pytest.raises(SettingsError, match="api-url"):
         settings_for(site, api_url="ftp://x")
+
+
+def test_the_parse_stage_reparses_a_built_folder_from_its_state_file(site, tmp_path):
+    from wikihowqa.parse import ParseSettings
+    from wikihowqa.parse.stage import open_build_cache, reparse_folder
+
+    out = tmp_path / "out"
+    build(out, settings_for(site))
+    before = DatasetFolder(out).documents()
+    site.reset_stats()
+    report = reparse_folder(out, open_build_cache(out), ParseSettings(), workers=1)
+    after = DatasetFolder(out).documents()
+    assert report.parsed == len(before) and report.unchanged == 0
+    assert [(d.archive_url, d.parsed_text) for d in after] == [(d.archive_url, d.parsed_text) for d in before]
+    assert sum(site.stats()[g]["requests"] for g in ("mediawiki", "cdx", "playback")) == 0

@@ -84,6 +84,11 @@ def build_command(
     contact: str = typer.Option(
         None, "--contact", help="An e-mail or URL for the User-Agent, so site operators can reach you."
     ),
+    pagination: str = typer.Option(
+        "join",
+        "--pagination",
+        help="Paginated cited pages: 'join' fetches and joins their further pages, 'flag' only records them.",
+    ),
     retry_failed: bool = typer.Option(
         False, "--retry-failed", help="Try again the references an earlier run gave up on."
     ),
@@ -106,6 +111,7 @@ def build_command(
     from wikihowqa.collect.build import dry_run as estimate_run
     from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, HttpSettings
     from wikihowqa.collect.store import STATE_FILE
+    from wikihowqa.parse import ParseSettings
 
     http = HttpSettings(
         concurrency=concurrency,
@@ -124,6 +130,7 @@ def build_command(
         maxlag=maxlag,
         retry_failed=retry_failed,
         http=http,
+        parse=ParseSettings(pagination=pagination),
     )
     if dry_run:
         est = estimate_run(settings)
