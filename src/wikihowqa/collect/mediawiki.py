@@ -107,7 +107,8 @@ class MediaWiki:
     async def query_all(self, params: Mapping[str, Any]) -> AsyncIterator[dict[str, Any]]:
         """Each batch of a query, following ``continue`` until the API says it is complete."""
         base = {"action": "query", **params}
-        current: dict[str, Any] = dict(base)
+        # An empty ``continue`` asks wikis older than MediaWiki 1.26 for the same continuation protocol.
+        current: dict[str, Any] = {**base, "continue": ""}
         while True:
             data = await self.request(current)
             yield data
