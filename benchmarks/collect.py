@@ -17,6 +17,7 @@ request (200 ms by default, about what web.archive.org answers in). Two rows:
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import tempfile
@@ -185,7 +186,9 @@ def main() -> None:
         f"phases (siteinfo, allpages, article batches, creation timestamps, categories, CDX, playback) over "
         f"their wall time, parsing excluded. "
         f"Binding-limit row: {args.limit_articles} articles × 3 references; its requests/s is the rate "
-        f"requests left at (what a limit constrains); 429s the site sent: {throttled}."
+        f"requests left at (what a limit constrains); 429s the site sent: {throttled}. "
+        f"Client and site share one process on {os.cpu_count()} cores "
+        f"(load average {os.getloadavg()[0]:.1f} at the end)."
     )
     print()
     print("\n".join(table))
