@@ -11,7 +11,8 @@ from typer.testing import CliRunner
 from tests.collect.collect_corpus import EXPECTED_FUNNEL, EXPECTED_REJECTIONS
 from tests.collect.scripted_server import settings_for
 from wikihowqa.cli import app
-from wikihowqa.collect.build import BuildSettings, estimate
+from wikihowqa.collect.build import BuildSettings
+from wikihowqa.collect.estimate import estimate
 from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, HttpSettings
 from wikihowqa.demo import corpus_path
 

@@ -108,7 +108,7 @@ def build_command(
     from rich.table import Table
 
     from wikihowqa.collect.build import BuildSettings, build, parked_state
-    from wikihowqa.collect.build import dry_run as estimate_run
+    from wikihowqa.collect.estimate import dry_run as estimate_run
     from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, HttpSettings
     from wikihowqa.collect.store import STATE_FILE
     from wikihowqa.parse import ParseSettings
