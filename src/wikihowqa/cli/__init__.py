@@ -11,6 +11,7 @@ from wikihowqa.errors import WikihowqaError
 from wikihowqa.cli import build  # noqa: F401  isort: skip
 from wikihowqa.cli import dataset  # noqa: F401  isort: skip
 from wikihowqa.cli import demo  # noqa: F401  isort: skip
+from wikihowqa.cli import evaluate  # noqa: F401  isort: skip
 from wikihowqa.cli import humaneval  # noqa: F401  isort: skip
 from wikihowqa.cli import parse  # noqa: F401  isort: skip
 from wikihowqa.cli import replay  # noqa: F401  isort: skip
