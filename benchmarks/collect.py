@@ -22,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import date
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -207,7 +207,7 @@ def append_results(path: Path, args: argparse.Namespace, table: list[str], notes
         commit = "unknown"
     command = "python benchmarks/collect.py " + " ".join(sys.argv[1:])
     section = (
-        f"## collect — {date.today().isoformat()}, commit {commit}\n\n`{command.strip()}`\n\n"
+        f"## collect — {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, commit {commit}\n\n`{command.strip()}`\n\n"
         + "\n".join(table)
         + f"\n\n{notes}\n\n"
     )
