@@ -8,7 +8,7 @@ from wikihowqa.cli._app import app, console
 from wikihowqa.errors import WikihowqaError
 
 # Each module registers its commands on ``app`` when imported.
-from wikihowqa.cli import dataset, demo, humaneval  # noqa: E402,F401  isort: skip
+from wikihowqa.cli import dataset, demo, humaneval, serve  # noqa: F401  isort: skip
 
 
 def main() -> None:
