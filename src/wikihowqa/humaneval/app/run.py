@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
+import time
 import webbrowser
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -82,9 +84,37 @@ def serve(
         sock.close()
 
 
+@contextlib.contextmanager
+def running(
+    study_dir: Path, settings: ServerSettings | None = None, *, host: str = "127.0.0.1", port: int = 0
+) -> Iterator[tuple[str, Any]]:
+    """The server in a background thread of this process, for tests, screenshots and notebooks:
+    yields (base URL, app) and stops the server on exit."""
+    import uvicorn
+
+    from wikihowqa.humaneval.app.server import create_app
+
+    app = create_app(study_dir, settings)
+    sock = bind(host, port)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the study server did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://{url_host(host)}:{sock.getsockname()[1]}", app
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+
+
 def demo_serve(ctx: Any, *, host: str = "127.0.0.1", port: int = 8000, open_browser: bool = True) -> None:
     """For ``wikihowqa demo --serve``: serve the study the demo built (``<demo>/study``)."""
     serve(ctx.out / "study", host=host, port=port, open_browser=open_browser)
 
 
-__all__ = ["bind", "demo_serve", "serve"]
+__all__ = ["bind", "demo_serve", "running", "serve"]

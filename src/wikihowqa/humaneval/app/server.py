@@ -218,6 +218,10 @@ def create_app(study_dir: Path, settings: ServerSettings | None = None) -> FastA
     async def admin_page() -> Response:
         return FileResponse(STATIC / "admin.html", headers={"cache-control": "no-cache"})
 
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> Response:
+        return Response(status_code=204)
+
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> Response:
         return Response(b'{"ok": true}', media_type=JSON_TYPE)

@@ -10,6 +10,7 @@
     history.replaceState(null, "", location.pathname);
   }
   const token = sessionStorage.getItem(KEY);
+  window.addEventListener("hashchange", () => location.reload());
   const toast = document.getElementById("toast");
 
   function showError(message) {

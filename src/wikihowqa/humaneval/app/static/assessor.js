@@ -21,6 +21,8 @@
   }
 
   const token = takeToken();
+  // Another link opened in this tab changes only the fragment: start again as that assessor.
+  window.addEventListener("hashchange", () => location.reload());
 
   async function api(path, options) {
     const opts = options || {};
@@ -180,22 +182,23 @@
       return this.sentences.findIndex((s) => s.start <= offset && offset < s.end);
     }
 
-    // The mouse released over a non-empty selection inside this view.
-    fromSelection(range) {
-      const start = this.root.contains(range.startContainer)
-        ? offsetOf(this.root, range.startContainer, range.startOffset, this.maps)
-        : 0;
-      const end = this.root.contains(range.endContainer)
-        ? offsetOf(this.root, range.endContainer, range.endOffset, this.maps)
-        : this.maps.length;
-      const snapped = snap(this.text, this.maps, this.words, Math.min(start, end), Math.max(start, end));
-      if (!snapped) return;
+    // While dragging: show the whole words the drag covers so far.
+    preview(range) {
+      this.pending = range;
+      this.render();
+    }
+
+    // A finished drag over [start, end): snap to whole words, then mark (plain) or ask for a label.
+    fromRange(start, end) {
+      const snapped = snap(this.text, this.maps, this.words, start, end);
       this.cursor = null;
-      if (this.mode === "plain") {
-        this.pending = snapped;
-        this.mark(null);
-      } else if (this.mode === "labelled") {
-        this.pending = snapped;
+      this.pending = snapped;
+      if (!snapped) {
+        this.render();
+        return;
+      }
+      if (this.mode === "plain") this.mark(null);
+      else if (this.mode === "labelled") {
         this.render();
         popup.open(this, this.pendingRect());
       }
@@ -309,32 +312,113 @@
     }
   }
 
-  // One listener for all views: a drag may end outside the view it started in.
+  // ------------------------------------------------------------------ mouse selection
+  //
+  // Drags are followed here rather than left to the browser's own text selection: the views re-render
+  // their text after every change, and Chromium then fails to start the next native drag-selection (every
+  // other drag selected nothing). Following the mouse also lets the view show, while dragging, exactly the
+  // whole words that will be marked.
+
+  function caretAt(x, y) {
+    if (document.caretPositionFromPoint) {
+      const p = document.caretPositionFromPoint(x, y);
+      return p ? { node: p.offsetNode, offset: p.offset } : null;
+    }
+    if (document.caretRangeFromPoint) {
+      const r = document.caretRangeFromPoint(x, y);
+      return r ? { node: r.startContainer, offset: r.startOffset } : null;
+    }
+    return null;
+  }
+
+  // The text offset under the mouse; outside the view (a drag that overshoots) the nearest end.
+  function offsetAt(view, x, y) {
+    const box = view.root.getBoundingClientRect();
+    if (y < box.top) return 0;
+    if (y > box.bottom) return view.maps.length;
+    const cx = Math.min(Math.max(x, box.left + 1), box.right - 1);
+    const caret = caretAt(cx, y);
+    if (!caret || !view.root.contains(caret.node)) return null;
+    return offsetOf(view.root, caret.node, caret.offset, view.maps);
+  }
+
+  function viewOf(node) {
+    for (const view of views) if (view.root.contains(node)) return view;
+    return null;
+  }
+
+  let drag = null;
+
+  function autoscroll() {
+    if (!drag || !drag.moved) return;
+    const column = drag.view.root.closest(".col");
+    if (column) {
+      const box = column.getBoundingClientRect();
+      const edge = 40;
+      if (drag.y > box.bottom - edge) column.scrollTop += 12;
+      else if (drag.y < box.top + edge) column.scrollTop -= 12;
+      else return requestAnimationFrame(autoscroll);
+      track(drag, drag.x, drag.y);
+    }
+    requestAnimationFrame(autoscroll);
+  }
+
+  function track(d, x, y) {
+    const at = offsetAt(d.view, x, y);
+    if (at === null) return;
+    d.focus = at;
+    const start = Math.min(d.anchor, d.focus);
+    const end = Math.max(d.anchor, d.focus);
+    d.view.preview(snap(d.view.text, d.view.maps, d.view.words, start, end));
+  }
+
+  document.addEventListener("mousedown", (e) => {
+    if (e.button !== 0 || !e.target.closest) return;
+    const root = e.target.closest(".text");
+    const view = root && viewOf(root);
+    if (!view || view.mode === "none") return;
+    const at = offsetAt(view, e.clientX, e.clientY);
+    if (at === null) return;
+    e.preventDefault(); // no native selection: this drag is followed by hand
+    view.root.focus({ preventScroll: true });
+    drag = { view, anchor: at, focus: at, x: e.clientX, y: e.clientY, x0: e.clientX, y0: e.clientY, moved: false };
+  });
+
+  document.addEventListener("mousemove", (e) => {
+    if (!drag) return;
+    drag.x = e.clientX;
+    drag.y = e.clientY;
+    if (!drag.moved && Math.hypot(e.clientX - drag.x0, e.clientY - drag.y0) < 4) return;
+    if (!drag.moved) {
+      drag.moved = true;
+      popup.close();
+      requestAnimationFrame(autoscroll);
+    }
+    track(drag, e.clientX, e.clientY);
+  });
+
   document.addEventListener("mouseup", (e) => {
-    if (e.button !== 0 || (e.target.closest && e.target.closest("#popup"))) return;
-    const selection = window.getSelection();
-    if (selection && !selection.isCollapsed && selection.rangeCount) {
-      const range = selection.getRangeAt(0);
-      for (const view of views) {
-        if (view.root.isConnected && view.mode !== "none" && view.root.contains(selection.anchorNode)) {
-          selection.removeAllRanges();
-          view.fromSelection(range);
-          return;
-        }
+    if (e.button !== 0) return;
+    const d = drag;
+    drag = null;
+    if (d) {
+      if (d.moved) {
+        track(d, e.clientX, e.clientY);
+        d.view.fromRange(Math.min(d.anchor, d.focus), Math.max(d.anchor, d.focus));
+      } else if (e.detail >= 2) {
+        d.view.fromRange(d.anchor, d.anchor + 1); // a double click marks the word
+      } else {
+        const leaf = e.target.closest && e.target.closest("[data-o]");
+        if (leaf && d.view.root.contains(leaf)) d.view.click(leaf);
       }
       return;
     }
+    if (e.target.closest && e.target.closest("#popup")) return;
     const leaf = e.target.closest && e.target.closest("[data-o]");
-    if (!leaf) {
-      if (popup.view && !(e.target.closest && e.target.closest(".text"))) popup.view.cancel();
-      return;
-    }
-    for (const view of views) {
-      if (view.root.contains(leaf)) {
-        view.click(leaf);
-        return;
-      }
-    }
+    const view = leaf && viewOf(leaf);
+    // Views without highlighting keep the browser's selection (to copy text); a plain click opens a sentence.
+    if (view && window.getSelection().isCollapsed) view.click(leaf);
+    else if (popup.view && !(e.target.closest && e.target.closest(".text"))) popup.view.cancel();
   });
 
   // ------------------------------------------------------------------ form pieces
