@@ -86,3 +86,36 @@ def test_every_sql_statement_is_a_constant_with_parameters():
             assert _is_constant_sql(arg, constants), f"{module.__name__}:{line}: SQL is not a constant"
             checked += 1
     assert checked >= 15
+
+
+def test_a_second_server_on_the_same_study_is_refused_until_the_first_stops(study_dir):
+    import pytest
+
+    from wikihowqa.errors import SettingsError
+    from wikihowqa.humaneval.app import StudyService
+
+    first = StudyService(study_dir)
+    with pytest.raises(SettingsError, match="another study server is running"):
+        StudyService(study_dir)
+    first.close()
+    StudyService(study_dir).close()
+
+
+def test_rebuilding_a_study_folder_that_holds_judgments_is_refused(study_dir, valid_body):
+    import json
+
+    import pytest
+
+    from wikihowqa.errors import DatasetError
+    from wikihowqa.humaneval.app import StudyService
+    from wikihowqa.humaneval.tasks import read_study, write_study
+
+    study = read_study(study_dir)
+    write_study(study, study_dir, overwrite=True)  # no server yet: rebuilding is fine
+    service = StudyService(study_dir)
+    a = service.assessors["trial_a-001"]
+    service.submit(a, valid_body(json.loads(service.next_task(a))["task"]))
+    service.close()
+    with pytest.raises(DatasetError, match="collected 1 judgment"):
+        write_study(study, study_dir, overwrite=True)
+    assert count_judgments(study_dir / "server.sqlite") == 1

@@ -24,6 +24,7 @@ from wikihowqa.humaneval.app.submission import SubmissionError, build_judgment
 from wikihowqa.humaneval.tasks import EXCLUSIVE_PARTS, SCALES, Study, read_study
 
 DB_FILE = "server.sqlite"
+LOCK_FILE = "server.lock"
 TASK_TYPES = ("relevance", "answer", "preference")
 #: What an assessor's browser receives of a task: the public fields of the format doc, nothing else, so a
 #: task file that by mistake carries key fields still cannot leak them.
@@ -103,6 +104,23 @@ def _files_digest(folder: Path, manifest: Mapping[str, Any]) -> str:
     return h.hexdigest()
 
 
+def _lock(path: Path) -> Any:
+    """One server per study: the assignment state lives in the server's memory, so a second server on
+    the same folder would hand out the same slots twice. The OS drops the lock when the process dies,
+    even by SIGKILL, so a restart never finds a stale lock."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: no advisory locks; one server is then up to the user
+        return None
+    handle = open(path, "a+")  # noqa: SIM115 - held open for the server's lifetime
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        raise SettingsError(f"{path.parent}: another study server is running on this folder") from None
+    return handle
+
+
 def public_task(task: Mapping[str, Any]) -> dict[str, Any]:
     return {k: task[k] for k in PUBLIC_FIELDS[task["type"]] if k in task}
 
@@ -135,6 +153,7 @@ class StudyService:
         }
         groups = self.manifest.get("exclusive_parts") or [list(g) for g in EXCLUSIVE_PARTS]
         self.exclusive = {p: set(g) - {p} for g in groups for p in g}
+        self._lock = _lock(self.folder / LOCK_FILE)
         self.db = StudyDB(self.folder / self.settings.db_file, durable=self.settings.durable)
         self._register()
         self.assessors: dict[str, AssessorRow] = {}
@@ -219,6 +238,9 @@ class StudyService:
 
     def close(self) -> None:
         self.db.close()
+        if self._lock is not None:
+            self._lock.close()  # releases the lock
+            self._lock = None
 
     # ------------------------------------------------------------------ identities
 
@@ -439,8 +461,11 @@ class StudyService:
                 "started": sum(1 for a in members if self.assigner.shown[a.assessor_id]),
                 "finished": sum(1 for a in members if self._finished(a.assessor_id)),
             }
+        meta = self.db.meta()
         return {
             "study_id": self.study_id,
+            "created": meta.get("created"),
+            "files_sha256": meta.get("files_sha256"),
             "folder": str(self.folder),
             "database": str(self.db.path),
             "crowd": self.settings.crowd,

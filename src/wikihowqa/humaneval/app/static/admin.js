@@ -68,7 +68,9 @@
     }
     document.getElementById("title").textContent = "Study " + progress.study_id;
     document.getElementById("progress").textContent = progress.judgments + " judgments";
-    document.getElementById("where").textContent = "Folder " + progress.folder + " · database " + progress.database;
+    document.getElementById("where").textContent =
+      "Created " + progress.created + " from the task files in " + progress.folder +
+      " (sha256 " + String(progress.files_sha256).slice(0, 12) + "…) · judgments in " + progress.database;
     const rows = Object.entries(progress.parts).map(([part, p]) =>
       el(
         "tr",
