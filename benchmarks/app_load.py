@@ -431,7 +431,7 @@ def run_load(template: Path, work: Path, assessors: int, seconds: float, kill: b
     all_tokens = tokens(server.base)[:assessors]
     tally = Tally()
     downtime = None
-    cpu_before = 0.0
+    cpu_before = -server.cpu_seconds()  # startup excluded: CPU spent serving the load only
 
     async def drive() -> float:
         nonlocal server, downtime, cpu_before
@@ -440,12 +440,13 @@ def run_load(template: Path, work: Path, assessors: int, seconds: float, kill: b
         jobs = [asyncio.create_task(assessor(base, t, until, tally, k)) for k, t in enumerate(all_tokens)]
         if kill:
             await asyncio.sleep(seconds / 2)
-            cpu_before = server.cpu_seconds()
+            cpu_before += server.cpu_seconds()
             t0 = time.perf_counter()
             server.kill()
             port = server.port
             loop = asyncio.get_running_loop()
             server = await loop.run_in_executor(None, lambda: Server(study, port, work / "server.log"))
+            cpu_before -= server.cpu_seconds()
             base[0] = server.base
             downtime = time.perf_counter() - t0
         await asyncio.gather(*jobs)
@@ -488,7 +489,8 @@ def commit() -> str:
 
 
 def _row(name: str, r: dict, assessors: int, peer_rate: float) -> str:
-    note = f"next p50/p99 {r['next_p50']:.1f}/{r['next_p99']:.1f} ms; server CPU {r['server_cpu']:.0f} s"
+    per = 1000 * r["server_cpu"] / max(r["acked"], 1)
+    note = f"next p50/p99 {r['next_p50']:.1f}/{r['next_p99']:.1f} ms; server CPU {per:.2f} ms per judgment"
     rate = f"{r['rate']:.0f} subs/s ({2 * r['rate'] / peer_rate:.2f}× peer req)"
     if r["downtime"] is not None:
         up = r["acked"] / max(r["elapsed"] - r["downtime"], 1e-9)
