@@ -130,6 +130,8 @@ def test_malformed_json_and_oversized_bodies_get_400_and_413(api, valid_body):
     token, _, body = _body_for(api, valid_body)
     r = api.client.post("/api/judgments", content=b"{not json", headers=api.auth(token))
     assert r.status_code == 400 and "not valid JSON" in r.json()["error"]
+    r = api.client.post("/api/judgments", content=b"[" * 100_000 + b"]" * 100_000, headers=api.auth(token))
+    assert r.status_code == 400 and "nested too deeply" in r.json()["error"]
     huge = dict(body, padding="x" * (600 * 1024))
     r = api.submit(token, huge)
     assert r.status_code == 413 and "too large" in r.json()["error"]

@@ -75,6 +75,7 @@ class Guard:
             await self.app(scope, receive, send)
             return
         api = scope["path"].startswith("/api/")
+        static = scope["path"].startswith("/static/")
         started = False
 
         async def send_with_headers(message: dict) -> None:
@@ -85,6 +86,8 @@ class Guard:
                 headers += SECURITY_HEADERS
                 if api:
                     headers.append((b"cache-control", b"no-store"))
+                elif static:  # revalidate (ETag) so an upgraded server never runs with yesterday's script
+                    headers.append((b"cache-control", b"no-cache"))
                 message = {**message, "headers": headers}
             await send(message)
 
@@ -199,6 +202,8 @@ def create_app(study_dir: Path, settings: ServerSettings | None = None) -> FastA
             return json.loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise ApiError(400, f"the body is not valid JSON ({exc})") from None
+        except RecursionError:
+            raise ApiError(400, "the body is nested too deeply") from None
 
     # ------------------------------------------------------------------ pages
 
