@@ -232,6 +232,13 @@ class StudyDB:
                 seq, jid, task_id, assessor_id, None if attentive is None else bool(attentive), body
             )
 
+    def judgment_keys(self) -> list[tuple[str, str, bool | None]]:
+        """(task, assessor, attentive) of every judgment: what the assignment state is rebuilt from."""
+        rows = self.conn.execute(
+            "SELECT task_id, assessor_id, attentive FROM judgments ORDER BY seq"
+        ).fetchall()
+        return [(t, a, None if f is None else bool(f)) for t, a, f in rows]
+
     def judgment(self, judgment_id: str) -> JudgmentRow | None:
         row = self.conn.execute(
             "SELECT seq, judgment_id, task_id, assessor_id, attentive, body FROM judgments "

@@ -136,10 +136,9 @@ class StudyService:
         self.tasks = self.study.tasks_by_id()
         self.key = self.study.key_by_id()
         self._check_tasks()
-        # Serialised once: the task body is most of every /api/next answer.
-        self.task_json = {
-            tid: json.dumps(public_task(t), ensure_ascii=False) for tid, t in self.tasks.items()
-        }
+        # Serialised once, on first use: the task body is most of every /api/next answer, and serialising
+        # them all at start would lengthen every restart.
+        self.task_json: dict[str, str] = {}
         self.plan = {a["assessor_id"]: list(a["task_ids"]) for a in self.study.assignments}
         self.plan_part = {a["assessor_id"]: a["part"] for a in self.study.assignments}
         parts = self.manifest.get("parts", {})
@@ -166,8 +165,8 @@ class StudyService:
         )
         for assessor_id, task_id, shown_at in self.db.shown():
             self.assigner.mark_shown(assessor_id, task_id, _epoch(shown_at))
-        for j in self.db.judgments():
-            self.assigner.mark_judged(j.assessor_id, j.task_id, j.attentive is not False)
+        for task_id, assessor_id, attentive in self.db.judgment_keys():
+            self.assigner.mark_judged(assessor_id, task_id, attentive is not False)
         self.last_seen: dict[str, float] = {}
 
     # ------------------------------------------------------------------ loading
@@ -371,9 +370,12 @@ class StudyService:
             self.db.add_shown(a.assessor_id, task_id, now_iso(now))
             self.assigner.mark_shown(a.assessor_id, task_id, now)
         elapsed = max(0, int((now - shown) * 1000))
+        body = self.task_json.get(task_id)
+        if body is None:
+            body = self.task_json[task_id] = json.dumps(public_task(self.tasks[task_id]), ensure_ascii=False)
         return (
             f'{{"finished": false, "done": {done}, "total": {self._total(a)}, "elapsed_ms": {elapsed}, '
-            f'"task": {self.task_json[task_id]}}}'
+            f'"task": {body}}}'
         )
 
     def submit(self, a: AssessorRow, body: Any) -> tuple[int, dict[str, Any]]:
