@@ -153,8 +153,13 @@ class StudyService:
         groups = self.manifest.get("exclusive_parts") or [list(g) for g in EXCLUSIVE_PARTS]
         self.exclusive = {p: set(g) - {p} for g in groups for p in g}
         self._lock = _lock(self.folder / LOCK_FILE)
-        self.db = StudyDB(self.folder / self.settings.db_file, durable=self.settings.durable)
-        self._register()
+        try:
+            self.db = StudyDB(self.folder / self.settings.db_file, durable=self.settings.durable)
+            self._register()
+        except BaseException:
+            if self._lock is not None:
+                self._lock.close()
+            raise
         self.assessors: dict[str, AssessorRow] = {}
         self.by_digest: dict[str, str] = {}
         self.by_worker: dict[str, dict[str, str]] = {}
