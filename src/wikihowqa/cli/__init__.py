@@ -15,6 +15,7 @@ from wikihowqa.cli import evaluate  # noqa: F401  isort: skip
 from wikihowqa.cli import humaneval  # noqa: F401  isort: skip
 from wikihowqa.cli import parse  # noqa: F401  isort: skip
 from wikihowqa.cli import replay  # noqa: F401  isort: skip
+from wikihowqa.cli import serve  # noqa: F401  isort: skip
 
 
 def main() -> None:
