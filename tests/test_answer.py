@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from wikihowqa.answer import SYSTEMS, answer_split, partial_path, random_train_answer
+from wikihowqa.answer import SYSTEMS, answer_split, partial_path
 from wikihowqa.errors import DatasetError, SettingsError
 from wikihowqa.importer import import_release
 from wikihowqa.io import prediction_to_dict, read_predictions
@@ -87,11 +87,18 @@ def test_the_oracle_beats_lead_on_rouge(folder):
     assert scores["oracle"] > scores["bm25+lead"]
 
 
-def test_random_train_answer_is_a_train_answer_reproducibly(folder):
-    (p,) = read_predictions(answer_split(folder, "random-train-answer", split="test").out)
-    train_answers = [e.answer for e in folder.examples("train")]
-    assert p.answer in train_answers
-    assert p.answer == random_train_answer(1366001, train_answers, seed=0)
+def test_lower_bounds_are_evaluate_s_definitions_written_as_predictions(folder):
+    from wikihowqa.evaluate import lower_bounds
+
+    test = folder.examples("test")
+    documents = folder.documents_by_article()
+    (drawn,) = read_predictions(answer_split(folder, "random-train-answer", split="test").out)
+    (expected,) = lower_bounds.random_train_answer(test, folder.examples("train"), seed=0)
+    assert drawn.answer == expected.answer and drawn.settings["source_article_id"] != 1366001
+    (copied,) = read_predictions(answer_split(folder, "copy-top-passages", split="test").out)
+    reference = lower_bounds.copy_passages(test[0], documents[1366001])
+    assert copied.answer == reference.answer and len(copied.answer.split()) == 100
+    assert [u.rank for u in copied.passages] == [u.rank + 1 for u in reference.passages]
 
 
 def test_open_mode_ranks_passages_of_the_whole_split(folder):

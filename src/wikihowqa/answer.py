@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -203,46 +202,71 @@ def _oracle(ctx: Context) -> System:
     )
 
 
-def copy_top_passages(ranking: Sequence[Ranked], max_words: int) -> tuple[str, tuple[Ranked, ...]]:
-    """Lower bound (Krishna et al., 2021): top-ranked whole passages up to ``max_words`` (at least one)."""
-    kept: list[Ranked] = []
-    total = 0
-    for r in ranking:
-        n = len(r.passage.text.split())
-        if kept and total + n > max_words:
-            break
-        kept.append(r)
-        total += n
-    return " ".join(" ".join(r.passage.text.split()) for r in kept), tuple(kept)
+# The lower bounds are defined once, in wikihowqa.evaluate.lower_bounds (which `wikihowqa evaluate` can also
+# compute on the fly); these systems write them as predictions files like any other system.
 
 
-def random_train_answer(article_id: int, train_answers: Sequence[str], seed: int) -> str:
-    """Lower bound (Krishna et al., 2021): a train answer drawn at random, reproducibly per question."""
-    return random.Random(f"{seed}:{article_id}").choice(train_answers)
-
-
-@register("copy-top-passages", "lower bound: the top-ranked passages copied, up to the answer length")
+@register("copy-top-passages", "lower bound: the top BM25 passages copied, cut at max_words (default 100)")
 def _copy_top(ctx: Context) -> System:
-    retriever = ctx.section("retrieval").get("retriever", "bm25")
-    max_words = ctx.max_words("lower_bounds")
+    from wikihowqa.evaluate import lower_bounds
+
+    max_words = int(ctx.section("lower_bounds").get("max_words", lower_bounds.DEFAULT_MAX_WORDS))
+    documents = ctx.folder.documents_by_article()
 
     def answer(items: Sequence[Item]) -> list[Answer]:
-        return [Answer(*copy_top_passages(item.ranking, max_words)) for item in items]
+        out = []
+        for item in items:
+            copied = lower_bounds.copy_passages(
+                item.example, documents.get(item.example.article_id, []), max_words=max_words
+            )
+            by_place = {(p.archive_url, p.position): p for p in item.passages}
+            used = tuple(
+                Ranked(by_place[(u.archive_url, u.position)], u.score or 0.0, u.rank + 1)
+                for u in copied.passages
+            )
+            out.append(Answer(copied.answer, used))
+        return out
 
-    return System("copy-top-passages", retriever, answer, {"max_words": max_words})
+    settings = {
+        "lower_bound": "copy top passages",
+        "retriever": "bm25s (question's own passages)",
+        "max_words": max_words,
+        "definition": "wikihowqa.evaluate.lower_bounds.copy_passages",
+    }
+    return System("copy-top-passages", None, answer, settings)
 
 
-@register("random-train-answer", "lower bound: the answer of a random train question")
+@register("random-train-answer", "lower bound: the answer of a random train question (never its own)")
 def _random_train(ctx: Context) -> System:
+    from wikihowqa.evaluate import lower_bounds
+
     seed = int(ctx.section("lower_bounds").get("seed", 0))
-    train_answers = [e.answer for e in ctx.folder.examples("train")]
-    if not train_answers:
+    train = ctx.folder.examples("train")
+    if not train:
         raise SettingsError(f"{ctx.folder.path}: random-train-answer needs a train split, and there is none")
+    # Drawn for the whole split at once, in its order: the same answers however the run is batched or
+    # resumed, and the same as `wikihowqa evaluate --lower-bounds` computes.
+    drawn = {
+        p.article_id: p
+        for p in lower_bounds.random_train_answer(ctx.folder.examples(ctx.split), train, seed=seed)
+    }
 
     def answer(items: Sequence[Item]) -> list[Answer]:
-        return [Answer(random_train_answer(item.example.article_id, train_answers, seed)) for item in items]
+        return [
+            Answer(
+                drawn[i.example.article_id].answer,
+                extra={"source_article_id": drawn[i.example.article_id].settings["source_article_id"]},
+            )
+            for i in items
+        ]
 
-    return System("random-train-answer", None, answer, {"seed": seed, "n_train": len(train_answers)})
+    settings = {
+        "lower_bound": "random training answer",
+        "seed": seed,
+        "n_train": len(train),
+        "definition": "wikihowqa.evaluate.lower_bounds.random_train_answer",
+    }
+    return System("random-train-answer", None, answer, settings)
 
 
 def generator_config(ctx: Context) -> Any:

@@ -44,6 +44,15 @@ DOCUMENT_FIELDS = (
 R = TypeVar("R")
 
 
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _current_umask()
+
+
 # --------------------------------------------------------------------------- field checks
 
 
@@ -302,6 +311,7 @@ def atomic_write(path: Path, mode: str = "w") -> Iterator[Any]:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; the result should have ordinary permissions
     try:
         with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as fh:
             yield fh
@@ -438,6 +448,7 @@ def write_dataset_folder(
         raise DatasetError(f"{out}: folder exists and is not empty (use --overwrite to replace it)")
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp"))
+    os.chmod(staging, 0o777 & ~_UMASK)
     try:
         write_examples(staging / f"qa.{fmt}", examples)
         write_documents(staging / f"documents.{fmt}", documents)

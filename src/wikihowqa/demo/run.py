@@ -50,8 +50,36 @@ def import_real_examples(ctx: DemoContext) -> None:
     )
 
 
+def _build_dataset(ctx: DemoContext) -> None:
+    from wikihowqa.collect.demo import demo_step
+
+    demo_step(ctx)
+
+
+def _check_parser(ctx: DemoContext) -> None:
+    from wikihowqa.parse.demo import demo_step
+
+    demo_step(ctx)
+
+
+def _evaluate(ctx: DemoContext) -> None:
+    from wikihowqa.evaluate import demo_step
+
+    demo_step(ctx)
+
+
+def _human_evaluation(ctx: DemoContext) -> None:
+    from wikihowqa.humaneval import demo_step
+
+    demo_step(ctx)
+
+
 STEPS: list[tuple[str, Step]] = [
     ("import the real WikiHowNFQA examples", import_real_examples),
+    ("build the demo dataset from the replay site (MediaWiki API + Wayback)", _build_dataset),
+    ("check the parser against the corpus's ground truth", _check_parser),
+    ("evaluate the predictions", _evaluate),
+    ("human evaluation: deteriorate, build a study, simulate judgments, analyse", _human_evaluation),
 ]
 
 

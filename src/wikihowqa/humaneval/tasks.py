@@ -448,6 +448,14 @@ def write_study(
     folder = Path(folder)
     if folder.exists() and any(folder.iterdir()) and not overwrite:
         raise DatasetError(f"{folder}: folder exists and is not empty (use --overwrite to replace it)")
+    from wikihowqa.humaneval.app.db import count_judgments
+
+    collected = count_judgments(folder / "server.sqlite")
+    if collected:
+        raise DatasetError(
+            f"{folder}: the study server has collected {collected} judgment(s) here (server.sqlite); "
+            "export them (wikihowqa export-judgments) and move the folder away before rebuilding the study"
+        )
     folder.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}.", suffix=".tmp"))
     try:

@@ -1,0 +1,107 @@
+"""Trivial systems that any real one must beat (Krishna et al., 2021, "Hurdles to progress in LFQA").
+
+Krishna et al. showed ROUGE-L rewards copying the retrieved input and even a random training answer
+close to real systems on ELI5; reporting both next to the baselines shows how much of a score is
+real. Both produce ordinary :class:`Prediction` records, so they are scored like any system.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+
+from wikihowqa.records import Document, Example, Passage, Prediction, UsedPassage, passages_of
+
+COPY_SYSTEM = "lower-bound-copy-passages"
+RANDOM_SYSTEM = "lower-bound-random-train-answer"
+DEFAULT_MAX_WORDS = 100
+
+
+def rank_passages(question: str, passages: Sequence[Passage]) -> list[tuple[Passage, float]]:
+    """The question's passages by BM25 relevance to the question (bm25s), ties in document order."""
+    if not passages:
+        return []
+    import bm25s
+
+    corpus = bm25s.tokenize([p.text for p in passages], stopwords="en", show_progress=False)
+    retriever = bm25s.BM25()
+    retriever.index(corpus, show_progress=False)
+    query = bm25s.tokenize([question], stopwords="en", return_ids=False, show_progress=False)
+    scores = [0.0] * len(passages)
+    if query and query[0]:
+        docs, values = retriever.retrieve(query, k=len(passages), show_progress=False)
+        for doc, value in zip(docs[0].tolist(), values[0].tolist(), strict=True):
+            scores[doc] = float(value)
+    order = sorted(range(len(passages)), key=lambda i: (-scores[i], i))
+    return [(passages[i], scores[i]) for i in order]
+
+
+def copy_passages(
+    example: Example,
+    documents: Sequence[Document],
+    *,
+    max_words: int = DEFAULT_MAX_WORDS,
+    system: str = COPY_SYSTEM,
+) -> Prediction:
+    """The top BM25 passages copied, in rank order, cut at ``max_words`` words."""
+    used: list[UsedPassage] = []
+    words: list[str] = []
+    for rank, (passage, score) in enumerate(rank_passages(example.question, passages_of(list(documents)))):
+        if len(words) >= max_words:
+            break
+        words.extend(passage.text.split())
+        used.append(UsedPassage(passage.archive_url, passage.position, rank, passage.text, score))
+    return Prediction(
+        article_id=example.article_id,
+        system=system,
+        answer=" ".join(words[:max_words]),
+        passages=tuple(used),
+        settings={
+            "lower_bound": "copy top passages",
+            "retriever": "bm25s (question's own passages)",
+            "max_words": max_words,
+        },
+    )
+
+
+def copy_passages_all(
+    examples: Sequence[Example],
+    documents_by_article: Mapping[int, Sequence[Document]],
+    *,
+    max_words: int = DEFAULT_MAX_WORDS,
+) -> list[Prediction]:
+    return [
+        copy_passages(e, documents_by_article.get(e.article_id, ()), max_words=max_words) for e in examples
+    ]
+
+
+def random_train_answer(
+    examples: Sequence[Example],
+    train: Sequence[Example],
+    *,
+    seed: int = 0,
+    system: str = RANDOM_SYSTEM,
+) -> list[Prediction]:
+    """Each question answered with a training answer drawn at random (never its own), reproducibly."""
+    pool = [t for t in train if t.answer.strip()]
+    if not pool:
+        raise ValueError("no training answers to draw from")
+    rng = random.Random(seed)
+    predictions = []
+    for example in examples:
+        choice = rng.choice(pool)
+        if choice.article_id == example.article_id and len(pool) > 1:
+            choice = rng.choice([t for t in pool if t.article_id != example.article_id])
+        predictions.append(
+            Prediction(
+                article_id=example.article_id,
+                system=system,
+                answer=choice.answer,
+                settings={
+                    "lower_bound": "random training answer",
+                    "seed": seed,
+                    "source_article_id": choice.article_id,
+                },
+            )
+        )
+    return predictions

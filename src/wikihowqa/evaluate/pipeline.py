@@ -1,0 +1,334 @@
+"""The evaluate stage: prediction files + a dataset split → per-question scores for every system.
+
+Scores are cached in the output folder, keyed by what they depend on (metric settings, prediction,
+reference, passages), so an interrupted run resumes where it stopped and a rerun with one more system
+only scores that system.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from wikihowqa.errors import DatasetError, SettingsError
+from wikihowqa.evaluate.bertscore import BertScoreConfig
+from wikihowqa.evaluate.grounding import GroundingConfig
+from wikihowqa.io import DatasetFolder, read_predictions
+from wikihowqa.records import Document, Example, Prediction, passages_of
+
+ROUGE_COLUMNS = tuple(
+    f"{t}_{f}" for t in ("rouge1", "rouge2", "rougeL", "rougeLsum") for f in ("p", "r", "f")
+)
+BERT_COLUMNS = ("bertscore_p", "bertscore_r", "bertscore_f")
+GROUNDING_COLUMNS = ("grounding_support", "grounding_supported_share")
+CACHE_FILE = "scores-cache.jsonl"
+GOLD_SYSTEM = "gold answer (human)"
+
+#: (label, column, scale) of the leaderboard, in order.
+LEADERBOARD: tuple[tuple[str, str, float], ...] = (
+    ("R-1", "rouge1_f", 100.0),
+    ("R-2", "rouge2_f", 100.0),
+    ("R-L", "rougeL_f", 100.0),
+    ("R-Lsum", "rougeLsum_f", 100.0),
+    ("BERTScore", "bertscore_f", 1.0),
+    ("Grounding", "grounding_support", 1.0),
+    ("Supported", "grounding_supported_share", 100.0),
+)
+
+
+@dataclass(frozen=True)
+class EvaluationSettings:
+    split: str = "test"
+    bertscore: BertScoreConfig | None = field(default_factory=BertScoreConfig)
+    grounding: GroundingConfig | None = field(default_factory=GroundingConfig)
+    lower_bounds: bool = False
+    copy_max_words: int = 100
+    confidence: float = 0.95
+    resamples: int = 1000
+    seed: int = 0
+    workers: int | None = None  # ROUGE processes
+    torch_threads: int | None = None  # threads of the neural models (None: torch's default)
+
+
+@dataclass
+class SystemResult:
+    system: str
+    source: str
+    article_ids: list[int]
+    answers: list[str]
+    scores: dict[str, list[float]] = field(default_factory=dict)  # column -> one value per question
+    grounding_details: list[dict[str, Any]] | None = None
+    missing: int = 0  # questions of the split without a prediction (scored as empty answers)
+    outside_split: int = 0  # predictions for questions not in the split (ignored)
+
+
+@dataclass
+class Evaluation:
+    dataset: str
+    split: str
+    examples: list[Example]
+    systems: list[SystemResult]
+    gold_grounding: SystemResult | None
+    metadata: dict[str, Any]
+    settings: EvaluationSettings
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def load_systems(paths: Sequence[Path]) -> dict[str, tuple[str, list[Prediction]]]:
+    """Predictions grouped by system name; one system may not answer a question twice."""
+    systems: dict[str, tuple[str, list[Prediction]]] = {}
+    seen: dict[tuple[str, int], Path] = {}
+    for path in map(Path, paths):
+        for prediction in read_predictions(path):
+            key = (prediction.system, prediction.article_id)
+            if key in seen:
+                raise DatasetError(
+                    f"{path}: system {prediction.system!r} answers article_id {prediction.article_id} twice"
+                    f" (also in {seen[key]})"
+                )
+            seen[key] = path
+            _, predictions = systems.setdefault(prediction.system, (str(path), []))
+            predictions.append(prediction)
+    return systems
+
+
+def _align(examples: list[Example], predictions: list[Prediction]) -> tuple[list[str], int, int]:
+    by_id = {p.article_id: p for p in predictions}
+    wanted = {e.article_id for e in examples}
+    answers = [by_id[e.article_id].answer if e.article_id in by_id else "" for e in examples]
+    missing = sum(1 for e in examples if e.article_id not in by_id)
+    outside = sum(1 for a in by_id if a not in wanted)
+    return answers, missing, outside
+
+
+# --------------------------------------------------------------------------- cache
+
+
+class ScoreCache:
+    """Append-only JSONL of computed scores; a line is written as soon as its batch is done."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._values: dict[str, list[float]] = {}
+        if path is not None and path.is_file():
+            with path.open(encoding="utf-8") as fh:
+                for line in fh:
+                    try:
+                        row = json.loads(line)
+                        self._values[row["key"]] = row["values"]
+                    except (json.JSONDecodeError, KeyError, TypeError):
+                        continue  # a line cut by a crash: recompute it
+
+    @staticmethod
+    def key(*parts: Any) -> str:
+        digest = hashlib.sha1()
+        for part in parts:
+            digest.update(json.dumps(part, sort_keys=True, ensure_ascii=False, default=str).encode())
+            digest.update(b"\x00")
+        return digest.hexdigest()
+
+    def get(self, key: str) -> list[float] | None:
+        return self._values.get(key)
+
+    def put_many(self, items: list[tuple[str, list[float]]]) -> None:
+        for key, values in items:
+            self._values[key] = values
+        if self.path is not None and items:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a", encoding="utf-8") as fh:
+                for key, values in items:
+                    fh.write(json.dumps({"key": key, "values": values}) + "\n")
+
+
+# --------------------------------------------------------------------------- metric groups
+
+Progress = Callable[[str, int, int], Any]  # (task, advance, total)
+
+
+def _cached_batches(
+    name: str,
+    keys: list[str],
+    cache: ScoreCache,
+    compute: Callable[[list[int]], list[list[float]]],
+    progress: Progress | None,
+    batch: int,
+) -> list[list[float]]:
+    todo = [i for i, k in enumerate(keys) if cache.get(k) is None]
+    if progress:
+        progress(name, len(keys) - len(todo), len(keys))
+    for start in range(0, len(todo), batch):
+        chunk = todo[start : start + batch]
+        values = compute(chunk)
+        cache.put_many([(keys[i], v) for i, v in zip(chunk, values, strict=True)])
+        if progress:
+            progress(name, len(chunk), len(keys))
+    return [cache.get(k) for k in keys]  # type: ignore[misc]
+
+
+def _rouge(
+    results: list[SystemResult],
+    references: list[str],
+    cache: ScoreCache,
+    settings: EvaluationSettings,
+    progress: Progress | None,
+) -> None:
+    """ROUGE of every system's answers in one call: one pool of worker processes for everything."""
+    from wikihowqa.evaluate import rouge
+
+    jobs = [(s, q) for s in range(len(results)) for q in range(len(references))]
+    keys = [
+        cache.key("rouge-score-0.1.2-stem-nupunkt", results[s].answers[q], references[q]) for s, q in jobs
+    ]
+
+    def compute(chunk: list[int]) -> list[list[float]]:
+        pairs = [jobs[i] for i in chunk]
+        scores = rouge.score_pairs(
+            [results[s].answers[q] for s, q in pairs],
+            [references[q] for _, q in pairs],
+            workers=settings.workers,
+        )
+        return [[x[t][f] for t in rouge.ROUGE_TYPES for f in rouge.FIELDS] for x in scores]
+
+    values = _cached_batches("ROUGE", keys, cache, compute, progress, batch=len(keys) or 1)
+    for s, result in enumerate(results):
+        rows = values[s * len(references) : (s + 1) * len(references)]
+        result.scores.update({c: [v[k] for v in rows] for k, c in enumerate(ROUGE_COLUMNS)})
+
+
+def _bertscore(
+    answers: list[str],
+    references: list[str],
+    scorer: Any,
+    cache: ScoreCache,
+    progress: Progress | None,
+    label: str,
+) -> dict[str, list[float]]:
+    fingerprint = {
+        k: v for k, v in scorer.metadata.items() if k not in {"model_type", "note", "rescale_note"}
+    }
+    if scorer.config.idf:  # idf weights depend on the whole reference set
+        fingerprint["idf_sentences"] = cache.key(references)
+    keys = [cache.key("bertscore", fingerprint, a, r) for a, r in zip(answers, references, strict=True)]
+
+    def compute(chunk: list[int]) -> list[list[float]]:
+        result = scorer.score([answers[i] for i in chunk], [references[i] for i in chunk])
+        return [list(v) for v in zip(result.precision, result.recall, result.f1, strict=True)]
+
+    values = _cached_batches(f"BERTScore {label}", keys, cache, compute, progress, batch=512)
+    return {c: [v[k] for v in values] for k, c in enumerate(BERT_COLUMNS)}
+
+
+def _grounding(
+    results: list[SystemResult],
+    passages: list[list],
+    scorer: Any,
+    cache: ScoreCache,
+    progress: Progress | None,
+) -> None:
+    """Grounding of every system's answers, question by question so passages are embedded once."""
+    fingerprint = scorer.metadata()
+    passage_keys = [cache.key([p.text for p in ps]) for ps in passages]
+    jobs = [(q, s) for q in range(len(passages)) for s in range(len(results))]
+    keys = [cache.key("grounding", fingerprint, results[s].answers[q], passage_keys[q]) for q, s in jobs]
+    details: dict[tuple[int, int], dict[str, Any]] = {}
+
+    def compute(chunk: list[int]) -> list[list[float]]:
+        batch = [jobs[i] for i in chunk]
+        grounded = scorer.score_many([(results[s].answers[q], passages[q]) for q, s in batch])
+        for job, g in zip(batch, grounded, strict=True):
+            details[job] = g.to_dict()
+        return [[g.mean_support, g.supported_share] for g in grounded]
+
+    values = dict(
+        zip(jobs, _cached_batches("grounding", keys, cache, compute, progress, batch=64), strict=True)
+    )
+    for s, result in enumerate(results):
+        for k, column in enumerate(GROUNDING_COLUMNS):
+            result.scores[column] = [values[(q, s)][k] for q in range(len(passages))]
+        result.grounding_details = [details.get((q, s), {"from_cache": True}) for q in range(len(passages))]
+
+
+# --------------------------------------------------------------------------- the stage
+
+
+def evaluate(
+    dataset: Path,
+    prediction_paths: Sequence[Path],
+    settings: EvaluationSettings | None = None,
+    *,
+    cache_dir: Path | None = None,
+    progress: Progress | None = None,
+) -> Evaluation:
+    """Score every system in ``prediction_paths`` on the ``settings.split`` questions of ``dataset``."""
+    settings = settings or EvaluationSettings()
+    folder = DatasetFolder(Path(dataset))
+    examples = folder.examples(settings.split)
+    if not examples:
+        raise DatasetError(f"{folder.path}: no questions in split {settings.split!r}")
+    systems = load_systems(prediction_paths)
+    documents: dict[int, list[Document]] = {}
+    if settings.grounding is not None or settings.lower_bounds:
+        documents = folder.documents_by_article()
+    if settings.lower_bounds:
+        from wikihowqa.evaluate import lower_bounds
+
+        copied = lower_bounds.copy_passages_all(examples, documents, max_words=settings.copy_max_words)
+        systems.setdefault(lower_bounds.COPY_SYSTEM, ("lower bound (computed)", copied))
+        train = folder.examples("train")
+        if train:
+            drawn = lower_bounds.random_train_answer(examples, train, seed=settings.seed)
+            systems.setdefault(lower_bounds.RANDOM_SYSTEM, ("lower bound (computed)", drawn))
+    if not systems:
+        raise SettingsError("no systems to evaluate: give predictions files or turn lower bounds on")
+
+    cache = ScoreCache(cache_dir / CACHE_FILE if cache_dir else None)
+    references = [e.answer for e in examples]
+    passages = [passages_of(documents.get(e.article_id, [])) for e in examples]
+    results: list[SystemResult] = []
+    for name, (source, predictions) in systems.items():
+        answers, missing, outside = _align(examples, predictions)
+        results.append(
+            SystemResult(
+                name,
+                source,
+                [e.article_id for e in examples],
+                answers,
+                missing=missing,
+                outside_split=outside,
+            )
+        )
+
+    metadata: dict[str, Any] = {
+        "rouge": {
+            "implementation": "wikihowqa.evaluate.rouge (equal to rouge-score 0.1.2)",
+            "use_stemmer": True,
+            "rougeLsum_sentences": "nupunkt, one per line",
+        },
+    }
+    _rouge(results, references, cache, settings, progress)  # first: worker processes fork before torch loads
+    if settings.torch_threads:
+        import torch
+
+        torch.set_num_threads(settings.torch_threads)
+    if settings.bertscore is not None:
+        from wikihowqa.evaluate.bertscore import BertScorer
+
+        bert = BertScorer(settings.bertscore, idf_sentences=references if settings.bertscore.idf else None)
+        for result in results:
+            result.scores.update(_bertscore(result.answers, references, bert, cache, progress, result.system))
+        metadata["bertscore"] = {k: v for k, v in bert.metadata.items() if k != "model_type"}
+    gold = None
+    if settings.grounding is not None:
+        from wikihowqa.evaluate.grounding import GroundingScorer
+
+        scorer = GroundingScorer(settings.grounding)
+        gold = SystemResult(GOLD_SYSTEM, "dataset", [e.article_id for e in examples], references)
+        _grounding([*results, gold], passages, scorer, cache, progress)
+        metadata["grounding"] = scorer.metadata()
+    return Evaluation(str(folder.path), settings.split, examples, results, gold, metadata, settings)

@@ -1,0 +1,299 @@
+"""The evaluation report: a leaderboard with confidence intervals, paired tests, per-question scores, a chart.
+
+Files (all written atomically): ``evaluation.json`` (everything), ``evaluation.md`` (the leaderboard as
+the paper's Table 3 reports it: ROUGE F1 x 100, BERTScore F1, plus grounding), ``per_question.csv`` and
+``per_question.jsonl`` (every score of every answer; the JSONL adds the answer and its grounding), and
+``evaluation.png`` (bars with 95% intervals).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from wikihowqa import __version__
+from wikihowqa.evaluate import significance
+from wikihowqa.evaluate.pipeline import (
+    BERT_COLUMNS,
+    GROUNDING_COLUMNS,
+    LEADERBOARD,
+    ROUGE_COLUMNS,
+    Evaluation,
+    SystemResult,
+)
+from wikihowqa.io import atomic_write, write_json, write_jsonl
+
+FILES = ("evaluation.json", "evaluation.md", "per_question.csv", "per_question.jsonl", "evaluation.png")
+_DECIMALS = {"BERTScore": 3, "Grounding": 3}
+
+
+def _metrics(evaluation: Evaluation) -> list[tuple[str, str, float]]:
+    present = set(evaluation.systems[0].scores) if evaluation.systems else set()
+    return [m for m in LEADERBOARD if m[1] in present]
+
+
+def _interval(values: list[float], scale: float, evaluation: Evaluation) -> dict[str, float]:
+    s = evaluation.settings
+    ci = significance.bootstrap_ci(values, confidence=s.confidence, n_resamples=s.resamples, seed=s.seed)
+    return {"mean": ci.mean * scale, "low": ci.low * scale, "high": ci.high * scale}
+
+
+def build_report(evaluation: Evaluation) -> dict[str, Any]:
+    """Everything the report says, as JSON-ready data."""
+    s = evaluation.settings
+    metrics = _metrics(evaluation)
+    leaderboard = []
+    for result in evaluation.systems:
+        leaderboard.append(
+            {
+                "system": result.system,
+                "source": result.source,
+                "missing_predictions": result.missing,
+                "predictions_outside_split": result.outside_split,
+                "metrics": {
+                    label: _interval(result.scores[col], scale, evaluation) for label, col, scale in metrics
+                },
+            }
+        )
+    key = "R-L" if any(m[0] == "R-L" for m in metrics) else metrics[0][0]
+    leaderboard.sort(key=lambda row: -row["metrics"][key]["mean"])
+    comparisons = []
+    for a, b in itertools.combinations(evaluation.systems, 2):
+        for label, column, scale in metrics:
+            c = significance.compare(
+                a.scores[column],
+                b.scores[column],
+                confidence=s.confidence,
+                n_resamples=s.resamples,
+                seed=s.seed,
+            )
+            comparisons.append(
+                {
+                    "metric": label,
+                    "a": a.system,
+                    "b": b.system,
+                    "delta": c.delta * scale,
+                    "low": c.low * scale,
+                    "high": c.high * scale,
+                    "p_bootstrap": c.p_bootstrap,
+                    "p_permutation": c.p_permutation,
+                }
+            )
+    gold = None
+    if evaluation.gold_grounding is not None:
+        gold = {
+            label: _interval(evaluation.gold_grounding.scores[col], scale, evaluation)
+            for label, col, scale in metrics
+            if col in GROUNDING_COLUMNS
+        }
+    return {
+        "dataset": evaluation.dataset,
+        "split": evaluation.split,
+        "questions": len(evaluation.examples),
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "tool": {"name": "wikihowqa", "version": __version__},
+        "settings": {
+            "confidence": s.confidence,
+            "resamples": s.resamples,
+            "seed": s.seed,
+            "interval": "percentile bootstrap over questions",
+            "tests": "paired bootstrap and paired permutation (sign-flip) over questions, two-sided",
+            "lower_bounds": s.lower_bounds,
+        },
+        "metrics": evaluation.metadata,
+        "scales": {label: scale for label, _, scale in metrics},
+        "leaderboard": leaderboard,
+        "gold_grounding": gold,
+        "comparisons": comparisons,
+    }
+
+
+# --------------------------------------------------------------------------- Markdown
+
+
+def _cell(entry: dict[str, float], label: str) -> str:
+    d = _DECIMALS.get(label, 1)
+    return f"{entry['mean']:.{d}f} [{entry['low']:.{d}f}, {entry['high']:.{d}f}]"
+
+
+def _p(value: float) -> str:
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    labels = list(report["scales"])
+    pct = round(report["settings"]["confidence"] * 100)
+    plural = "" if report["questions"] == 1 else "s"
+    lines = [
+        f"# Evaluation: {report['questions']} {report['split']} question{plural}",
+        "",
+        f"Dataset `{report['dataset']}`. Each cell: mean [{pct}% CI], {report['settings']['interval']}"
+        f" ({report['settings']['resamples']} resamples). ROUGE F1 × 100; BERTScore F1; grounding: mean"
+        " support (0–1); supported: % of answer sentences at or above the threshold.",
+        "",
+        "| System | " + " | ".join(labels) + " |",
+        "|---|" + "---:|" * len(labels),
+    ]
+    for row in report["leaderboard"]:
+        cells = [_cell(row["metrics"][label], label) for label in labels]
+        lines.append(f"| {row['system']} | " + " | ".join(cells) + " |")
+    if report["gold_grounding"]:
+        cells = [
+            _cell(report["gold_grounding"][lb], lb) if lb in report["gold_grounding"] else "–"
+            for lb in labels
+        ]
+        lines.append("| *gold answer (human), for reference* | " + " | ".join(cells) + " |")
+    gaps = [r for r in report["leaderboard"] if r["missing_predictions"] or r["predictions_outside_split"]]
+    if gaps:
+        lines += ["", "Coverage:"]
+        for r in gaps:
+            lines.append(
+                f"- {r['system']}: {r['missing_predictions']} questions without a prediction (scored as"
+                f" empty answers); {r['predictions_outside_split']} predictions for questions outside the"
+                " split (ignored)"
+            )
+    lines += ["", "## Metrics", ""]
+    meta = report["metrics"]
+    rouge = meta.get("rouge", {})
+    lines.append(
+        f"- ROUGE: {rouge.get('implementation', '')}; stemming {'on' if rouge.get('use_stemmer') else 'off'};"
+        f" ROUGE-Lsum over sentences split by {rouge.get('rougeLsum_sentences', '')}."
+    )
+    if "bertscore" in meta:
+        b = meta["bertscore"]
+        lines.append(
+            f"- BERTScore: model {b['model']}, layer {b['num_layers']}, idf {'on' if b['idf'] else 'off'},"
+            f" {b['rescale_note']}; bert-score hash `{b['hash']}`."
+        )
+        if b.get("note"):
+            lines.append(f"  - **Note:** {b['note']}.")
+    else:
+        lines.append("- BERTScore: not computed (turned off).")
+    if "grounding" in meta:
+        g = meta["grounding"]
+        lines.append(
+            f"- Grounding: per answer sentence, best passage of the question's documents by {g['support']}"
+            f" ({g['embedding_model']}; idf-weighted words: {'yes' if g['idf'] else 'no'}; polarity penalty"
+            f" {g['polarity_penalty']:g}); supported at ≥ {g['threshold']:g}."
+        )
+    else:
+        lines.append("- Grounding: not computed (turned off).")
+    if report["comparisons"]:
+        lines += [
+            "",
+            "## Paired significance tests",
+            "",
+            "Δ = A − B on the same questions, with its bootstrap CI; p-values two-sided."
+            + (
+                f" With only {report['questions']} questions the bootstrap understates uncertainty:"
+                " trust the permutation test."
+                if report["questions"] < 30
+                else ""
+            ),
+            "",
+            "| Metric | A | B | Δ | " + f"{pct}% CI | p (bootstrap) | p (permutation) |",
+            "|---|---|---|---:|---:|---:|---:|",
+        ]
+        for c in report["comparisons"]:
+            d = _DECIMALS.get(c["metric"], 2)
+            lines.append(
+                f"| {c['metric']} | {c['a']} | {c['b']} | {c['delta']:+.{d}f}"
+                f" | [{c['low']:+.{d}f}, {c['high']:+.{d}f}]"
+                f" | {_p(c['p_bootstrap'])} | {_p(c['p_permutation'])} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- per question and chart
+
+
+def _rows(evaluation: Evaluation) -> list[dict[str, Any]]:
+    columns = [c for c in (*ROUGE_COLUMNS, *BERT_COLUMNS, *GROUNDING_COLUMNS)]
+    rows = []
+    for result in evaluation.systems:
+        for k, example in enumerate(evaluation.examples):
+            row: dict[str, Any] = {"article_id": example.article_id, "system": result.system}
+            row.update({c: result.scores[c][k] for c in columns if c in result.scores})
+            rows.append(row)
+    return rows
+
+
+def _jsonl_rows(evaluation: Evaluation) -> list[dict[str, Any]]:
+    out = []
+    results: list[SystemResult] = [*evaluation.systems]
+    if evaluation.gold_grounding is not None:
+        results.append(evaluation.gold_grounding)
+    for result in results:
+        for k, example in enumerate(evaluation.examples):
+            out.append(
+                {
+                    "article_id": example.article_id,
+                    "system": result.system,
+                    "question": example.question,
+                    "answer": result.answers[k],
+                    "scores": {c: v[k] for c, v in result.scores.items()},
+                    "grounding": result.grounding_details[k] if result.grounding_details else None,
+                }
+            )
+    return out
+
+
+def render_chart(report: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    labels = list(report["scales"])
+    # BERTScore and grounding are 0–1; shown × 100 so every bar shares one axis
+    factor = {lb: (100.0 if report["scales"][lb] == 1.0 else 1.0) for lb in labels}
+    systems = report["leaderboard"]
+    width = 0.8 / max(len(systems), 1)
+    fig, ax = plt.subplots(figsize=(max(7.0, 1.3 * len(labels) + 0.4 * len(systems)), 4.2), dpi=120)
+    x = np.arange(len(labels))
+    for i, row in enumerate(systems):
+        means = np.array([row["metrics"][lb]["mean"] * factor[lb] for lb in labels])
+        lows = np.array([row["metrics"][lb]["low"] * factor[lb] for lb in labels])
+        highs = np.array([row["metrics"][lb]["high"] * factor[lb] for lb in labels])
+        ax.bar(
+            x + (i - (len(systems) - 1) / 2) * width,
+            means,
+            width,
+            label=row["system"],
+            yerr=np.vstack([means - lows, highs - means]),
+            capsize=2,
+        )
+    ax.set_xticks(x, [lb + ("\n×100" if factor[lb] == 100.0 else "") for lb in labels])
+    ax.set_ylabel("score")
+    pct = round(report["settings"]["confidence"] * 100)
+    ax.set_title(f"{report['questions']} {report['split']} questions; bars: mean, whiskers: {pct}% CI")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.tight_layout()
+    with atomic_write(path, "wb") as fh:
+        fig.savefig(fh, format="png")
+    plt.close(fig)
+
+
+def write_report(evaluation: Evaluation, out_dir: Path) -> dict[str, Any]:
+    """Write every report file into ``out_dir``; returns the report data."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    report = build_report(evaluation)
+    write_json(out_dir / "evaluation.json", report)
+    with atomic_write(out_dir / "evaluation.md") as fh:
+        fh.write(render_markdown(report))
+    rows = _rows(evaluation)
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]) if rows else ["article_id", "system"])
+    writer.writeheader()
+    writer.writerows(rows)
+    with atomic_write(out_dir / "per_question.csv") as fh:
+        fh.write(buffer.getvalue())
+    write_jsonl(out_dir / "per_question.jsonl", _jsonl_rows(evaluation))
+    render_chart(report, out_dir / "evaluation.png")
+    return report

@@ -1,0 +1,228 @@
+"""The evaluate stage end to end: files in, per-question scores, report files, CLI, demo step."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from wikihowqa.errors import DatasetError
+from wikihowqa.evaluate import pipeline, report, rouge
+from wikihowqa.evaluate.bertscore import BertScoreResult
+from wikihowqa.evaluate.grounding import GroundingConfig, GroundingScorer
+from wikihowqa.evaluate.pipeline import EvaluationSettings, evaluate
+from wikihowqa.io import write_dataset_folder, write_predictions
+from wikihowqa.records import Document, Example, Prediction
+
+from .test_grounding import BagOfWords
+
+TOPICS = ["figs", "fences", "floors", "bread", "roses", "bikes", "tents", "shoes"]
+
+
+def _dataset(root: Path) -> Path:
+    examples, documents = [], []
+    for i, topic in enumerate(TOPICS):
+        split = "test" if i < 5 else "train"
+        answer = f"To care for {topic}, clean the {topic} weekly. Keep the {topic} dry and out of the sun."
+        examples.append(Example(100 + i, f"How to Care for {topic.title()}", answer, (f"a{i}",), split))
+        documents.append(
+            Document(
+                100 + i,
+                f"u{i}",
+                f"a{i}",
+                "",
+                passages=(
+                    f"Clean your {topic} every week with a damp cloth.",
+                    f"Store {topic} somewhere dry.",
+                ),
+            )
+        )
+    return write_dataset_folder(root / "ds", examples, documents, {"kind": "test"}).path
+
+
+def _predictions(path: Path, system: str, answers: dict[int, str]) -> Path:
+    write_predictions(path, [Prediction(a, system, text) for a, text in answers.items()])
+    return path
+
+
+@pytest.fixture
+def fast_models(monkeypatch):
+    """Grounding with a bag-of-words encoder and a fake BERTScore: wiring, not model quality."""
+    monkeypatch.setattr(GroundingScorer, "encoder", property(lambda self: BagOfWords()))
+
+    class FakeBert:
+        def __init__(self, config, idf_sentences=None):
+            self.config = config
+            self.metadata = {
+                "model": "fake",
+                "model_type": "fake",
+                "num_layers": 1,
+                "idf": False,
+                "rescaled": False,
+                "rescale_note": "raw",
+                "hash": "fake_L1",
+                "note": None,
+            }
+
+        def score(self, predictions, references):
+            f = tuple(float(p == r) for p, r in zip(predictions, references, strict=True))
+            return BertScoreResult(f, f, f, self.metadata)
+
+    monkeypatch.setattr("wikihowqa.evaluate.bertscore.BertScorer", FakeBert)
+
+
+@pytest.fixture
+def files(tmp_path):
+    ds = _dataset(tmp_path)
+    gold = {
+        100 + i: f"To care for {t}, clean the {t} weekly. Keep the {t} dry and out of the sun."
+        for i, t in enumerate(TOPICS[:5])
+    }
+    a = _predictions(tmp_path / "a.jsonl", "copy-gold", gold)
+    b = _predictions(
+        tmp_path / "b.jsonl", "short", {k: "Clean them weekly." for k in list(gold)[:4]} | {999: "x"}
+    )
+    return ds, a, b, gold
+
+
+def test_scores_every_system_on_the_split_with_reference_rouge(files, fast_models, tmp_path):
+    ds, a, b, gold = files
+    result = evaluate(ds, [a, b], EvaluationSettings(grounding=GroundingConfig()), cache_dir=tmp_path / "out")
+    assert [e.article_id for e in result.examples] == list(gold)
+    by_name = {s.system: s for s in result.systems}
+    assert by_name["copy-gold"].scores["rougeL_f"] == [1.0] * 5
+    assert by_name["copy-gold"].scores["bertscore_f"] == [1.0] * 5
+    short = by_name["short"]
+    assert (short.missing, short.outside_split) == (1, 1)
+    expected = rouge.score("Clean them weekly.", gold[100])
+    assert short.scores["rouge1_p"][0] == expected["rouge1"]["precision"]
+    assert short.scores["rougeLsum_f"][0] == expected["rougeLsum"]["fmeasure"]
+    assert short.scores["rouge1_f"][4] == 0.0  # no prediction: scored as an empty answer
+    assert short.answers[4] == ""
+    assert result.gold_grounding is not None and len(result.gold_grounding.scores["grounding_support"]) == 5
+    assert result.metadata["bertscore"]["hash"] == "fake_L1"
+
+
+def test_an_interrupted_run_resumes_from_the_score_cache(files, fast_models, tmp_path, monkeypatch):
+    ds, a, b, _ = files
+    settings = EvaluationSettings(bertscore=None, grounding=None)
+    first = evaluate(ds, [a, b], settings, cache_dir=tmp_path / "out")
+
+    def must_not_run(*args, **kwargs):
+        raise AssertionError("scores should come from the cache")
+
+    monkeypatch.setattr(rouge, "score_pairs", must_not_run)
+    again = evaluate(ds, [a, b], settings, cache_dir=tmp_path / "out")
+    assert [s.scores for s in again.systems] == [s.scores for s in first.systems]
+
+
+def test_a_system_answering_a_question_twice_is_an_error(files, tmp_path):
+    ds, a, _, _ = files
+    twice = _predictions(tmp_path / "twice.jsonl", "copy-gold", {100: "again"})
+    with pytest.raises(DatasetError, match="answers article_id 100 twice"):
+        evaluate(ds, [a, twice], EvaluationSettings(bertscore=None, grounding=None))
+
+
+def test_lower_bounds_are_scored_as_systems(files, fast_models):
+    ds, a, _, _ = files
+    result = evaluate(ds, [a], EvaluationSettings(bertscore=None, lower_bounds=True))
+    names = [s.system for s in result.systems]
+    assert names == ["copy-gold", "lower-bound-copy-passages", "lower-bound-random-train-answer"]
+    copied = result.systems[1]
+    assert copied.answers[0].startswith("Clean your figs") or copied.answers[0].startswith("Store figs")
+
+
+def test_report_files_hold_leaderboard_intervals_tests_and_per_question_rows(files, fast_models, tmp_path):
+    ds, a, b, _ = files
+    result = evaluate(ds, [a, b], EvaluationSettings(resamples=200))
+    data = report.write_report(result, tmp_path / "report")
+    assert sorted(p.name for p in (tmp_path / "report").iterdir()) == sorted(report.FILES)
+    saved = json.loads((tmp_path / "report" / "evaluation.json").read_text())
+    assert saved["leaderboard"][0]["system"] == "copy-gold"  # sorted by ROUGE-L
+    r_l = saved["leaderboard"][1]["metrics"]["R-L"]
+    short = next(s for s in result.systems if s.system == "short")
+    assert r_l["mean"] == pytest.approx(100 * sum(short.scores["rougeL_f"]) / 5)
+    assert r_l["low"] <= r_l["mean"] <= r_l["high"]
+    assert {c["metric"] for c in saved["comparisons"]} == set(data["scales"])
+    markdown = (tmp_path / "report" / "evaluation.md").read_text()
+    assert "| copy-gold | 100.0 [100.0, 100.0]" in markdown
+    assert "gold answer (human)" in markdown and "bert-score hash `fake_L1`" in markdown
+    csv_lines = (tmp_path / "report" / "per_question.csv").read_text().splitlines()
+    assert len(csv_lines) == 1 + 2 * 5 and csv_lines[0].startswith("article_id,system,rouge1_p")
+    rows = [
+        json.loads(line) for line in (tmp_path / "report" / "per_question.jsonl").read_text().splitlines()
+    ]
+    assert len(rows) == 3 * 5  # two systems and the gold answers' grounding
+    assert rows[0]["grounding"]["sentences"][0]["passages"][0]["id"].startswith("100:")
+    assert (tmp_path / "report" / "evaluation.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cli_writes_the_report_and_prints_the_leaderboard(files, tmp_path):
+    from typer.testing import CliRunner
+
+    from wikihowqa.cli import app
+
+    ds, a, b, _ = files
+    out = tmp_path / "cli-report"
+    result = CliRunner().invoke(
+        app,
+        [
+            "evaluate",
+            str(ds),
+            str(a),
+            str(b),
+            "--no-bertscore",
+            "--no-grounding",
+            "--out",
+            str(out),
+            "--resamples",
+            "200",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "copy-gold" in result.output and "R-Lsum" in result.output
+    assert (out / "evaluation.md").is_file()
+
+
+def test_cli_reports_user_errors_in_one_line(tmp_path):
+    ds = _dataset(tmp_path)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "wikihowqa",
+            "evaluate",
+            str(ds),
+            str(tmp_path / "missing.jsonl"),
+            "--no-bertscore",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 2
+    assert "missing.jsonl: no such file" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_demo_step_evaluates_predictions_and_lower_bounds(fast_models, tmp_path):
+    from wikihowqa.demo.run import DemoContext, import_real_examples
+
+    ctx = DemoContext(out=tmp_path / "demo")
+    ctx.out.mkdir()
+    import_real_examples(ctx)
+    (ctx.out / "predictions").mkdir()
+    _predictions(ctx.out / "predictions" / "echo.jsonl", "question-echo", {1366001: "How To Dry Figs"})
+    from wikihowqa.evaluate import demo_step
+
+    demo_step(ctx)
+    saved = json.loads((ctx.out / "report" / "evaluation.json").read_text())
+    assert {r["system"] for r in saved["leaderboard"]} == {
+        "question-echo",
+        "lower-bound-copy-passages",
+        "lower-bound-random-train-answer",
+    }
+    assert ctx.produced[-1][0].startswith("evaluation report")
+    assert pipeline.GOLD_SYSTEM in (ctx.out / "report" / "evaluation.md").read_text()
