@@ -101,6 +101,12 @@ def test_lower_bounds_are_evaluate_s_definitions_written_as_predictions(folder):
     assert [u.rank for u in copied.passages] == [u.rank + 1 for u in reference.passages]
 
 
+def test_split_all_answers_every_question(folder):
+    report = answer_split(folder, "bm25+lead", split="all")
+    assert report.out.name == "bm25+lead.all.jsonl"
+    assert [p.article_id for p in read_predictions(report.out)] == [e.article_id for e in folder.examples()]
+
+
 def test_open_mode_ranks_passages_of_the_whole_split(folder):
     (p,) = read_predictions(
         answer_split(
@@ -146,6 +152,8 @@ def test_user_mistakes_are_clear_errors(folder):
         answer_split(folder, "seq2seq")
     with pytest.raises(DatasetError, match="no questions in the validation split"):
         answer_split(folder, "bm25+lead", split="validation")
+    with pytest.raises(SettingsError, match="unknown split 'tset'"):
+        answer_split(folder, "bm25+lead", split="tset")
     with pytest.raises(SettingsError, match="unknown setting"):
         answer_split(folder, "llm-qonly", settings={"llm": {"openai": {"modle": "x"}}})
 

@@ -29,6 +29,16 @@ from wikihowqa.records import Example, Passage, Prediction, UsedPassage, passage
 from wikihowqa.retrieve import Ranked
 
 PREDICTIONS_DIR = "predictions"
+#: The pseudo-split of every question (a dataset not split yet, e.g. a fresh crawl).
+ALL = "all"
+
+
+def split_examples(folder: DatasetFolder, split: str) -> list[Example]:
+    """The questions of ``split`` (``all``: every question); an unknown split name is a user error."""
+    try:
+        return folder.examples(None if split == ALL else split)
+    except ValueError as exc:
+        raise SettingsError(str(exc)) from None
 
 
 # --------------------------------------------------------------------------- items and systems
@@ -248,7 +258,7 @@ def _random_train(ctx: Context) -> System:
     # resumed, and the same as `wikihowqa evaluate --lower-bounds` computes.
     drawn = {
         p.article_id: p
-        for p in lower_bounds.random_train_answer(ctx.folder.examples(ctx.split), train, seed=seed)
+        for p in lower_bounds.random_train_answer(split_examples(ctx.folder, ctx.split), train, seed=seed)
     }
 
     def answer(items: Sequence[Item]) -> list[Answer]:
@@ -438,7 +448,7 @@ def answer_split(
     if system_name not in SYSTEMS:
         raise SettingsError(f"unknown system {system_name!r} (known: {', '.join(SYSTEMS)})")
     settings = dict(settings or {})
-    examples = folder.examples(split)
+    examples = split_examples(folder, split)
     if not examples:
         raise DatasetError(f"{folder.path}: no questions in the {split} split")
     if limit is not None:
@@ -464,7 +474,7 @@ def answer_split(
         )
         for p in read_partial(partial):
             done[p.article_id] = p
-    ordered = [done[e.article_id] for e in folder.examples(split) if e.article_id in done]
+    ordered = [done[e.article_id] for e in split_examples(folder, split) if e.article_id in done]
     in_split = {p.article_id for p in ordered}
     extra = [p for aid, p in done.items() if aid not in in_split]
     write_predictions(out, [*ordered, *extra])
@@ -501,7 +511,9 @@ def _run(
         run_settings["retrieval"] = {"mode": mode, **retriever.settings()}
         pool: list[Passage] = []
         if mode == "open":  # every passage of the split is a candidate for every question
-            pool = [p for e in folder.examples(split) for p in passages_of(documents.get(e.article_id, []))]
+            pool = [
+                p for e in split_examples(folder, split) for p in passages_of(documents.get(e.article_id, []))
+            ]
         log(f"ranking passages with {system.retriever} ({mode} mode)")
         rankings = rank_questions(
             retriever,
@@ -554,7 +566,8 @@ def demo_step(ctx: Any) -> None:
     if source is None:
         raise DatasetError(f"{ctx.out}: no dataset/ (or real-examples/) folder to answer")
     folder = DatasetFolder(source)
-    split = "test" if folder.examples("test") else "validation"
+    # the test split; a dataset not split yet (a fresh crawl) is answered whole
+    split = next((name for name in ("test", "validation") if folder.examples(name)), ALL)
     console = Console(stderr=True)
     runs: list[tuple[str, int | None, dict[str, Any]]] = [("bm25+lead", None, {})]
     if ctx.settings.get("answer_llm", True):
@@ -569,5 +582,5 @@ def demo_step(ctx: Any) -> None:
         report = answer_split(folder, system, split=split, limit=limit, out=out, settings=settings)
         failed = f", {len(report.failed)} failed" if report.failed else ""
         n = report.answered_now + report.answered_before
-        console.print(f"  {system}: {n} {split} answer(s) → {out}")
+        console.print(f"  {system}: {n} answer(s) ({split} questions) → {out}")
         ctx.record(f"predictions: {system}", out, f"{n} answer(s){failed}")

@@ -18,7 +18,9 @@ _SYSTEMS_HELP = (
 def answer_command(
     dataset: Path = typer.Argument(..., help="Dataset folder (qa.jsonl and documents.jsonl)."),
     system: str = typer.Option(..., "--system", "-s", help=_SYSTEMS_HELP),
-    split: str = typer.Option("test", "--split", help="Split to answer: train, validation or test."),
+    split: str = typer.Option(
+        "test", "--split", help="Split to answer: train, validation, test, or all (every question)."
+    ),
     limit: int = typer.Option(None, "--limit", help="Answer only the first N questions of the split."),
     out_file: Path = typer.Option(
         None,
