@@ -62,6 +62,12 @@ def _check_parser(ctx: DemoContext) -> None:
     demo_step(ctx)
 
 
+def _answer(ctx: DemoContext) -> None:
+    from wikihowqa.answer import demo_step
+
+    demo_step(ctx)
+
+
 def _evaluate(ctx: DemoContext) -> None:
     from wikihowqa.evaluate import demo_step
 
@@ -78,6 +84,7 @@ STEPS: list[tuple[str, Step]] = [
     ("import the real WikiHowNFQA examples", import_real_examples),
     ("build the demo dataset from the replay site (MediaWiki API + Wayback)", _build_dataset),
     ("check the parser against the corpus's ground truth", _check_parser),
+    ("answer the questions: BM25 + lead sentences; SmolLM2 + passages (3 questions)", _answer),
     ("evaluate the predictions", _evaluate),
     ("human evaluation: deteriorate, build a study, simulate judgments, analyse", _human_evaluation),
 ]
