@@ -345,6 +345,9 @@ class LocalChat:
         device = settings.device or device
         if device == "cpu":
             dtype = torch.float32
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()  # GGUF de-quantisation bars would drown the stage's own progress
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(name, **kwargs)
             self.model = AutoModelForCausalLM.from_pretrained(name, dtype=dtype, **kwargs).to(device).eval()
