@@ -431,6 +431,27 @@ class DatasetFolder:
         return write_examples(target, examples)
 
 
+@contextlib.contextmanager
+def atomic_folder(out: Path) -> Iterator[Path]:
+    """Yield an empty staging folder beside ``out``; it replaces ``out`` only if the block finishes."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp"))
+    os.chmod(staging, 0o777 & ~_UMASK)
+    try:
+        yield staging
+        if out.exists():
+            trash = out.with_name(f".{out.name}.old-{os.getpid()}")
+            os.replace(out, trash)
+            os.replace(staging, out)
+            shutil.rmtree(trash, ignore_errors=True)
+        else:
+            os.replace(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
 def write_dataset_folder(
     out: Path,
     examples: Iterable[Example],
@@ -446,21 +467,8 @@ def write_dataset_folder(
         raise DatasetError(f"unknown format {fmt!r} (expected jsonl or parquet)")
     if out.exists() and any(out.iterdir()) and not overwrite:
         raise DatasetError(f"{out}: folder exists and is not empty (use --overwrite to replace it)")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp"))
-    os.chmod(staging, 0o777 & ~_UMASK)
-    try:
+    with atomic_folder(out) as staging:
         write_examples(staging / f"qa.{fmt}", examples)
         write_documents(staging / f"documents.{fmt}", documents)
         write_json(staging / MANIFEST_FILE, manifest)
-        if out.exists():
-            trash = out.with_name(f".{out.name}.old-{os.getpid()}")
-            os.replace(out, trash)
-            os.replace(staging, out)
-            shutil.rmtree(trash, ignore_errors=True)
-        else:
-            os.replace(staging, out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return DatasetFolder(out)
