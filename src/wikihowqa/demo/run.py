@@ -7,6 +7,7 @@ that returns rows for the closing table, so a stage adds itself by adding one st
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -95,6 +96,9 @@ def default_out_dir() -> Path:
 
 
 def run_demo(out: Path, *, progress: Callable[[str], None] = lambda _: None, **settings: Any) -> DemoContext:
+    # Everything the demo needs ships in installed packages: never wait on a model hub lookup.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     out.mkdir(parents=True, exist_ok=True)
     ctx = DemoContext(out=out.resolve(), settings=settings)
     for title, step in STEPS:
