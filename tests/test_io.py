@@ -178,6 +178,17 @@ def test_dataset_folder_is_written_whole_or_not_at_all(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_written_files_get_ordinary_permissions(tmp_path):
+    import os
+    import stat
+
+    folder = write_dataset_folder(tmp_path / "ds", [Example(1, "q", "a", ())], [], {})
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(folder.qa_path.stat().st_mode) == 0o666 & ~umask
+    assert stat.S_IMODE(folder.path.stat().st_mode) == 0o777 & ~umask
+
+
 def test_dataset_folder_refuses_to_overwrite_unless_asked(tmp_path):
     write_dataset_folder(tmp_path / "ds", [Example(1, "q", "a", ())], [], {"n": 1})
     with pytest.raises(DatasetError, match="not empty"):

@@ -44,6 +44,15 @@ DOCUMENT_FIELDS = (
 R = TypeVar("R")
 
 
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _current_umask()
+
+
 # --------------------------------------------------------------------------- field checks
 
 
@@ -302,6 +311,7 @@ def atomic_write(path: Path, mode: str = "w") -> Iterator[Any]:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; the result should have ordinary permissions
     try:
         with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as fh:
             yield fh
@@ -421,6 +431,27 @@ class DatasetFolder:
         return write_examples(target, examples)
 
 
+@contextlib.contextmanager
+def atomic_folder(out: Path) -> Iterator[Path]:
+    """Yield an empty staging folder beside ``out``; it replaces ``out`` only if the block finishes."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp"))
+    os.chmod(staging, 0o777 & ~_UMASK)
+    try:
+        yield staging
+        if out.exists():
+            trash = out.with_name(f".{out.name}.old-{os.getpid()}")
+            os.replace(out, trash)
+            os.replace(staging, out)
+            shutil.rmtree(trash, ignore_errors=True)
+        else:
+            os.replace(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
 def write_dataset_folder(
     out: Path,
     examples: Iterable[Example],
@@ -436,20 +467,8 @@ def write_dataset_folder(
         raise DatasetError(f"unknown format {fmt!r} (expected jsonl or parquet)")
     if out.exists() and any(out.iterdir()) and not overwrite:
         raise DatasetError(f"{out}: folder exists and is not empty (use --overwrite to replace it)")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp"))
-    try:
+    with atomic_folder(out) as staging:
         write_examples(staging / f"qa.{fmt}", examples)
         write_documents(staging / f"documents.{fmt}", documents)
         write_json(staging / MANIFEST_FILE, manifest)
-        if out.exists():
-            trash = out.with_name(f".{out.name}.old-{os.getpid()}")
-            os.replace(out, trash)
-            os.replace(staging, out)
-            shutil.rmtree(trash, ignore_errors=True)
-        else:
-            os.replace(staging, out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return DatasetFolder(out)

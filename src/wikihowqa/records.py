@@ -14,6 +14,28 @@ from typing import Any
 SPLITS: tuple[str, ...] = ("train", "validation", "test")
 #: Spellings of the validation split seen in the wild; the official release used ``valid`` at one point.
 SPLIT_ALIASES: Mapping[str, str] = {"valid": "validation", "val": "validation", "dev": "validation"}
+#: The 19 top-level categories of wikiHow, as the site names them (the paper: "19 in total").
+WIKIHOW_TOP_CATEGORIES: tuple[str, ...] = (
+    "Arts and Entertainment",
+    "Cars & Other Vehicles",
+    "Computers and Electronics",
+    "Education and Communications",
+    "Family Life",
+    "Finance and Business",
+    "Food and Entertaining",
+    "Health",
+    "Hobbies and Crafts",
+    "Holidays and Traditions",
+    "Home and Garden",
+    "Personal Care and Style",
+    "Pets and Animals",
+    "Philosophy and Religion",
+    "Relationships",
+    "Sports and Fitness",
+    "Travel",
+    "Work World",
+    "Youth",
+)
 #: Cluster label of a question that HDBSCAN left unclustered (the official release's convention).
 NOISE_CLUSTER = -1
 

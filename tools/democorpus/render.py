@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import shutil
 import sys
-import tempfile
 import zlib
 from datetime import timedelta
 from pathlib import Path
@@ -23,6 +20,8 @@ if __name__ == "__main__" and not __package__:  # run as a script: import the pa
     sys.path.insert(0, str(HERE.parent))
     __package__ = "democorpus"
     import democorpus  # noqa: F401
+
+from wikihowqa.io import atomic_folder  # noqa: E402
 
 from .archive import build_archive  # noqa: E402
 from .funnel import expected  # noqa: E402
@@ -140,24 +139,11 @@ def render_files(sources: Sources) -> dict[str, bytes]:
 
 def write_corpus(files: dict[str, bytes], out: Path) -> None:
     """Write into a staging folder beside ``out`` and swap it in, so a failure leaves ``out`` untouched."""
-    out = out.resolve()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp"))
-    try:
+    with atomic_folder(out.resolve()) as staging:
         for rel, data in files.items():
             path = staging / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
-        if out.exists():
-            trash = out.with_name(f".{out.name}.old-{os.getpid()}")
-            os.replace(out, trash)
-            os.replace(staging, out)
-            shutil.rmtree(trash, ignore_errors=True)
-        else:
-            os.replace(staging, out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
 
 
 def render(sources_dir: Path = HERE, out: Path = DEFAULT_OUT) -> dict[str, bytes]:

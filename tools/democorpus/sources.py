@@ -17,27 +17,9 @@ from urllib.parse import urlsplit
 
 import yaml
 
-TOP_CATEGORIES: tuple[str, ...] = (
-    "Arts and Entertainment",
-    "Cars & Other Vehicles",
-    "Computers and Electronics",
-    "Education and Communications",
-    "Family Life",
-    "Finance and Business",
-    "Food and Entertaining",
-    "Health",
-    "Hobbies and Crafts",
-    "Holidays and Traditions",
-    "Home and Garden",
-    "Personal Care and Style",
-    "Pets and Animals",
-    "Philosophy and Religion",
-    "Relationships",
-    "Sports and Fitness",
-    "Travel",
-    "Work World",
-    "Youth",
-)
+from wikihowqa.records import WIKIHOW_TOP_CATEGORIES
+
+TOP_CATEGORIES: tuple[str, ...] = WIKIHOW_TOP_CATEGORIES
 THEMES = (
     "news",
     "blog",

@@ -179,7 +179,9 @@ def comment_tree(
         counter[0] += 7
         cid = counter[0]
         replies = (
-            comment_tree(c.replies, item, outer=children, children=children, _counter=counter) if c.replies else ""
+            comment_tree(c.replies, item, outer=children, children=children, _counter=counter)
+            if c.replies
+            else ""
         )
         out.append(item(c, cid, replies))
     return outer.format("\n".join(out))
@@ -232,7 +234,8 @@ def share_links(v: PageView, cls: str = "share", label: str = "Share") -> str:
         "Email": "mailto:?body=",
     }
     links = "".join(
-        f'<a class="{cls}-{n.lower()}" href="{attr(targets[n] + v.page.url)}" target="_blank">{n}</a>' for n in SHARE
+        f'<a class="{cls}-{n.lower()}" href="{attr(targets[n] + v.page.url)}" target="_blank">{n}</a>'
+        for n in SHARE
     )
     return f'<div class="{cls}"><span>{label}:</span> {links}</div>'
 
@@ -304,11 +307,28 @@ def news(v: PageView) -> str:
                 f'<p class="comment__text">{esc(c.text)}</p><button class="comment__reply">Reply</button>{replies}</li>'
             )
 
-        tree = comment_tree(v.page.comments, item, outer='<ul class="comment-thread">{}</ul>', children='<ul class="replies">{}</ul>')
+        tree = comment_tree(
+            v.page.comments,
+            item,
+            outer='<ul class="comment-thread">{}</ul>',
+            children='<ul class="replies">{}</ul>',
+        )
         comments = f'<section id="comments" class="comments"><h2>Reader comments ({count_comments(v.page.comments)})</h2>{tree}</section>'
-    ticker = v.pick(("Markets close higher after a quiet week", "Storm warnings issued for the coast",
-                     "City council approves new bike lanes", "Local library extends weekend hours"), 2, "ticker")
-    byline = f'By <a rel="author" href="/staff/{slugify(v.page.author)}">{esc(v.page.author)}</a>' if v.page.author else "Staff report"
+    ticker = v.pick(
+        (
+            "Markets close higher after a quiet week",
+            "Storm warnings issued for the coast",
+            "City council approves new bike lanes",
+            "Local library extends weekend hours",
+        ),
+        2,
+        "ticker",
+    )
+    byline = (
+        f'By <a rel="author" href="/staff/{slugify(v.page.author)}">{esc(v.page.author)}</a>'
+        if v.page.author
+        else "Staff report"
+    )
     return f"""<!DOCTYPE html>
 <html lang="{v.lang}">
 <head>
@@ -329,7 +349,7 @@ def news(v: PageView) -> str:
 <main id="main">
 <article class="story">
 <header><p class="kicker"><a href="/section/lifestyle">Lifestyle</a></p><h1 class="headline">{esc(v.title)}</h1>
-<p class="byline">{byline} <time datetime="{v.page.published or ''}">{long_date(v.page.published)}</time></p></header>
+<p class="byline">{byline} <time datetime="{v.page.published or ""}">{long_date(v.page.published)}</time></p></header>
 {share_links(v, "share-bar")}
 <div class="story-body">
 {body_html(v, "html5", 3, lambda n: f'<div class="ad-slot ad-inline" data-slot="inline-{n}"><span class="ad-label">Advertisement</span>{ad_iframe(v, "300x250", f"inline{n}")}</div>')}
@@ -401,7 +421,7 @@ def blog(v: PageView) -> str:
 <nav id="site-navigation" class="main-navigation"><ul id="top-menu" class="menu"><li><a href="/">Home</a></li><li><a href="/about/">About</a></li><li><a href="/category/guides/">Guides</a></li><li><a href="/start-here/">Start Here</a></li><li><a href="/contact/">Contact</a></li></ul></nav></header>
 <div id="content" class="site-content"><div id="primary" class="content-area"><main id="main" class="site-main">
 <article class="post type-post status-publish format-standard hentry">
-<header class="entry-header"><div class="entry-meta"><span class="posted-on">Posted on <time class="entry-date published" datetime="{v.page.published or ''}">{long_date(v.page.published)}</time></span>{f' <span class="byline">by <span class="author vcard">{esc(v.page.author)}</span></span>' if v.page.author else ""}</div>
+<header class="entry-header"><div class="entry-meta"><span class="posted-on">Posted on <time class="entry-date published" datetime="{v.page.published or ""}">{long_date(v.page.published)}</time></span>{f' <span class="byline">by <span class="author vcard">{esc(v.page.author)}</span></span>' if v.page.author else ""}</div>
 <h1 class="entry-title">{esc(v.title)}</h1></header>
 <div class="entry-content">
 {body_html(v, "wp")}
@@ -458,11 +478,22 @@ def recipe(v: PageView) -> str:
 
         comments = (
             f'<section id="comments"><h3>Reviews &amp; comments ({count_comments(v.page.comments)})</h3>'
-            f'{comment_tree(v.page.comments, item, outer="<ol class=commentlist>{}</ol>")}'
+            f"{comment_tree(v.page.comments, item, outer='<ol class=commentlist>{}</ol>')}"
             '<p class="comment-form-rating">Rate this recipe: <span class="stars">&#9734;&#9734;&#9734;&#9734;&#9734;</span></p></section>'
         )
-    pins = v.pick(("Weeknight Lentil Soup", "Easy Pan Pizza", "Lemon Herb Roast Chicken", "Brown Butter Cookies",
-                   "Crispy Smashed Potatoes", "Overnight Oats Five Ways", "Simple Tomato Sauce"), 3, "more")
+    pins = v.pick(
+        (
+            "Weeknight Lentil Soup",
+            "Easy Pan Pizza",
+            "Lemon Herb Roast Chicken",
+            "Brown Butter Cookies",
+            "Crispy Smashed Potatoes",
+            "Overnight Oats Five Ways",
+            "Simple Tomato Sauce",
+        ),
+        3,
+        "more",
+    )
     more = "".join(
         f'<div class="grid-item"><a href="/{slugify(p)}/"><img src="{v.origin}/img/{slugify(p)}-300x300.jpg" alt="{attr(p)}" width="150" height="150"><span>{esc(p)}</span></a></div>'
         for p in pins
@@ -508,13 +539,15 @@ def recipe(v: PageView) -> str:
 
 
 def forum(v: PageView) -> str:
-    forum_name = v.pick(("General Discussion", "Tips &amp; Tricks", "Beginners' Corner", "Guides and How-Tos"), 1, "forum")[0]
+    forum_name = v.pick(
+        ("General Discussion", "Tips &amp; Tricks", "Beginners' Corner", "Guides and How-Tos"), 1, "forum"
+    )[0]
     t = zlib.crc32(v.page.url.encode()) % 90000 + 10000
 
     def post(author: str, when: date | None, content: str, pid: int, first: bool, reply_to: str = "") -> str:
         posts = (pid * 37) % 3000 + 12
         subject = esc(v.title) if first else f"Re: {esc(v.title)}"
-        quote = f'<blockquote><cite>{esc(reply_to)} wrote:</cite> &hellip;</blockquote>' if reply_to else ""
+        quote = f"<blockquote><cite>{esc(reply_to)} wrote:</cite> &hellip;</blockquote>" if reply_to else ""
         return (
             f'<div id="p{pid}" class="post {"bg2" if pid % 2 else "bg1"}"><div class="inner">'
             f'<dl class="postprofile" id="profile{pid}"><dt><a href="./memberlist.php?mode=viewprofile&amp;u={pid % 977}" class="username">{esc(author)}</a></dt>'
@@ -528,9 +561,13 @@ def forum(v: PageView) -> str:
 
     posts_html = []
     if v.number in (0, 1):
-        posts_html.append(post(v.page.author or "admin", v.page.published, body_html(v, "bbcode"), t * 10, True))
+        posts_html.append(
+            post(v.page.author or "admin", v.page.published, body_html(v, "bbcode"), t * 10, True)
+        )
     else:
-        posts_html.append(post(v.page.author or "admin", v.page.published, body_html(v, "bbcode"), t * 10 + v.number, True))
+        posts_html.append(
+            post(v.page.author or "admin", v.page.published, body_html(v, "bbcode"), t * 10 + v.number, True)
+        )
     if v.show_comments and v.page.comments:
         n = [0]
 
@@ -582,7 +619,10 @@ def gov(v: PageView) -> str:
             return f'<li class="usa-list__item" id="q{cid}"><p><strong>{esc(c.author)}</strong> ({us_date(c.date)}): {esc(c.text)}</p>{replies}</li>'
 
         comments = f'<section class="public-comments"><h2>Public questions and answers</h2>{comment_tree(v.page.comments, item, outer="<ul class=usa-list>{}</ul>", children="<ul>{}</ul>")}</section>'
-    side = "".join(f'<li class="usa-sidenav__item"><a href="/{slugify(s)}">{s}</a></li>' for s in v.pick(GOV_SECTIONS, 5, "side"))
+    side = "".join(
+        f'<li class="usa-sidenav__item"><a href="/{slugify(s)}">{s}</a></li>'
+        for s in v.pick(GOV_SECTIONS, 5, "side")
+    )
     return f"""<!DOCTYPE html>
 <html lang="{v.lang}">
 <head>
@@ -619,8 +659,15 @@ def gov(v: PageView) -> str:
 
 
 GOV_SECTIONS = (
-    "Emergency Preparedness", "Food Safety", "Healthy Homes", "Environmental Health", "Pets and Animal Control",
-    "Recycling and Waste", "Consumer Protection", "Data and Statistics", "Community Programs",
+    "Emergency Preparedness",
+    "Food Safety",
+    "Healthy Homes",
+    "Environmental Health",
+    "Pets and Animal Control",
+    "Recycling and Waste",
+    "Consumer Protection",
+    "Data and Statistics",
+    "Community Programs",
 )
 
 
@@ -678,9 +725,16 @@ def shop(v: PageView) -> str:
 
 
 SHOP_PRODUCTS = (
-    "Gooseneck Kettle|$49.00", "Ceramic Dripper|$24.00", "Bamboo Cutting Board|$32.00", "Glass Storage Jars (Set of 4)|$28.00",
-    "Soft Grooming Brush|$14.50", "Stainless Steel Bowl|$12.00", "Microfiber Cloth 6-Pack|$9.99", "USB-C Charging Cable|$15.00",
-    "Raised Garden Bed Kit|$89.00", "Digital Kitchen Thermometer|$19.95",
+    "Gooseneck Kettle|$49.00",
+    "Ceramic Dripper|$24.00",
+    "Bamboo Cutting Board|$32.00",
+    "Glass Storage Jars (Set of 4)|$28.00",
+    "Soft Grooming Brush|$14.50",
+    "Stainless Steel Bowl|$12.00",
+    "Microfiber Cloth 6-Pack|$9.99",
+    "USB-C Charging Cable|$15.00",
+    "Raised Garden Bed Kit|$89.00",
+    "Digital Kitchen Thermometer|$19.95",
 )
 
 
@@ -740,9 +794,12 @@ def magazine(v: PageView) -> str:
 
 
 MAG_RELATED = (
-    "The 12 best gifts for people who have everything", "We tried 9 popular cleaning hacks",
-    "How to make your home feel bigger", "What nutritionists eat for breakfast",
-    "The surprising science of habits", "Small changes that made our mornings easier",
+    "The 12 best gifts for people who have everything",
+    "We tried 9 popular cleaning hacks",
+    "How to make your home feel bigger",
+    "What nutritionists eat for breakfast",
+    "The surprising science of habits",
+    "Small changes that made our mornings easier",
     "Everything you need for a first apartment",
 )
 
@@ -761,7 +818,12 @@ def qa(v: PageView) -> str:
             )
 
         comments = f'<div class="comments"><ul class="comments-list">{comment_tree(v.page.comments, item, outer="{}", children="<ul class=comment-replies>{}</ul>")}</ul></div>'
-    tags = "".join(f'<a href="/questions/tagged/{t}" class="post-tag">{t}</a>' for t in v.pick(("how-to", "beginner", "maintenance", "safety", "best-practice", "troubleshooting"), 3, "tags"))
+    tags = "".join(
+        f'<a href="/questions/tagged/{t}" class="post-tag">{t}</a>'
+        for t in v.pick(
+            ("how-to", "beginner", "maintenance", "safety", "best-practice", "troubleshooting"), 3, "tags"
+        )
+    )
     return f"""<!DOCTYPE html>
 <html itemscope itemtype="https://schema.org/QAPage" lang="{v.lang}">
 <head>
@@ -803,15 +865,18 @@ def qa(v: PageView) -> str:
 
 
 QA_RELATED = (
-    "Is it safe to do this without special tools?", "Why does mine keep failing after a week?",
-    "What is the difference between the two common methods?", "How often should this be done?",
-    "Does temperature matter more than time?", "Cheapest way to get started?",
+    "Is it safe to do this without special tools?",
+    "Why does mine keep failing after a week?",
+    "What is the difference between the two common methods?",
+    "How often should this be done?",
+    "Does temperature matter more than time?",
+    "Cheapest way to get started?",
     "What are the first signs of a problem?",
 )
 
 
 def edu(v: PageView) -> str:
-    side = "".join(f"<li><a href=\"/{slugify(s)}\">{s}</a></li>" for s in v.pick(EDU_TOPICS, 6, "topics"))
+    side = "".join(f'<li><a href="/{slugify(s)}">{s}</a></li>' for s in v.pick(EDU_TOPICS, 6, "topics"))
     comments = ""
     if v.show_comments and v.page.comments:
 
@@ -858,8 +923,16 @@ def edu(v: PageView) -> str:
 
 
 EDU_TOPICS = (
-    "Home Gardening", "Soil Testing", "Food Preservation", "Nutrition and Wellness", "Pests and Diseases",
-    "Lawn Care", "Small Animals", "Water Quality", "Energy at Home", "Youth Programs",
+    "Home Gardening",
+    "Soil Testing",
+    "Food Preservation",
+    "Nutrition and Wellness",
+    "Pests and Diseases",
+    "Lawn Care",
+    "Small Animals",
+    "Water Quality",
+    "Energy at Home",
+    "Youth Programs",
 )
 
 
@@ -869,7 +942,11 @@ def health(v: PageView) -> str:
         for b in v.blocks
         if b.kind == "heading"
     )
-    toc = f'<nav class="toc" aria-label="On this page"><h2>On this page</h2><ol>{toc_items}</ol></nav>' if toc_items else ""
+    toc = (
+        f'<nav class="toc" aria-label="On this page"><h2>On this page</h2><ol>{toc_items}</ol></nav>'
+        if toc_items
+        else ""
+    )
     comments = ""
     if v.show_comments and v.page.comments:
 
@@ -877,7 +954,9 @@ def health(v: PageView) -> str:
             return f'<li class="story" id="story-{cid}"><p class="story-author">{esc(c.author)} &middot; {long_date(c.date)}</p><p>{esc(c.text)}</p>{replies}</li>'
 
         comments = f'<section class="patient-stories"><h2>Reader experiences</h2>{comment_tree(v.page.comments, item, outer="<ul>{}</ul>", children="<ul>{}</ul>")}</section>'
-    reviewer = v.pick(("Dr. A. Morrell, MD", "J. Okafor, RN", "Dr. L. Brandt, PharmD", "S. Iyer, MS, RD"), 1, "reviewer")[0]
+    reviewer = v.pick(
+        ("Dr. A. Morrell, MD", "J. Okafor, RN", "Dr. L. Brandt, PharmD", "S. Iyer, MS, RD"), 1, "reviewer"
+    )[0]
     return f"""<!DOCTYPE html>
 <html lang="{v.lang}">
 <head>
@@ -917,8 +996,12 @@ def health(v: PageView) -> str:
 
 
 HEALTH_RELATED = (
-    "Simple stretches for desk workers", "What to keep in a home first aid kit", "How much water do you really need?",
-    "Understanding food labels", "When to see a doctor about a headache", "Sleep myths, debunked",
+    "Simple stretches for desk workers",
+    "What to keep in a home first aid kit",
+    "How much water do you really need?",
+    "Understanding food labels",
+    "When to see a doctor about a headache",
+    "Sleep myths, debunked",
 )
 
 
@@ -971,8 +1054,14 @@ def docs(v: PageView) -> str:
 
 
 DOCS_TOPICS = (
-    "Update the firmware", "Reset to factory settings", "Troubleshoot connection problems", "Register your product",
-    "Warranty information", "Clean and care for your device", "Battery and charging FAQ", "Contact customer support",
+    "Update the firmware",
+    "Reset to factory settings",
+    "Troubleshoot connection problems",
+    "Register your product",
+    "Warranty information",
+    "Clean and care for your device",
+    "Battery and charging FAQ",
+    "Contact customer support",
 )
 
 
@@ -1058,8 +1147,18 @@ You are visitor number <B>{counter:06d}</B> | Best viewed with Internet Explorer
 
 
 LEGACY_MENU = (
-    "Articles", "Tips &amp; Tricks", "Recipes", "Gardening", "Pets", "Computers", "Health", "Free Downloads",
-    "Photo Gallery", "FAQ", "Guestbook", "Awards",
+    "Articles",
+    "Tips &amp; Tricks",
+    "Recipes",
+    "Gardening",
+    "Pets",
+    "Computers",
+    "Health",
+    "Free Downloads",
+    "Photo Gallery",
+    "FAQ",
+    "Guestbook",
+    "Awards",
 )
 
 

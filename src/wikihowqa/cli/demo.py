@@ -17,8 +17,16 @@ def demo_command(
         "--out",
         help="Folder to write everything into (default: a new wikihowqa-demo-<time> folder here).",
     ),
+    serve: bool = typer.Option(
+        False, "--serve", help="Afterwards, serve the demo study in the browser on 127.0.0.1 (Ctrl+C stops)."
+    ),
+    port: int = typer.Option(8000, "--port", help="Port of the study server with --serve."),
 ) -> None:
-    """Run the whole pipeline on the embedded demo corpus and print a table of what it produced."""
+    """Run the whole pipeline on the embedded demo corpus and print a table of what it produced.
+
+    Builds the dataset from a local replay of wikiHow and the Wayback Machine, splits and describes it,
+    answers its test questions with baselines, evaluates them, and runs a simulated human evaluation.
+    """
     from wikihowqa.demo.run import default_out_dir, run_demo
 
     target = out_dir or default_out_dir()
@@ -29,3 +37,7 @@ def demo_command(
     for row in ctx.produced:
         table.add_row(*row)
     out.print(table)
+    if serve:
+        from wikihowqa.humaneval.app import demo_serve
+
+        demo_serve(ctx, port=port, open_browser=True)

@@ -7,6 +7,7 @@ that returns rows for the closing table, so a stage adds itself by adding one st
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -50,8 +51,43 @@ def import_real_examples(ctx: DemoContext) -> None:
     )
 
 
+def _build_dataset(ctx: DemoContext) -> None:
+    from wikihowqa.collect.demo import demo_step
+
+    demo_step(ctx)
+
+
+def _check_parser(ctx: DemoContext) -> None:
+    from wikihowqa.parse.demo import demo_step
+
+    demo_step(ctx)
+
+
+def _answer(ctx: DemoContext) -> None:
+    from wikihowqa.answer import demo_step
+
+    demo_step(ctx)
+
+
+def _evaluate(ctx: DemoContext) -> None:
+    from wikihowqa.evaluate import demo_step
+
+    demo_step(ctx)
+
+
+def _human_evaluation(ctx: DemoContext) -> None:
+    from wikihowqa.humaneval import demo_step
+
+    demo_step(ctx)
+
+
 STEPS: list[tuple[str, Step]] = [
     ("import the real WikiHowNFQA examples", import_real_examples),
+    ("build the demo dataset from the replay site (MediaWiki API + Wayback)", _build_dataset),
+    ("check the parser against the corpus's ground truth", _check_parser),
+    ("answer the questions: BM25 + lead sentences; SmolLM2 + passages (3 questions)", _answer),
+    ("evaluate the predictions", _evaluate),
+    ("human evaluation: deteriorate, build a study, simulate judgments, analyse", _human_evaluation),
 ]
 
 
@@ -60,6 +96,9 @@ def default_out_dir() -> Path:
 
 
 def run_demo(out: Path, *, progress: Callable[[str], None] = lambda _: None, **settings: Any) -> DemoContext:
+    # Everything the demo needs ships in installed packages: never wait on a model hub lookup.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     out.mkdir(parents=True, exist_ok=True)
     ctx = DemoContext(out=out.resolve(), settings=settings)
     for title, step in STEPS:

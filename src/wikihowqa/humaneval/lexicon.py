@@ -9,28 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-#: The 19 top-level categories of wikiHow (the attentiveness check picks among them).
-WIKIHOW_CATEGORIES: tuple[str, ...] = (
-    "Arts and Entertainment",
-    "Cars & Other Vehicles",
-    "Computers and Electronics",
-    "Education and Communications",
-    "Family Life",
-    "Finance and Business",
-    "Food and Entertaining",
-    "Health",
-    "Hobbies and Crafts",
-    "Holidays and Traditions",
-    "Home and Garden",
-    "Personal Care and Style",
-    "Pets and Animals",
-    "Philosophy and Religion",
-    "Relationships",
-    "Sports and Fitness",
-    "Travel",
-    "Work World",
-    "Youth",
-)
+from wikihowqa.records import WIKIHOW_TOP_CATEGORIES
+
+#: The attentiveness check picks among wikiHow's 19 top-level categories.
+WIKIHOW_CATEGORIES: tuple[str, ...] = WIKIHOW_TOP_CATEGORIES
 
 
 def _both_ways(pairs: list[tuple[str, str]]) -> dict[str, str]:

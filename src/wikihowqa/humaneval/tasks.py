@@ -10,10 +10,7 @@ sending a task as is.
 from __future__ import annotations
 
 import math
-import os
 import random
-import shutil
-import tempfile
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -29,7 +26,7 @@ from wikihowqa.humaneval.deteriorate import DeterioratedAnswer
 from wikihowqa.humaneval.lexicon import WIKIHOW_CATEGORIES
 from wikihowqa.humaneval.rank import Ranker, Scorer
 from wikihowqa.humaneval.text import sentence_spans
-from wikihowqa.io import write_json, write_jsonl
+from wikihowqa.io import atomic_folder, write_json, write_jsonl
 from wikihowqa.records import Document, Example, Passage, Prediction
 
 STUDY_FORMAT = "wikihowqa-study"
@@ -448,28 +445,24 @@ def write_study(
     folder = Path(folder)
     if folder.exists() and any(folder.iterdir()) and not overwrite:
         raise DatasetError(f"{folder}: folder exists and is not empty (use --overwrite to replace it)")
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}.", suffix=".tmp"))
-    try:
+    from wikihowqa.humaneval.app.db import count_judgments
+
+    collected = count_judgments(folder / "server.sqlite")
+    if collected:
+        raise DatasetError(
+            f"{folder}: the study server has collected {collected} judgment(s) here (server.sqlite); "
+            "export them (wikihowqa export-judgments) and move the folder away before rebuilding the study"
+        )
+    from wikihowqa.humaneval.labelstudio import write_labelstudio
+
+    with atomic_folder(folder) as staging:
         write_json(staging / "study.json", study.manifest)
         write_jsonl(staging / "tasks.jsonl", study.tasks)
         write_jsonl(staging / "key.jsonl", study.key)
         write_jsonl(staging / "assignments.jsonl", study.assignments)
         for name, rows in (extra_files or {}).items():
             write_jsonl(staging / name, rows)
-        from wikihowqa.humaneval.labelstudio import write_labelstudio
-
         write_labelstudio(study, staging / "labelstudio")
-        if folder.exists():
-            trash = folder.with_name(f".{folder.name}.old-{os.getpid()}")
-            os.replace(folder, trash)
-            os.replace(staging, folder)
-            shutil.rmtree(trash, ignore_errors=True)
-        else:
-            os.replace(staging, folder)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return folder
 
 

@@ -1,0 +1,184 @@
+"""Fine-tuning throughput of the generator at SmolLM2-135M size, on a CUDA GPU in bf16 (or the CPU).
+
+Self-contained: needs only torch and transformers — no download, no dataset, no wikihowqa. The model is
+a randomly initialised Llama with SmolLM2-135M's shape (hidden 576, 30 layers, 9 heads, 3 KV heads,
+intermediate 1536, vocabulary 49,152, tied embeddings); the data are synthetic token sequences whose second
+half repeats the first, so the loss must fall if training works. The loop does what ``wikihowqa train``
+asks of transformers' Trainer with ``bf16: auto``: bf16 autocast over fp32 weights, fused AdamW, linear
+warm-up then decay, gradient clipping at 1.0. A peer run in fp32 (TF32 off) on the same device, same
+batch, gives the bf16 speed-up.
+
+    python benchmarks/train_gpu.py                  # 300 steps, batch 16 × 1024 tokens, on CUDA
+    python benchmarks/train_gpu.py --steps 3        # smoke run (on a CPU it shrinks the batch; see output)
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import platform
+import time
+
+import torch
+from transformers import LlamaConfig, LlamaForCausalLM
+
+SMOLLM2_135M = {
+    "hidden_size": 576,
+    "num_hidden_layers": 30,
+    "num_attention_heads": 9,
+    "num_key_value_heads": 3,
+    "intermediate_size": 1536,
+    "vocab_size": 49152,
+    "max_position_embeddings": 8192,
+    "rms_norm_eps": 1e-5,
+    "rope_theta": 100000.0,
+    "tie_word_embeddings": True,
+}
+
+
+def batches(vocab: int, batch: int, seq_len: int, device: str, seed: int):
+    """Endless synthetic batches: random first half, copied second half (learnable, so loss falls)."""
+    gen = torch.Generator().manual_seed(seed)
+    half = seq_len // 2
+    while True:
+        first = torch.randint(3, vocab, (batch, half), generator=gen)
+        ids = torch.cat([first, first, first[:, : seq_len - 2 * half]], dim=1)
+        yield ids.to(device, non_blocking=True)
+
+
+def run(args: argparse.Namespace, device: str, bf16: bool, steps: int, batch: int, seq_len: int) -> dict:
+    torch.manual_seed(args.seed)
+    config = LlamaConfig(**SMOLLM2_135M, attn_implementation="sdpa")
+    model = LlamaForCausalLM(config).to(device)
+    model.train()
+    params = sum(p.numel() for p in model.parameters())
+    fused = device == "cuda"
+    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01, fused=fused)
+    warmup = max(1, min(args.warmup, steps // 10))
+
+    def lr_at(step: int) -> float:
+        return step / warmup if step < warmup else max(0.0, (steps - step) / max(1, steps - warmup))
+
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_at)
+    data = batches(config.vocab_size, batch, seq_len, device, args.seed)
+    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+    if device == "cuda":
+        torch.cuda.reset_peak_memory_stats()
+    losses: list[float] = []
+    timed_from = min(args.skip, steps - 1)  # the first steps warm up kernels and the allocator
+    start = time.perf_counter()
+    for step in range(steps):
+        if step == timed_from:
+            sync()
+            start = time.perf_counter()
+        ids = next(data)
+        with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=bf16):
+            loss = model(input_ids=ids, labels=ids).loss
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        scheduler.step()
+        optimizer.zero_grad(set_to_none=True)
+        if step == 0 or step == steps - 1 or (step + 1) % max(1, steps // 10) == 0:
+            losses.append(loss.item())
+    sync()
+    elapsed = time.perf_counter() - start
+    timed = steps - timed_from
+    peak = torch.cuda.max_memory_allocated() / 2**30 if device == "cuda" else float("nan")
+    del model, optimizer
+    if device == "cuda":
+        torch.cuda.empty_cache()
+    return {
+        "precision": "bf16 autocast" if bf16 else "fp32",
+        "params": params,
+        "batch": batch,
+        "seq_len": seq_len,
+        "steps": steps,
+        "timed_steps": timed,
+        "seconds": elapsed,
+        "steps_per_s": timed / elapsed,
+        "tokens_per_s": timed * batch * seq_len / elapsed,
+        "peak_gib": peak,
+        "first_loss": losses[0],
+        "last_loss": losses[-1],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=300, help="optimizer steps of the bf16 run")
+    parser.add_argument("--peer-steps", type=int, default=40, help="steps of the fp32 peer run (0: skip it)")
+    parser.add_argument("--batch-size", type=int, default=16)
+    parser.add_argument("--seq-len", type=int, default=1024, help="tokens per sequence (input + answer)")
+    parser.add_argument("--lr", type=float, default=3e-4)
+    parser.add_argument("--warmup", type=int, default=30, help="warm-up steps of the learning rate")
+    parser.add_argument("--skip", type=int, default=5, help="untimed first steps (kernel, allocator warm-up)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--device", choices=["auto", "cuda", "cpu"], default="auto")
+    args = parser.parse_args()
+
+    device = "cuda" if args.device == "auto" and torch.cuda.is_available() else args.device
+    device = "cpu" if device == "auto" else device
+    batch, seq_len, steps, peer_steps = args.batch_size, args.seq_len, args.steps, args.peer_steps
+    notes = []
+    if device == "cpu":
+        # A 135M-parameter model at 16 × 1024 tokens takes minutes a step on a CPU: shrink, and say so.
+        batch, seq_len = min(batch, 1), min(seq_len, 64)
+        steps, peer_steps = min(steps, 3), 0  # no bf16 run to compare with fp32 on a CPU
+        notes.append(
+            f"no CUDA GPU: ran on the CPU with batch {batch} × {seq_len} tokens, {steps} steps "
+            f"(figures say nothing about GPU speed)"
+        )
+        torch.set_num_threads(1)  # on a shared CPU, more threads than idle cores slow small steps down a lot
+    bf16 = device == "cuda" and torch.cuda.is_bf16_supported()
+    if device == "cuda" and not bf16:
+        notes.append("this GPU has no bf16: the main run is fp32 too")
+    if device == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = False  # the fp32 peer is true fp32
+        torch.backends.cudnn.allow_tf32 = False
+    name = torch.cuda.get_device_name() if device == "cuda" else platform.processor() or platform.machine()
+    print(f"device: {device} ({name}); torch {torch.__version__}")
+    rows = [run(args, device, bf16, steps, batch, seq_len)]
+    if peer_steps > 0:
+        rows.append(run(args, device, False, max(peer_steps, args.skip + 2), batch, seq_len))
+
+    header = (
+        "run",
+        "params",
+        "batch×seq",
+        "timed steps",
+        "s",
+        "steps/s",
+        "tokens/s",
+        "peak GiB",
+        "loss first→last",
+    )
+    header = tuple(header)
+    table = [
+        (
+            r["precision"],
+            f"{r['params'] / 1e6:.1f}M",
+            f"{r['batch']}×{r['seq_len']}",
+            str(r["timed_steps"]),
+            f"{r['seconds']:.1f}",
+            f"{r['steps_per_s']:.2f}",
+            f"{r['tokens_per_s']:,.0f}",
+            "-" if math.isnan(r["peak_gib"]) else f"{r['peak_gib']:.1f}",
+            f"{r['first_loss']:.2f}→{r['last_loss']:.2f}",
+        )
+        for r in rows
+    ]
+    widths = [max(len(h), *(len(row[i]) for row in table)) for i, h in enumerate(header)]
+    line = " | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))
+    print(line)
+    print("-" * len(line))
+    for row in table:
+        print(" | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)))
+    if len(rows) == 2:
+        print(f"bf16 / fp32 tokens/s: {rows[0]['tokens_per_s'] / rows[1]['tokens_per_s']:.2f}×")
+    for note in notes:
+        print(f"note: {note}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,150 @@
+"""``wikihowqa answer`` and ``wikihowqa train``: baselines → a predictions file; fine-tune the generator."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from wikihowqa.cli._app import app, console, out
+
+_SYSTEMS_HELP = (
+    "System to run: bm25+lead, dense+lead, hybrid+lead, bm25+textrank, bm25+lexrank, oracle, seq2seq, "
+    "llm-qonly, llm-passages, copy-top-passages, random-train-answer."
+)
+
+
+@app.command("answer")
+def answer_command(
+    dataset: Path = typer.Argument(..., help="Dataset folder (qa.jsonl and documents.jsonl)."),
+    system: str = typer.Option(..., "--system", "-s", help=_SYSTEMS_HELP),
+    split: str = typer.Option(
+        "test", "--split", help="Split to answer: train, validation, test, or all (every question)."
+    ),
+    limit: int = typer.Option(None, "--limit", help="Answer only the first N questions of the split."),
+    out_file: Path = typer.Option(
+        None,
+        "--out",
+        help="Predictions file (default: DATASET/predictions/<system>.jsonl; .<split> before .jsonl "
+        "for other splits).",
+    ),
+    config: Path = typer.Option(
+        None, "--config", help="Settings file (YAML, TOML or JSON); see the user guide."
+    ),
+    mode: str = typer.Option(
+        None,
+        "--mode",
+        help="Retrieval over each question's own documents (supporting, the paper) or all of the "
+        "split's (open).",
+    ),
+    model: str = typer.Option(
+        None, "--model", help="seq2seq: trained model folder; llm: model name or path."
+    ),
+    backend: str = typer.Option(None, "--backend", help="llm systems: openai (any compatible API) or local."),
+    max_new_tokens: int = typer.Option(
+        None, "--max-new-tokens", help="Longest answer a generator may write."
+    ),
+    set_: list[str] = typer.Option(
+        [], "--set", help="Override one setting, e.g. --set extractive.max_words=60 (repeatable)."
+    ),
+) -> None:
+    """Answer the questions of a split with a baseline system and write a predictions file (resumable)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from wikihowqa.answer import answer_split
+    from wikihowqa.generate.settings import merge, parse_assignments, read_settings
+    from wikihowqa.io import DatasetFolder
+
+    settings = read_settings(config)
+    overrides: dict = {}
+    if mode:
+        overrides["retrieval"] = {"mode": mode}
+    if system.startswith("llm"):
+        llm: dict = {}
+        if backend:
+            llm["backend"] = backend
+        chosen = backend or (settings.get("llm") or {}).get("backend", "openai")
+        if model:
+            llm[chosen] = {"model": model}
+        if max_new_tokens:
+            llm.setdefault(chosen, {})["max_new_tokens" if chosen == "local" else "max_tokens"] = (
+                max_new_tokens
+            )
+        overrides["llm"] = llm
+    elif system == "seq2seq":
+        generator: dict = {}
+        if model:
+            generator["model"] = model
+        if max_new_tokens:
+            generator["generate"] = {"max_new_tokens": max_new_tokens}
+        overrides["generator"] = generator
+    settings = merge(merge(settings, overrides), parse_assignments(set_))
+
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
+        task = bar.add_task(system, total=None)
+        report = answer_split(
+            DatasetFolder(dataset),
+            system,
+            split=split,
+            limit=limit,
+            out=out_file,
+            settings=settings,
+            progress=lambda done, total: bar.update(task, completed=done, total=total),
+            log=lambda message: bar.console.print(f"[dim]{message}[/]"),
+        )
+    out.print(
+        f"{report.system}: {report.answered_now} answered now, {report.answered_before} earlier, "
+        f"of {report.total} {report.split} questions → {report.out}"
+    )
+    if report.failed:
+        console.print(
+            f"[yellow]{len(report.failed)} question(s) failed[/] (left out; rerun the command to retry): "
+            + "; ".join(f"{aid}: {why}" for aid, why in list(report.failed.items())[:3])
+        )
+
+
+@app.command("train")
+def train_command(
+    dataset: Path = typer.Argument(
+        ..., help="Dataset folder with a train split (and a validation split for eval)."
+    ),
+    config: Path = typer.Option(..., "--config", help="Generator settings file (YAML, TOML or JSON)."),
+    output_dir: Path = typer.Option(None, "--output-dir", help="Where checkpoints and the final model go."),
+    model: str = typer.Option(
+        None, "--model", help="Model to fine-tune (name or path), instead of the file's."
+    ),
+    max_steps: int = typer.Option(None, "--max-steps", help="Stop after this many optimizer steps."),
+    fresh: bool = typer.Option(False, "--fresh", help="Ignore existing checkpoints instead of resuming."),
+) -> None:
+    """Fine-tune the generator on the train split; resumes from the last checkpoint in the output folder."""
+    from wikihowqa.generate.seq2seq import GeneratorConfig, fine_tune
+    from wikihowqa.generate.settings import merge, read_settings
+    from wikihowqa.io import DatasetFolder
+
+    settings = read_settings(config)
+    settings = dict(settings.get("generator", settings))  # a full answer-settings file works too
+    overrides: dict = {}
+    if output_dir:
+        overrides["output_dir"] = str(output_dir)
+    if model:
+        overrides["model"] = model
+    if max_steps:
+        overrides["train"] = {"max_steps": max_steps}
+    result = fine_tune(
+        DatasetFolder(dataset),
+        GeneratorConfig.from_settings(merge(settings, overrides)),
+        resume=not fresh,
+        log=lambda message: console.print(f"[dim]{message}[/]"),
+    )
+    resumed = f" (resumed from {result.resumed_from.name})" if result.resumed_from else ""
+    out.print(
+        f"trained {result.global_step} steps on {result.n_train} examples{resumed}; "
+        f"final model → {result.final_dir}"
+    )

@@ -1,0 +1,185 @@
+"""``wikihowqa build``: collect a benchmark from a MediaWiki how-to site and a Wayback archive."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from wikihowqa.cli._app import app, console, out
+
+_WIKI = "https://www.wikihow.com/api.php"
+_WAYBACK = "https://web.archive.org"
+
+
+class RichReporter:
+    """One progress bar per phase, and throttling events printed above them."""
+
+    def __init__(self, progress) -> None:
+        self.progress = progress
+        self.tasks: dict[str, int] = {}
+
+    def phase(self, name: str, total: int | None) -> None:
+        if name in self.tasks:
+            self.progress.update(self.tasks[name], total=total)
+        else:
+            self.tasks[name] = self.progress.add_task(name, total=total)
+
+    def advance(self, name: str, n: int = 1) -> None:
+        if n and name in self.tasks:
+            self.progress.advance(self.tasks[name], n)
+
+    def event(self, message: str) -> None:
+        self.progress.console.print(f"[yellow]![/] {message}", highlight=False)
+
+
+@app.command("build")
+def build_command(
+    out_dir: Path = typer.Argument(
+        ..., help="Dataset folder to build into; rerun the same command to resume an interrupted build."
+    ),
+    api_url: str = typer.Option(_WIKI, "--api-url", help="The wiki's MediaWiki api.php."),
+    wayback_url: str = typer.Option(
+        _WAYBACK, "--wayback-url", help="Base URL of a Wayback-compatible archive."
+    ),
+    limit: int = typer.Option(None, "--limit", min=1, help="Read at most this many articles."),
+    category: str = typer.Option(
+        None,
+        "--category",
+        help="Only articles in this category or its subcategories (name without 'Category:').",
+    ),
+    title_filter: str = typer.Option(
+        None,
+        "--title-filter",
+        help="Only articles whose title matches this regular expression (case-insensitive).",
+    ),
+    reference_time: str = typer.Option(
+        "modified",
+        "--reference-time",
+        help="Fetch each reference as archived closest to when the article was 'created' or last 'modified'.",
+    ),
+    concurrency: int = typer.Option(8, "--concurrency", min=1, help="Most requests in flight at once."),
+    mediawiki_rate: float = typer.Option(
+        2.0, "--mediawiki-rate", min=0, help="Wiki API requests per second (0: unpaced)."
+    ),
+    cdx_rate: float = typer.Option(
+        0.4,
+        "--cdx-rate",
+        min=0,
+        help="Wayback CDX requests per second (0: unpaced; the real server allows ~0.4).",
+    ),
+    playback_rate: float = typer.Option(
+        8.0,
+        "--playback-rate",
+        min=0,
+        help="Wayback snapshot downloads per second (0: unpaced; the real limit is ~8).",
+    ),
+    timeout: float = typer.Option(30.0, "--timeout", min=0.001, help="Seconds to wait for one response."),
+    retries: int = typer.Option(
+        5, "--retries", min=0, help="Retries of a request that failed (5xx, timeout, reset)."
+    ),
+    maxlag: int = typer.Option(
+        5, "--maxlag", min=0, help="MediaWiki maxlag: back off when replicas lag more (seconds)."
+    ),
+    contact: str = typer.Option(
+        None, "--contact", help="An e-mail or URL for the User-Agent, so site operators can reach you."
+    ),
+    pagination: str = typer.Option(
+        "join",
+        "--pagination",
+        help="Paginated cited pages: 'join' fetches and joins their further pages, 'flag' only records them.",
+    ),
+    retry_failed: bool = typer.Option(
+        False, "--retry-failed", help="Try again the references an earlier run gave up on."
+    ),
+    fresh: bool = typer.Option(
+        False, "--fresh", help="Forget the saved state of an earlier run and start over."
+    ),
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="Only estimate the requests and the time they take at the configured rates."
+    ),
+) -> None:
+    """Build a benchmark: articles with a Quick Summary and references, their archived snapshots, parsed.
+
+    Politeness: requests are paced per service, retried with backoff, and a burst of 429s pauses the host.
+    Resumable: every response and result is saved in OUT_DIR/build.sqlite as it arrives.
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.table import Table
+
+    from wikihowqa.collect.build import BuildSettings, build, parked_state
+    from wikihowqa.collect.estimate import dry_run as estimate_run
+    from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, HttpSettings
+    from wikihowqa.collect.store import STATE_FILE
+    from wikihowqa.parse import ParseSettings
+
+    http = HttpSettings(
+        concurrency=concurrency,
+        rates={MEDIAWIKI: mediawiki_rate, CDX: cdx_rate, PLAYBACK: playback_rate},
+        timeout_s=timeout,
+        retries=retries,
+        contact=contact,
+    )
+    settings = BuildSettings(
+        api_url=api_url,
+        wayback_url=wayback_url,
+        limit=limit,
+        category=category,
+        title_filter=title_filter,
+        reference_time=reference_time,
+        maxlag=maxlag,
+        retry_failed=retry_failed,
+        http=http,
+        parse=ParseSettings(pagination=pagination),
+    )
+    if dry_run:
+        est = estimate_run(settings)
+        table = Table(title=f"estimate for {est.articles:,} articles")
+        for column in ("service", "requests", "rate (req/s)", "time"):
+            table.add_column(column, justify="right" if column != "service" else "left")
+        for lane in (MEDIAWIKI, CDX, PLAYBACK):
+            rate = http.rate(lane)
+            table.add_row(
+                lane,
+                f"{est.requests[lane]:,}",
+                f"{rate:g}" if rate else "unpaced",
+                _duration(est.seconds[lane]),
+            )
+        table.add_row("total", f"{sum(est.requests.values()):,}", "", _duration(est.total_s))
+        out.print(table)
+        out.print(
+            "assumed from the paper: "
+            + ", ".join(f"{k.replace('_', ' ')} {v:.3g}" for k, v in est.assumptions.items())
+        )
+        return
+    if contact is None and (api_url == _WIKI or wayback_url == _WAYBACK):
+        console.print(
+            "[yellow]note:[/] pass --contact EMAIL so wikiHow and the Internet Archive can reach you"
+        )
+    if fresh:
+        for stale in (out_dir / STATE_FILE, parked_state(out_dir)):
+            stale.unlink(missing_ok=True)
+    columns = (TextColumn("{task.description:<20}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=False) as progress:
+        result = build(out_dir, settings, reporter=RichReporter(progress))
+    funnel = result.manifest["funnel"]
+    table = Table(title=f"built {result.folder.path}")
+    table.add_column("funnel")
+    table.add_column("count", justify="right")
+    for group in ("articles", "references"):
+        for name, value in funnel[group].items():
+            table.add_row(f"{group}: {name.replace('_', ' ')}", f"{value:,}")
+    for name, value in result.manifest["rejections"].items():
+        if value:
+            table.add_row(f"rejected: {name.replace('_', ' ')}", f"{value:,}")
+    out.print(table)
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 48 * 3600:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.1f} days"

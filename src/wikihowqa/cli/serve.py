@@ -1,0 +1,81 @@
+"""``wikihowqa serve`` and ``export-judgments``: the study web app."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import typer
+
+from wikihowqa.cli._app import app, console, out
+
+
+@app.command("serve")
+def serve_command(
+    study_dir: Path = typer.Argument(..., help="Study folder made by `wikihowqa tasks`."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
+    port: int = typer.Option(8000, "--port", help="Port to listen on (0: any free port)."),
+    admin_token: str = typer.Option(
+        None,
+        "--admin-token",
+        help="Admin token (default: $WIKIHOWQA_ADMIN_TOKEN, else a random one printed at start).",
+    ),
+    base_url: str = typer.Option(
+        None, "--base-url", help="Public address for links, e.g. https://study.example.org (behind a proxy)."
+    ),
+    crowd: bool = typer.Option(
+        False, "--crowd", help="Let crowd workers join with /join?part=PART&worker_id=ID (Prolific, MTurk)."
+    ),
+    items_per_assessor: int = typer.Option(
+        None, "--items-per-assessor", help="Tasks per crowd or added assessor (default: the study's setting)."
+    ),
+    completion_url: str = typer.Option(
+        None,
+        "--completion-url",
+        help="Where finished crowd workers go; {code} becomes their completion code.",
+    ),
+    durable: bool = typer.Option(
+        False, "--durable", help="Sync every judgment to disk (survives a power loss, not just a crash)."
+    ),
+    open_browser: bool = typer.Option(False, "--open", help="Open the admin page in a browser."),
+) -> None:
+    """Serve a study to assessors in the browser and collect their judgments (in STUDY/server.sqlite).
+
+    Prints the admin link; the admin page lists every assessor's link, shows progress and downloads
+    judgments.jsonl for `wikihowqa analyze`. Stop with Ctrl+C; starting again resumes the study.
+    """
+    from wikihowqa.humaneval.app import ServerSettings, serve
+
+    settings = ServerSettings(
+        admin_token=admin_token or os.environ.get("WIKIHOWQA_ADMIN_TOKEN") or None,
+        base_url=base_url,
+        crowd=crowd,
+        items_per_assessor=items_per_assessor,
+        completion_url=completion_url,
+        durable=durable,
+    )
+    serve(
+        study_dir,
+        host=host,
+        port=port,
+        settings=settings,
+        open_browser=open_browser,
+        say=lambda line: out.print(line, soft_wrap=True, highlight=False),  # links must stay whole
+    )
+
+
+@app.command("export-judgments")
+def export_command(
+    study_dir: Path = typer.Argument(..., help="Study folder the server ran on."),
+    out_file: Path = typer.Option(None, "--out", help="File to write (default: STUDY/judgments.jsonl)."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing file."),
+) -> None:
+    """Write the judgments collected by `wikihowqa serve` as judgments.jsonl (what `analyze` reads)."""
+    from wikihowqa.errors import DatasetError
+    from wikihowqa.humaneval.app.export import export_judgments
+
+    target = out_file or study_dir / "judgments.jsonl"
+    if target.exists() and not overwrite:
+        raise DatasetError(f"{target}: exists (use --overwrite to replace it)")
+    n = export_judgments(study_dir, target)
+    console.print(f"{n} judgments → {target}")

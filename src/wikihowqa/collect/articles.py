@@ -1,0 +1,144 @@
+"""Phase 1 of the collector: the wiki's content articles, each with its summary, references and categories.
+
+Articles are read 50 at a time together with their ``Summary:`` pages (namespace 30); only those kept
+(a Quick Summary and at least one reference) cost a request more, for their creation timestamp, and the
+category graph above them is read level by level to find each one's top-level category.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from wikihowqa.collect.mediawiki import BATCH, MediaWiki
+from wikihowqa.collect.pool import chunks, run_pool
+from wikihowqa.collect.progress import Reporter
+from wikihowqa.collect.store import StateStore
+from wikihowqa.collect.wikitext import ancestors_needed, quick_summary, references
+
+
+@dataclass(frozen=True, slots=True)
+class ArticleRecord:
+    """An article as read from the wiki (the ``article`` result in the state store)."""
+
+    article_id: int
+    title: str
+    modified: str | None
+    categories: tuple[str, ...]
+    references: tuple[str, ...]
+    answer: str | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "article_id": self.article_id,
+            "title": self.title,
+            "modified": self.modified,
+            "categories": list(self.categories),
+            "references": list(self.references),
+            "answer": self.answer,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ArticleRecord:
+        return cls(
+            d["article_id"],
+            d["title"],
+            d["modified"],
+            tuple(d["categories"]),
+            tuple(d["references"]),
+            d["answer"],
+        )
+
+
+async def enumerate_articles(
+    wiki: MediaWiki, *, limit: int | None = None, category: str | None = None, title_filter: str | None = None
+) -> list[tuple[int, str]]:
+    """``(pageid, title)`` of the content articles to read: all (``list=allpages``) or a category's,
+    those whose title matches ``title_filter`` (a regular expression, case-insensitive), at most ``limit``."""
+    pattern = re.compile(title_filter, re.I) if title_filter else None
+    chosen: list[tuple[int, str]] = []
+
+    def take(pageid: int, title: str) -> bool:
+        if pattern is None or pattern.search(title):
+            chosen.append((pageid, title))
+        return limit is not None and len(chosen) >= limit
+
+    if category:
+        for pageid, title in await wiki.category_members(category):
+            if take(pageid, title):
+                break
+    else:
+        async for pageid, title in wiki.allpages(0):
+            if take(pageid, title):
+                break
+    return chosen
+
+
+async def read_articles(
+    wiki: MediaWiki, store: StateStore, pages: list[tuple[int, str]], concurrency: int, reporter: Reporter
+) -> list[ArticleRecord]:
+    """Each article's record: read 50 at a time with their Summary pages, stored as each batch finishes."""
+    done = store.results("article")
+    reporter.phase("articles", len(pages))
+    reporter.advance("articles", sum(1 for pid, _ in pages if str(pid) in done))
+    todo = [pid for pid, _ in pages if str(pid) not in done]
+
+    async def batch(ids: Sequence[int]) -> None:
+        wiki_pages = await wiki.pages(ids)
+        content = [p for p in (wiki_pages.get(i) for i in ids) if p is not None and p.ns == 0]
+        summaries = await wiki.summaries([p.title for p in content])
+        records = []
+        for page in content:
+            summary = quick_summary(summaries[page.title]) if page.title in summaries else None
+            records.append(
+                ArticleRecord(
+                    article_id=page.pageid,
+                    title=page.title,
+                    modified=page.modified,
+                    categories=page.categories,
+                    references=references(page.wikitext or ""),
+                    answer=summary.answer if summary else None,
+                )
+            )
+        gone = [i for i in ids if i not in {r.article_id for r in records}]
+        store.put_results(
+            "article",
+            [(str(r.article_id), r.as_dict()) for r in records] + [(str(i), None) for i in gone],
+        )
+        reporter.advance("articles", len(ids))
+
+    await run_pool(chunks(todo, BATCH), batch, concurrency)
+    results = store.results("article")
+    return [ArticleRecord.from_dict(results[str(pid)]) for pid, _ in pages if results.get(str(pid))]
+
+
+async def complete_articles(
+    wiki: MediaWiki, store: StateStore, articles: list[ArticleRecord], concurrency: int, reporter: Reporter
+) -> tuple[dict[int, str | None], dict[str, list[str]]]:
+    """Creation timestamps of the kept articles and the category parents above their categories."""
+    created = {int(k): v for k, v in store.results("created").items()}
+    todo = [a.article_id for a in articles if a.article_id not in created]
+    reporter.phase("article details", len(articles))
+    reporter.advance("article details", len(articles) - len(todo))
+
+    async def one(pageid: int) -> None:
+        created[pageid] = store.put_result("created", str(pageid), await wiki.created(pageid))
+        reporter.advance("article details")
+
+    await run_pool(todo, one, concurrency)
+
+    parents: dict[str, list[str]] = store.results("category")
+    while True:
+        missing = sorted(ancestors_needed({c for a in articles for c in a.categories}, parents))
+        if not missing:
+            break
+
+        async def level(names: Sequence[str]) -> None:
+            found = await wiki.category_parents(names)
+            store.put_results("category", list(found.items()))
+            parents.update(found)
+
+        await run_pool(chunks(missing, BATCH), level, concurrency)
+    return created, parents

@@ -1,0 +1,237 @@
+"""The collect stage: a MediaWiki how-to site and a Wayback archive → a dataset folder (paper, §3.1).
+
+Phases, each resumable from ``build.sqlite``:
+
+1. **articles** — enumerate content articles (``list=allpages``, or a category's members), read them
+   50 at a time with their ``Summary:`` pages; keep those with a Quick Summary, then those citing at least
+   one reference; for those, the creation timestamp and the top-level category.
+2. **references** — every distinct cited URL once: the CDX capture with status 200 closest to the
+   reference time of the first article (by id) that cites it, then its raw bytes.
+3. **documents** — each snapshot read back from the state store and parsed (``wikihowqa.parse``); the
+   further pages of a paginated article are fetched (closest to its first page's capture) and joined.
+4. **dataset** — ``qa.jsonl``, ``documents.jsonl``, ``manifest.json`` (settings, sources, dates and the
+   whole funnel) and ``rejections.jsonl`` (each rejected article and reference with its reason).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from wikihowqa import __version__
+from wikihowqa.collect.articles import complete_articles, enumerate_articles, read_articles
+from wikihowqa.collect.documents import make_documents
+from wikihowqa.collect.funnel import assemble
+from wikihowqa.collect.http import HttpClient, HttpSettings
+from wikihowqa.collect.mediawiki import MediaWiki
+from wikihowqa.collect.progress import QuietReporter, Reporter
+from wikihowqa.collect.references import FETCH_FAILED, fetch_references, plan_references
+from wikihowqa.collect.store import STATE_FILE, StateStore
+from wikihowqa.collect.wayback import Wayback
+from wikihowqa.errors import SettingsError
+from wikihowqa.io import MANIFEST_FILE, DatasetFolder, write_dataset_folder, write_jsonl
+from wikihowqa.parse import ParseSettings
+from wikihowqa.records import Document, Example
+
+DEFAULT_API_URL = "https://www.wikihow.com/api.php"
+DEFAULT_WAYBACK_URL = "https://web.archive.org"
+REFERENCE_TIMES = ("created", "modified")
+REJECTIONS_FILE = "rejections.jsonl"
+_OWN_FILES = {
+    STATE_FILE,
+    f"{STATE_FILE}-wal",
+    f"{STATE_FILE}-shm",
+    "qa.jsonl",
+    "documents.jsonl",
+    MANIFEST_FILE,
+    REJECTIONS_FILE,
+}
+
+
+# --------------------------------------------------------------------------- settings
+
+
+@dataclass(frozen=True)
+class BuildSettings:
+    """What to collect and from where; ``http`` says how politely."""
+
+    api_url: str = DEFAULT_API_URL
+    wayback_url: str = DEFAULT_WAYBACK_URL
+    limit: int | None = None
+    category: str | None = None
+    title_filter: str | None = None
+    reference_time: str = "modified"
+    maxlag: int = 5
+    retry_failed: bool = False
+    http: HttpSettings = field(default_factory=HttpSettings)
+    parse: ParseSettings = field(default_factory=ParseSettings)
+
+    def __post_init__(self) -> None:
+        for name in ("api_url", "wayback_url"):
+            value = getattr(self, name)
+            if not re.match(r"^https?://[^/\s]+", value or ""):
+                raise SettingsError(f"{name.replace('_', '-')} must be an http(s) URL, got {value!r}")
+        if self.reference_time not in REFERENCE_TIMES:
+            raise SettingsError(
+                f"reference time must be one of {', '.join(REFERENCE_TIMES)}, got {self.reference_time!r}"
+            )
+        if self.limit is not None and self.limit < 1:
+            raise SettingsError(f"limit must be at least 1, got {self.limit}")
+        if self.title_filter is not None:
+            try:
+                re.compile(self.title_filter)
+            except re.error as exc:
+                raise SettingsError(
+                    f"title filter {self.title_filter!r} is not a regular expression: {exc}"
+                ) from None
+        if self.maxlag < 0:
+            raise SettingsError(f"maxlag must be >= 0 seconds, got {self.maxlag}")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "api_url": self.api_url,
+            "wayback_url": self.wayback_url,
+            "limit": self.limit,
+            "category": self.category,
+            "title_filter": self.title_filter,
+            "reference_time": self.reference_time,
+            "maxlag": self.maxlag,
+            "parse": self.parse.as_dict(),
+            "http": self.http.as_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    folder: DatasetFolder
+    manifest: dict[str, Any]
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# --------------------------------------------------------------------------- the output folder
+
+
+def parked_state(out: Path) -> Path:
+    """Where the state file waits while the dataset folder is being replaced."""
+    return out.parent / f".{out.name}.{STATE_FILE}"
+
+
+def prepare_out(out: Path) -> Path:
+    """Make ``out`` ready to hold a build: restore a parked state file, refuse a folder of other files."""
+    out = Path(out)
+    parked = parked_state(out)
+    if out.exists() and not out.is_dir():
+        raise SettingsError(f"{out}: exists and is not a folder")
+    if parked.exists() and not (out / STATE_FILE).exists():
+        out.mkdir(parents=True, exist_ok=True)
+        os.replace(parked, out / STATE_FILE)
+    if out.is_dir():
+        foreign = sorted(p.name for p in out.iterdir() if p.name not in _OWN_FILES)
+        if foreign:
+            shown = ", ".join(foreign[:5]) + (" …" if len(foreign) > 5 else "")
+            raise SettingsError(
+                f"{out}: holds files a build did not write ({shown}); choose an empty or new folder"
+            )
+    out.mkdir(parents=True, exist_ok=True)
+    return out / STATE_FILE
+
+
+def publish(
+    out: Path,
+    store: StateStore,
+    examples: list[Example],
+    documents: list[Document],
+    manifest: dict[str, Any],
+    rejections: list[dict[str, Any]],
+) -> DatasetFolder:
+    """Write the dataset folder atomically, keeping the state file: it is parked beside the folder while
+    the folder is swapped, and a run killed meanwhile finds it there (:func:`prepare_out`)."""
+    store.close()
+    parked = parked_state(out)
+    os.replace(out / STATE_FILE, parked)
+    folder = write_dataset_folder(out, examples, documents, manifest, overwrite=True)
+    write_jsonl(out / REJECTIONS_FILE, rejections)
+    os.replace(parked, out / STATE_FILE)
+    return folder
+
+
+# --------------------------------------------------------------------------- the stage
+
+
+async def _collect(
+    settings: BuildSettings, store: StateStore, reporter: Reporter
+) -> tuple[list[Example], list[Document], dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
+    workers = settings.http.concurrency
+    async with HttpClient(settings.http, cache=store, on_event=reporter.event) as http:
+        wiki = MediaWiki(http, settings.api_url, maxlag=settings.maxlag)
+        wayback = Wayback(http, settings.wayback_url)
+        site = await wiki.siteinfo()
+        pages = await enumerate_articles(
+            wiki, limit=settings.limit, category=settings.category, title_filter=settings.title_filter
+        )
+        seen = await read_articles(wiki, store, pages, workers, reporter)
+        candidates = [a for a in seen if a.answer and a.references]
+        created, parents = await complete_articles(wiki, store, candidates, workers, reporter)
+        tasks = plan_references(candidates, created, settings.reference_time)
+        if settings.retry_failed:
+            failed = [k for k, v in store.results("reference").items() if v and v["status"] == FETCH_FAILED]
+            store.delete_results("reference", failed)
+        # Twice as many workers as connection slots: some wait for the slow CDX lane while others fetch.
+        outcomes = await fetch_references(wayback, store, tasks, 2 * workers, reporter)
+        parsed = await make_documents(wayback, store, outcomes, settings.parse, 2 * workers, reporter)
+        http_stats = http.stats_dict()
+        events = list(http.events)
+    examples, documents, funnel, rejections = assemble(seen, created, parents, outcomes, parsed)
+    general = site.get("general") or {}
+    sources = {
+        "mediawiki": {
+            "api_url": settings.api_url,
+            "sitename": general.get("sitename"),
+            "generator": general.get("generator"),
+            "server": general.get("server"),
+        },
+        "wayback": {"base_url": settings.wayback_url},
+    }
+    run = {"http": http_stats, "events": events, "sources": sources}
+    return examples, documents, funnel, rejections, run
+
+
+def build(out: Path, settings: BuildSettings, *, reporter: Reporter | None = None) -> BuildResult:
+    """Collect a benchmark into ``out``; rerunning after an interruption resumes where it stopped."""
+    reporter = reporter or QuietReporter()
+    out = Path(out)
+    state = prepare_out(out)
+    store = StateStore(state)
+    try:
+        started = store.get_meta("started")
+        if started is None:
+            started = _now()
+            store.set_meta("started", started)
+        runs = int(store.get_meta("runs") or 0) + 1
+        store.set_meta("runs", str(runs))
+        examples, documents, funnel, rejections, run = asyncio.run(_collect(settings, store, reporter))
+    except BaseException:
+        store.close()
+        raise
+    manifest = {
+        "stage": "build",
+        "tool": {"name": "wikihowqa", "version": __version__},
+        "sources": run.pop("sources"),
+        "settings": settings.as_dict(),
+        "funnel": {"articles": funnel["articles"], "references": funnel["references"]},
+        "rejections": funnel["rejections"],
+        "counts": {"questions": len(examples), "documents": len(documents)},
+        "files": {"rejections": REJECTIONS_FILE, "state": STATE_FILE},
+        "dates": {"started": started, "finished": _now()},
+        "run": {**run, "runs": runs},
+    }
+    folder = publish(out, store, examples, documents, manifest, rejections)
+    return BuildResult(folder, manifest)

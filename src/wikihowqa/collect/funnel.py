@@ -1,0 +1,156 @@
+"""Phase 4 of the collector: examples, documents, the funnel of counts and every rejection with its reason."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wikihowqa.collect.articles import ArticleRecord
+from wikihowqa.collect.references import (
+    EMPTY_BODY,
+    EMPTY_TEXT,
+    FETCH_FAILED,
+    FETCHED,
+    KEPT,
+    NO_SNAPSHOT,
+    NON_HTML,
+)
+from wikihowqa.collect.wikitext import top_category
+from wikihowqa.records import Document, Example
+
+
+def final_status(outcome: dict[str, Any], parsed: dict[str, dict[str, Any]]) -> str:
+    """A reference's place in the funnel; a page the parser gives up on (too large, too deep, a crash,
+    a timeout) yields no text, so it counts as ``empty_text`` (its detail names the parser's reason)."""
+    if outcome["status"] != FETCHED:
+        return outcome["status"]
+    doc = parsed.get(outcome["archive_url"]) or {}
+    reason = doc.get("rejection")
+    if reason is None:
+        return KEPT
+    return reason if reason in (EMPTY_BODY, NON_HTML) else EMPTY_TEXT
+
+
+def assemble(
+    seen: list[ArticleRecord],
+    created: dict[int, str | None],
+    parents: dict[str, list[str]],
+    outcomes: dict[str, dict[str, Any]],
+    parsed: dict[str, dict[str, Any]],
+) -> tuple[list[Example], list[Document], dict[str, Any], list[dict[str, Any]]]:
+    """Examples, documents, the funnel and the rejection records, all in a deterministic order."""
+    seen = sorted(seen, key=lambda a: a.article_id)
+    with_summary = [a for a in seen if a.answer]
+    with_refs = [a for a in with_summary if a.references]
+    status = {url: final_status(o, parsed) for url, o in outcomes.items()}
+    rejections: list[dict[str, Any]] = []
+    for a in seen:
+        if not a.answer:
+            rejections.append(
+                {"kind": "article", "article_id": a.article_id, "title": a.title, "reason": "no_summary"}
+            )
+        elif not a.references:
+            rejections.append(
+                {"kind": "article", "article_id": a.article_id, "title": a.title, "reason": "no_references"}
+            )
+    examples: list[Example] = []
+    documents: list[Document] = []
+    cited_by: dict[str, list[int]] = {}
+    for a in with_refs:
+        for url in a.references:
+            cited_by.setdefault(url, []).append(a.article_id)
+        docs = []
+        for url in a.references:
+            if status.get(url) != KEPT:
+                continue
+            o, d = outcomes[url], parsed[outcomes[url]["archive_url"]]
+            docs.append(
+                Document(
+                    article_id=a.article_id,
+                    original_url=url,
+                    archive_url=o["archive_url"],
+                    parsed_text=d["text"],
+                    parsed_md=d["markdown"],
+                    title=d["title"],
+                    passages=tuple(d["passages"]),
+                    extra={"parse": d["info"]},
+                )
+            )
+        if not docs:
+            rejections.append(
+                {
+                    "kind": "article",
+                    "article_id": a.article_id,
+                    "title": a.title,
+                    "reason": "no_usable_document",
+                }
+            )
+            continue
+        documents.extend(docs)
+        examples.append(
+            Example(
+                article_id=a.article_id,
+                question=a.title,
+                answer=a.answer or "",
+                related_document_urls_wayback_snapshots=tuple(dict.fromkeys(d.archive_url for d in docs)),
+                category=top_category(a.categories, parents),
+                extra={
+                    "categories": list(a.categories),
+                    "created": created.get(a.article_id),
+                    "modified": a.modified,
+                },
+            )
+        )
+    for url, o in outcomes.items():
+        if status[url] == KEPT:
+            continue
+        row = {"kind": "reference", "url": url, "reason": status[url], "cited_by": cited_by.get(url, [])}
+        detail = o.get("detail")
+        if o["status"] == FETCHED:
+            doc = parsed.get(o["archive_url"]) or {}
+            reason = doc.get("rejection")
+            detail = doc.get("detail") if reason == status[url] else f"{reason}: {doc.get('detail')}"
+        for key, value in (
+            ("detail", detail),
+            ("archive_url", o.get("archive_url")),
+            ("failed_at", o.get("failed_at")),
+        ):
+            if value is not None:
+                row[key] = value
+        rejections.append(row)
+    values = list(status.values())
+    failed_cdx = sum(
+        1 for o in outcomes.values() if o["status"] == FETCH_FAILED and o.get("failed_at") == "cdx"
+    )
+    found = len(values) - values.count(NO_SNAPSHOT) - failed_cdx
+    fetched = found - (values.count(FETCH_FAILED) - failed_cdx)
+    non_empty = fetched - values.count(EMPTY_BODY)
+    html = non_empty - values.count(NON_HTML)
+    kept = values.count(KEPT)
+    funnel = {
+        "articles": {
+            "seen": len(seen),
+            "with_summary": len(with_summary),
+            "with_references": len(with_refs),
+            "with_usable_document": len(examples),
+        },
+        "references": {
+            "citations": sum(len(a.references) for a in with_refs),
+            "unique_urls": len(outcomes),
+            "snapshot_found": found,
+            "fetched": fetched,
+            "non_empty": non_empty,
+            "html": html,
+            "kept": kept,
+        },
+        "rejections": {
+            "article_no_summary": len(seen) - len(with_summary),
+            "article_no_references": len(with_summary) - len(with_refs),
+            "article_no_usable_document": len(with_refs) - len(examples),
+            "reference_no_snapshot": values.count(NO_SNAPSHOT),
+            "reference_fetch_failed": values.count(FETCH_FAILED),
+            "reference_empty_body": values.count(EMPTY_BODY),
+            "reference_non_html": values.count(NON_HTML),
+            "reference_empty_text": values.count(EMPTY_TEXT),
+        },
+    }
+    return examples, documents, funnel, rejections

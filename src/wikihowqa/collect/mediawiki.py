@@ -1,0 +1,281 @@
+"""The MediaWiki Action API as the collector uses it: enumerate articles, read them 50 at a time.
+
+Every request names ``maxlag`` (a lagging wiki answers an error with ``Retry-After``, which the HTTP
+layer waits out and retries), asks for ``formatversion=2`` but reads version 1 shapes too, and follows
+``continue`` exactly as returned (API:Continue), merging page data split across continuation batches.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from wikihowqa.collect.http import MEDIAWIKI, FetchError, HttpClient, Response
+from wikihowqa.errors import WikihowqaError
+
+#: Most titles or page ids one query may name (MediaWiki's limit for clients without ``apihighlimits``).
+BATCH = 50
+SUMMARY_PREFIX = "Summary:"
+CATEGORY_PREFIX = "Category:"
+
+
+class MediaWikiError(WikihowqaError):
+    """The API answered with an error, or the URL is not a MediaWiki API at all."""
+
+
+@dataclass(frozen=True, slots=True)
+class WikiPage:
+    """What one query tells about a page: its latest wikitext and its visible categories."""
+
+    pageid: int
+    title: str
+    ns: int
+    wikitext: str | None
+    modified: str | None  # timestamp of the latest revision
+    categories: tuple[str, ...]
+
+
+def _is_lagged(response: Response) -> bool:
+    """A ``maxlag`` error: the wiki asks to come back later (HTTP 200 with an error body)."""
+    if response.header("mediawiki-api-error") == "maxlag":
+        return True
+    return b'"maxlag"' in response.content[:400] and b'"error"' in response.content[:400]
+
+
+def _pages(query: Mapping[str, Any]) -> list[dict[str, Any]]:
+    pages = query.get("pages") or []
+    return list(pages.values()) if isinstance(pages, Mapping) else list(pages)
+
+
+def _content(revision: Mapping[str, Any]) -> str | None:
+    slots = revision.get("slots")
+    if isinstance(slots, Mapping) and isinstance(slots.get("main"), Mapping):
+        revision = slots["main"]
+    for key in ("content", "*"):
+        if isinstance(revision.get(key), str):
+            return revision[key]
+    return None
+
+
+def _missing(page: Mapping[str, Any]) -> bool:
+    return "missing" in page or "invalid" in page or page.get("pageid") in (None, 0)
+
+
+def strip_namespace(title: str, prefix: str) -> str:
+    return title[len(prefix) :] if title.startswith(prefix) else title.split(":", 1)[-1]
+
+
+class MediaWiki:
+    """Read-only access to one wiki's ``api.php`` through the collector's HTTP client."""
+
+    def __init__(self, http: HttpClient, api_url: str, *, maxlag: int = 5) -> None:
+        self.http = http
+        self.api_url = api_url
+        self.maxlag = maxlag
+
+    # ------------------------------------------------------------------ requests
+
+    async def request(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        full = {**params, "format": "json", "formatversion": "2"}
+        if self.maxlag is not None:
+            full["maxlag"] = str(self.maxlag)
+        try:
+            response = await self.http.get(self.api_url, full, lane=MEDIAWIKI, retry_if=_is_lagged)
+        except FetchError as exc:
+            raise MediaWikiError(
+                f"{self.api_url}: {exc.reason} after {exc.attempts} attempts; "
+                "work done so far is saved, run the same command again to resume"
+            ) from None
+        if response.status != 200:
+            raise MediaWikiError(f"{self.api_url}: HTTP {response.status} (is this a MediaWiki api.php?)")
+        try:
+            data = json.loads(response.content)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            kind = response.header("content-type") or "unknown content"
+            raise MediaWikiError(f"{self.api_url}: not a MediaWiki API (answered {kind}, not JSON)") from None
+        if not isinstance(data, dict):
+            raise MediaWikiError(f"{self.api_url}: not a MediaWiki API (answered JSON that is not an object)")
+        if "error" in data:
+            err = data["error"]
+            code = err.get("code", "?") if isinstance(err, Mapping) else "?"
+            info = err.get("info", "") if isinstance(err, Mapping) else str(err)
+            raise MediaWikiError(f"{self.api_url}: API error {code}: {info}")
+        return data
+
+    async def query_all(self, params: Mapping[str, Any]) -> AsyncIterator[dict[str, Any]]:
+        """Each batch of a query, following ``continue`` until the API says it is complete."""
+        base = {"action": "query", **params}
+        # An empty ``continue`` asks wikis older than MediaWiki 1.26 for the same continuation protocol.
+        current: dict[str, Any] = {**base, "continue": ""}
+        while True:
+            data = await self.request(current)
+            yield data
+            cont = data.get("continue")
+            if not isinstance(cont, Mapping):
+                return
+            current = {**base, **{k: str(v) for k, v in cont.items()}}
+
+    async def _merged_pages(self, params: Mapping[str, Any]) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """All pages of a page-set query with continuation batches merged, and the title
+        normalisations the API reported (input title → canonical title)."""
+        merged: dict[Any, dict[str, Any]] = {}
+        normalized: dict[str, str] = {}
+        async for data in self.query_all(params):
+            query = data.get("query") or {}
+            for item in query.get("normalized") or []:
+                normalized[item["from"]] = item["to"]
+            for page in _pages(query):
+                key = page.get("pageid") or ("title", page.get("title"))
+                into = merged.setdefault(key, {})
+                for name, value in page.items():
+                    if isinstance(value, list) and isinstance(into.get(name), list):
+                        into[name].extend(value)
+                    else:
+                        into[name] = value
+        return list(merged.values()), normalized
+
+    # ------------------------------------------------------------------ what the collector asks
+
+    async def siteinfo(self) -> dict[str, Any]:
+        data = await self.request({"action": "query", "meta": "siteinfo", "siprop": "general|statistics"})
+        query = data.get("query")
+        if not isinstance(query, Mapping) or not isinstance(query.get("general"), Mapping):
+            raise MediaWikiError(f"{self.api_url}: not a MediaWiki API (no site information in its answer)")
+        return dict(query)
+
+    async def allpages(self, namespace: int = 0) -> AsyncIterator[tuple[int, str]]:
+        """``(pageid, title)`` of every page of a namespace that is not a redirect, in title order."""
+        params = {
+            "list": "allpages",
+            "apnamespace": str(namespace),
+            "apfilterredir": "nonredirects",
+            "aplimit": "max",
+        }
+        async for data in self.query_all(params):
+            for item in (data.get("query") or {}).get("allpages") or []:
+                yield int(item["pageid"]), str(item["title"])
+
+    async def category_members(self, category: str) -> list[tuple[int, str]]:
+        """``(pageid, title)`` of the articles in a category and, recursively, its subcategories."""
+        found: dict[int, str] = {}
+        seen: set[str] = set()
+        todo = [category]
+        while todo:
+            name = todo.pop(0)
+            if name in seen:
+                continue
+            seen.add(name)
+            params = {
+                "list": "categorymembers",
+                "cmtitle": CATEGORY_PREFIX + name,
+                "cmnamespace": "0|14",
+                "cmtype": "page|subcat",
+                "cmlimit": "max",
+            }
+            async for data in self.query_all(params):
+                for item in (data.get("query") or {}).get("categorymembers") or []:
+                    if int(item.get("ns", 0)) == 14:
+                        todo.append(strip_namespace(str(item["title"]), CATEGORY_PREFIX))
+                    elif int(item.get("ns", 0)) == 0:
+                        found.setdefault(int(item["pageid"]), str(item["title"]))
+        return sorted(found.items(), key=lambda kv: kv[1])
+
+    async def pages(self, pageids: Sequence[int]) -> dict[int, WikiPage]:
+        """Latest wikitext, its timestamp and the visible categories of up to 50 pages."""
+        if len(pageids) > BATCH:
+            raise ValueError(f"at most {BATCH} page ids per query")
+        params = {
+            "pageids": "|".join(str(p) for p in pageids),
+            "prop": "revisions|categories",
+            "rvprop": "ids|timestamp|content",
+            "rvslots": "main",
+            "clshow": "!hidden",
+            "cllimit": "max",
+        }
+        pages, _ = await self._merged_pages(params)
+        out: dict[int, WikiPage] = {}
+        for page in pages:
+            if _missing(page):
+                continue
+            revisions = page.get("revisions") or []
+            latest = revisions[-1] if revisions else {}
+            out[int(page["pageid"])] = WikiPage(
+                pageid=int(page["pageid"]),
+                title=str(page.get("title", "")),
+                ns=int(page.get("ns", 0)),
+                wikitext=_content(latest) if latest else None,
+                modified=latest.get("timestamp"),
+                categories=tuple(
+                    dict.fromkeys(
+                        strip_namespace(str(c["title"]), CATEGORY_PREFIX)
+                        for c in page.get("categories") or []
+                    )
+                ),
+            )
+        return out
+
+    async def wikitexts(self, titles: Sequence[str]) -> dict[str, str]:
+        """Latest wikitext of up to 50 pages by title; missing pages are left out. Keys are the titles
+        as given."""
+        if len(titles) > BATCH:
+            raise ValueError(f"at most {BATCH} titles per query")
+        params = {
+            "titles": "|".join(titles),
+            "prop": "revisions",
+            "rvprop": "content",
+            "rvslots": "main",
+        }
+        pages, normalized = await self._merged_pages(params)
+        by_title = {
+            str(p.get("title")): _content((p.get("revisions") or [{}])[-1]) for p in pages if not _missing(p)
+        }
+        out: dict[str, str] = {}
+        for title in titles:
+            text = by_title.get(normalized.get(title, title))
+            if text is not None:
+                out[title] = text
+        return out
+
+    async def summaries(self, article_titles: Sequence[str]) -> dict[str, str]:
+        """Wikitext of the ``Summary:`` pages (namespace 30) of up to 50 articles, by article title."""
+        found = await self.wikitexts([SUMMARY_PREFIX + t for t in article_titles])
+        return {t: found[SUMMARY_PREFIX + t] for t in article_titles if SUMMARY_PREFIX + t in found}
+
+    async def created(self, pageid: int) -> str | None:
+        """Timestamp of a page's first revision (when the article was created)."""
+        data = await self.request(
+            {
+                "action": "query",
+                "pageids": str(pageid),
+                "prop": "revisions",
+                "rvprop": "ids|timestamp",
+                "rvlimit": "1",
+                "rvdir": "newer",
+            }
+        )
+        for page in _pages(data.get("query") or {}):
+            revisions = page.get("revisions") or []
+            if revisions:
+                return revisions[0].get("timestamp")
+        return None
+
+    async def category_parents(self, names: Iterable[str]) -> dict[str, list[str]]:
+        """Visible parent categories of up to 50 categories; a category without a page has none."""
+        names = list(names)
+        if len(names) > BATCH:
+            raise ValueError(f"at most {BATCH} categories per query")
+        titles = [CATEGORY_PREFIX + n for n in names]
+        params = {"titles": "|".join(titles), "prop": "categories", "clshow": "!hidden", "cllimit": "max"}
+        pages, normalized = await self._merged_pages(params)
+        by_title = {
+            str(p.get("title")): [
+                strip_namespace(str(c["title"]), CATEGORY_PREFIX) for c in p.get("categories") or []
+            ]
+            for p in pages
+        }
+        return {
+            name: list(dict.fromkeys(by_title.get(normalized.get(title, title), [])))
+            for name, title in zip(names, titles, strict=True)
+        }

@@ -1,0 +1,1 @@
+"""Answer generation: the paper's input builder, extractive baselines, a fine-tuned generator, LLMs."""

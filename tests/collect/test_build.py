@@ -1,0 +1,327 @@
+"""``build`` against the replay site: every funnel case, every rejection reason, every injected fault."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.collect.collect_corpus import (
+    BREW,
+    EMPTY,
+    EXPECTED_FUNNEL,
+    EXPECTED_REJECTIONS,
+    GONE,
+    LATIN,
+    NEVER,
+    NEVER2,
+    PDF,
+    PNG,
+    SHARED,
+    SHELL,
+)
+from tests.collect.scripted_server import fast_settings, settings_for
+from wikihowqa.collect.build import build
+from wikihowqa.collect.mediawiki import MediaWikiError
+from wikihowqa.collect.store import StateStore
+from wikihowqa.errors import SettingsError
+from wikihowqa.io import DatasetFolder
+from wikihowqa.replay import EndpointFaults, Faults, ReplaySite
+from wikihowqa.replay.faults import Injector
+
+OUTPUT_FILES = ("qa.jsonl", "documents.jsonl", "rejections.jsonl")
+
+
+def manifest(out: Path) -> dict:
+    return json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+
+
+def rows(out: Path, name: str) -> list[dict]:
+    return [json.loads(line) for line in (out / name).read_text(encoding="utf-8").splitlines()]
+
+
+def normalised(out: Path, site: ReplaySite) -> dict[str, str]:
+    """Output files with the site's address (its port differs from site to site) replaced."""
+    return {name: (out / name).read_text(encoding="utf-8").replace(site.url, "SITE") for name in OUTPUT_FILES}
+
+
+def rejections_by_url(out: Path) -> dict[str, dict]:
+    return {r["url"]: r for r in rows(out, "rejections.jsonl") if r["kind"] == "reference"}
+
+
+# --------------------------------------------------------------------------- the funnel
+
+
+def test_the_funnel_counts_articles_and_references_at_every_stage(clean_build):
+    m = manifest(clean_build)
+    assert m["funnel"] == EXPECTED_FUNNEL
+    assert m["rejections"] == EXPECTED_REJECTIONS
+    assert m["counts"] == {"questions": 2, "documents": 4}
+
+
+def test_every_rejected_reference_is_recorded_with_its_reason(clean_build):
+    rejected = rejections_by_url(clean_build)
+    reasons = {url: r["reason"] for url, r in rejected.items()}
+    assert reasons == {
+        NEVER: "no_snapshot",
+        GONE: "no_snapshot",  # archived only as 404 and 301
+        NEVER2: "no_snapshot",
+        EMPTY: "empty_body",
+        PDF: "non_html",
+        PNG: "non_html",
+        SHELL: "empty_text",  # HTML without text: a JavaScript app shell
+    }
+    assert rejected[PDF]["cited_by"] == [1001, 1005]
+    assert rejected[PDF]["detail"] == "application/pdf"
+    assert "archive_url" in rejected[SHELL] and "archive_url" not in rejected[NEVER]
+
+
+def test_every_rejected_article_is_recorded_with_its_reason(clean_build):
+    articles = {
+        r["article_id"]: r["reason"] for r in rows(clean_build, "rejections.jsonl") if r["kind"] == "article"
+    }
+    assert articles == {1003: "no_summary", 1004: "no_references", 1005: "no_usable_document"}
+
+
+def test_redirects_and_other_namespaces_are_not_articles(clean_build):
+    ids = {r["article_id"] for r in rows(clean_build, "qa.jsonl")}
+    ids |= {r["article_id"] for r in rows(clean_build, "rejections.jsonl") if r["kind"] == "article"}
+    assert ids == {1001, 1002, 1003, 1004, 1005}
+
+
+# --------------------------------------------------------------------------- the records
+
+
+def test_a_question_is_the_title_and_its_answer_the_quick_summary_as_plain_text(clean_build):
+    qa = {r["article_id"]: r for r in rows(clean_build, "qa.jsonl")}
+    brew = qa[1001]
+    assert brew["question"] == "How to Brew Coffee"
+    assert brew["answer"] == "To brew coffee, heat fresh water and use a steady ratio. Finally, serve it hot."
+    assert brew["split"] is None and brew["cluster"] is None
+    assert brew["category"] == "Food and Entertaining"
+    assert brew["categories"] == ["Coffee"]  # the hidden maintenance category is not a topic
+    assert (brew["created"], brew["modified"]) == ("2015-05-01T10:00:00Z", "2019-08-11T09:30:00Z")
+    assert DatasetFolder(clean_build).examples()[0].article_id == 1001  # loads with the project's reader
+
+
+def test_documents_are_the_kept_references_in_citation_order(clean_build, site):
+    docs = rows(clean_build, "documents.jsonl")
+    assert [(d["article_id"], d["original_url"]) for d in docs] == [
+        (1001, BREW),
+        (1001, SHARED),
+        (1002, SHARED),
+        (1002, LATIN),
+    ]
+    for d in docs:
+        assert d["parsed_text"] and d["passages"] and d["parsed_md"]
+        assert d["archive_url"].startswith(f"{site.url}/web/")
+    qa = {r["article_id"]: r for r in rows(clean_build, "qa.jsonl")}
+    assert qa[1002]["related_document_urls_wayback_snapshots"] == [
+        d["archive_url"] for d in docs if d["article_id"] == 1002
+    ]
+
+
+def test_the_capture_closest_to_the_last_modification_is_chosen_by_default(clean_build):
+    brew = next(d for d in rows(clean_build, "documents.jsonl") if d["original_url"] == BREW)
+    # Modified 2019-08-11: the 404 of 2019-09 is nearer but is no page; the 2019-10 capture is chosen.
+    assert "/web/20191001120000/" in brew["archive_url"]
+    assert "NEWVERSION" in brew["parsed_text"] and "OLDVERSION" not in brew["parsed_text"]
+
+
+def test_the_reference_time_can_be_the_creation(site, tmp_path):
+    result = build(tmp_path / "out", settings_for(site, reference_time="created"))
+    brew = next(d for d in result.folder.documents() if d.original_url == BREW)
+    assert "/web/20160301120000/" in brew.archive_url and "OLDVERSION" in brew.parsed_text
+    assert result.manifest["settings"]["reference_time"] == "created"
+
+
+def test_a_page_declaring_its_charset_only_in_the_header_is_decoded_by_it(clean_build):
+    latin = next(d for d in rows(clean_build, "documents.jsonl") if d["original_url"] == LATIN)
+    assert "CAFÉ" in latin["parsed_text"]
+    assert latin["title"] == "Café crème"
+
+
+def test_a_url_cited_by_two_articles_is_looked_up_and_fetched_once(corpus_dir, tmp_path):
+    with ReplaySite(corpus_dir) as fresh:
+        build(tmp_path / "out", settings_for(fresh))
+        stats = fresh.stats()
+    assert stats["cdx"]["requests"] == EXPECTED_FUNNEL["references"]["unique_urls"]
+    assert stats["playback"]["requests"] == EXPECTED_FUNNEL["references"]["snapshot_found"]
+
+
+def test_the_manifest_names_sources_settings_and_dates(clean_build, site):
+    m = manifest(clean_build)
+    assert m["stage"] == "build"
+    assert m["sources"]["mediawiki"]["api_url"] == site.mediawiki_url
+    assert m["sources"]["mediawiki"]["sitename"] == "wikiHow (collect test)"
+    assert m["sources"]["wayback"]["base_url"] == site.wayback_url
+    assert m["settings"]["http"]["user_agent"].startswith("wikihowqa/")
+    assert m["dates"]["started"] <= m["dates"]["finished"]
+    assert set(m["run"]["http"]) == {"mediawiki", "cdx", "playback"}
+
+
+# --------------------------------------------------------------------------- selection
+
+
+def test_limit_title_filter_and_category_select_articles(site, tmp_path):
+    limited = build(tmp_path / "a", settings_for(site, limit=2)).manifest
+    assert limited["funnel"]["articles"]["seen"] == 2
+    filtered = build(tmp_path / "b", settings_for(site, title_filter=r"^how to (brew|boil)")).manifest
+    assert filtered["funnel"]["articles"] == {
+        "seen": 2,
+        "with_summary": 2,
+        "with_references": 2,
+        "with_usable_document": 2,
+    }
+    garden = build(tmp_path / "c", settings_for(site, category="Home and Garden")).manifest
+    assert garden["funnel"]["articles"]["seen"] == 3  # 1003, 1004, 1005 through subcategories
+
+
+# --------------------------------------------------------------------------- resuming
+
+
+def test_a_rerun_asks_nothing_again_and_writes_the_same_files(corpus_dir, tmp_path):
+    with ReplaySite(corpus_dir) as fresh:
+        out = tmp_path / "out"
+        build(out, settings_for(fresh))
+        first = {name: (out / name).read_bytes() for name in OUTPUT_FILES}
+        fresh.reset_stats()
+        again = build(out, settings_for(fresh))
+        stats = fresh.stats()
+    assert {name: (out / name).read_bytes() for name in OUTPUT_FILES} == first
+    assert all(stats[g]["requests"] == 0 for g in ("mediawiki", "cdx", "playback"))
+    assert again.manifest["run"]["runs"] == 2
+    assert (out / "build.sqlite").is_file()
+
+
+def test_a_folder_holding_other_files_is_refused(site, tmp_path):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("precious")
+    with pytest.raises(SettingsError, match="holds files a build did not write"):
+        build(out, settings_for(site))
+    assert (out / "notes.txt").read_text() == "precious"
+
+
+# --------------------------------------------------------------------------- faults
+
+FAULTS = {
+    "429 with Retry-After": Faults(
+        cdx=EndpointFaults(throttle_every=4, retry_after_s=1),
+        playback=EndpointFaults(throttle_every=5, retry_after_s=1),
+    ),
+    "429 without Retry-After": Faults.everywhere(EndpointFaults(throttle_every=3)),
+    "5xx": Faults.everywhere(EndpointFaults(error_every=3, error_status=503)),
+    "502 at random": Faults.everywhere(EndpointFaults(error_p=0.3, error_status=502), seed=7),
+    "dropped connections": Faults.everywhere(EndpointFaults(drop_every=3)),
+    "truncated bodies": Faults.everywhere(EndpointFaults(truncate_every=2)),
+    "timeouts": Faults.everywhere(EndpointFaults(jitter_s=0.4), seed=3),
+    "server rate limit": Faults(
+        cdx=EndpointFaults(rate_limit=40, burst=2), playback=EndpointFaults(rate_limit=40, burst=2)
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(FAULTS))
+def test_a_build_through_injected_faults_produces_the_clean_output(
+    name, corpus_dir, clean_build, site, tmp_path
+):
+    http = fast_settings(concurrency=4, timeout_s=0.25, retries=8, throttle_retries=8)
+    with ReplaySite(corpus_dir, faults=FAULTS[name]) as faulty:
+        build(tmp_path / "out", settings_for(faulty, http=http))
+        stats = faulty.stats()
+        assert normalised(tmp_path / "out", faulty) == normalised(clean_build, site)
+    injected = sum(
+        sum(stats[g]["injected"].values()) - stats[g]["injected"]["delayed"]
+        for g in stats
+        if g in ("mediawiki", "cdx", "playback")
+    )
+    if name == "timeouts":
+        injected = sum(stats[g]["injected"]["delayed"] for g in ("mediawiki", "cdx", "playback"))
+    assert injected > 0, "the fault was never injected: the test would prove nothing"
+    assert manifest(tmp_path / "out")["funnel"] == EXPECTED_FUNNEL
+
+
+def test_a_client_paced_below_the_servers_limit_is_never_throttled(corpus_dir, tmp_path):
+    limits = Faults(cdx=EndpointFaults(rate_limit=20), playback=EndpointFaults(rate_limit=20))
+    http = fast_settings(concurrency=8, rates={"cdx": 10.0, "playback": 10.0})
+    with ReplaySite(corpus_dir, faults=limits) as strict:
+        build(tmp_path / "out", settings_for(strict, http=http))
+        stats = strict.stats()
+    assert stats["cdx"]["injected"]["rate_limited"] == 0
+    assert stats["playback"]["injected"]["rate_limited"] == 0
+    assert manifest(tmp_path / "out")["funnel"] == EXPECTED_FUNNEL
+
+
+def test_references_whose_snapshot_cannot_be_fetched_are_rejected_and_retried_on_request(
+    corpus_dir, tmp_path
+):
+    http = fast_settings(concurrency=4, retries=1)
+    with ReplaySite(corpus_dir, faults=Faults(playback=EndpointFaults(error_p=1.0))) as broken:
+        out = tmp_path / "out"
+        m = build(out, settings_for(broken, http=http)).manifest
+        assert m["rejections"]["reference_fetch_failed"] == 7
+        assert m["funnel"]["references"]["fetched"] == 0
+        assert m["funnel"]["articles"]["with_usable_document"] == 0
+        failed = rejections_by_url(out)[BREW]
+        assert failed["reason"] == "fetch_failed" and failed["failed_at"] == "playback"
+        assert failed["detail"] == "HTTP 503"
+        # The same command keeps the recorded outcome; --retry-failed asks again once the archive recovers.
+        broken.app.injector = Injector(Faults())
+        assert (
+            build(out, settings_for(broken, http=http)).manifest["rejections"]["reference_fetch_failed"] == 7
+        )
+        healed = build(out, settings_for(broken, http=http, retry_failed=True)).manifest
+    assert healed["funnel"] == EXPECTED_FUNNEL
+
+
+def test_a_cdx_server_that_keeps_failing_rejects_references_as_fetch_failed(corpus_dir, tmp_path):
+    http = fast_settings(concurrency=4, retries=1)
+    with ReplaySite(corpus_dir, faults=Faults(cdx=EndpointFaults(drop_p=1.0))) as broken:
+        m = build(tmp_path / "out", settings_for(broken, http=http)).manifest
+    assert m["rejections"]["reference_fetch_failed"] == 10
+    assert m["funnel"]["references"]["snapshot_found"] == 0
+    assert rejections_by_url(tmp_path / "out")[SHARED]["failed_at"] == "cdx"
+
+
+def test_a_wiki_lagging_beyond_maxlag_is_waited_for_then_reported_in_one_line(corpus_dir, tmp_path):
+    with ReplaySite(corpus_dir, faults=Faults(mediawiki=EndpointFaults(lag_s=30))) as lagging:
+        with pytest.raises(MediaWikiError, match=r"server busy.*run the same command again"):
+            build(tmp_path / "out", settings_for(lagging, http=fast_settings(retries=0)))
+        stats = lagging.stats()
+        # A tolerant maxlag goes through.
+        ok = build(tmp_path / "ok", settings_for(lagging, maxlag=60)).manifest
+    assert stats["mediawiki"]["requests"] == 1
+    assert ok["funnel"] == EXPECTED_FUNNEL
+
+
+def test_a_url_that_is_not_a_mediawiki_api_is_a_clear_error(site, tmp_path):
+    with pytest.raises(MediaWikiError, match="not a MediaWiki API"):
+        build(tmp_path / "out", settings_for(site, api_url=site.url + "/"))
+    # The state kept so far stays for a rerun.
+    assert StateStore(tmp_path / "out" / "build.sqlite").response_count() == 1
+
+
+def test_settings_are_checked_before_anything_is_fetched(site):
+    with pytest.raises(SettingsError, match="reference time"):
+        settings_for(site, reference_time="published")
+    with pytest.raises(SettingsError, match="title filter"):
+        settings_for(site, title_filter="(")
+    with pytest.raises(SettingsError, match="api-url"):
+        settings_for(site, api_url="ftp://x")
+
+
+def test_the_parse_stage_reparses_a_built_folder_from_its_state_file(site, tmp_path):
+    from wikihowqa.parse import ParseSettings
+    from wikihowqa.parse.stage import open_build_cache, reparse_folder
+
+    out = tmp_path / "out"
+    build(out, settings_for(site))
+    before = DatasetFolder(out).documents()
+    site.reset_stats()
+    report = reparse_folder(out, open_build_cache(out), ParseSettings(), workers=1)
+    after = DatasetFolder(out).documents()
+    assert report.parsed == len(before) and report.unchanged == 0
+    assert [(d.archive_url, d.parsed_text) for d in after] == [(d.archive_url, d.parsed_text) for d in before]
+    assert sum(site.stats()[g]["requests"] for g in ("mediawiki", "cdx", "playback")) == 0

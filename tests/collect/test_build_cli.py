@@ -1,0 +1,172 @@
+"""``wikihowqa build``: options reach the stage, errors are one line, ``--dry-run`` estimates."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import pytest
+from typer.testing import CliRunner
+
+from tests.collect.collect_corpus import EXPECTED_FUNNEL, EXPECTED_REJECTIONS
+from tests.collect.scripted_server import settings_for
+from wikihowqa.cli import app
+from wikihowqa.collect.build import BuildSettings
+from wikihowqa.collect.estimate import estimate
+from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, HttpSettings
+from wikihowqa.demo import corpus_path
+
+runner = CliRunner()
+
+
+def _site_args(site) -> list[str]:
+    return ["--api-url", site.mediawiki_url, "--wayback-url", site.wayback_url]
+
+
+def test_build_writes_the_dataset_folder_and_prints_the_funnel(site, tmp_path):
+    out = tmp_path / "ds"
+    result = runner.invoke(
+        app,
+        [
+            "build",
+            str(out),
+            *_site_args(site),
+            "--mediawiki-rate",
+            "0",
+            "--cdx-rate",
+            "0",
+            "--playback-rate",
+            "0",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "references: kept" in result.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["funnel"] == EXPECTED_FUNNEL
+    assert manifest["settings"]["http"]["rates"] == {CDX: None, MEDIAWIKI: None, PLAYBACK: None}
+
+
+def test_options_become_settings(site, tmp_path):
+    out = tmp_path / "ds"
+    args = [
+        "build", str(out), *_site_args(site), "--limit", "2", "--reference-time", "created",
+        "--concurrency", "3", "--cdx-rate", "50", "--playback-rate", "60", "--mediawiki-rate", "70",
+        "--contact", "me@example.org", "--timeout", "9", "--retries", "2", "--maxlag", "7",
+    ]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    s = json.loads((out / "manifest.json").read_text())["settings"]
+    assert (s["limit"], s["reference_time"], s["maxlag"]) == (2, "created", 7)
+    h = s["http"]
+    assert (h["concurrency"], h["timeout_s"], h["retries"]) == (3, 9.0, 2)
+    assert h["rates"] == {CDX: 50.0, MEDIAWIKI: 70.0, PLAYBACK: 60.0}
+    assert "(me@example.org)" in h["user_agent"]
+
+
+def test_a_bad_option_is_one_line_naming_it(tmp_path, monkeypatch, capsys):
+    from wikihowqa.cli import main
+
+    monkeypatch.setattr(
+        "sys.argv", ["wikihowqa", "build", str(tmp_path / "x"), "--reference-time", "someday"]
+    )
+    with pytest.raises(SystemExit) as info:
+        main()
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error:") and "reference time" in err and "someday" in err and "\n" not in err
+
+
+def test_dry_run_estimates_without_building(site, tmp_path):
+    out = tmp_path / "never"
+    result = runner.invoke(app, ["build", str(out), *_site_args(site), "--dry-run", "--limit", "10000"])
+    assert result.exit_code == 0, result.output
+    assert "estimate for 10,000 articles" in result.output
+    assert not out.exists()
+    # Without a limit, the wiki's own article count is asked for (one request).
+    counted = runner.invoke(app, ["build", str(out), *_site_args(site), "--dry-run"])
+    assert "estimate for 5 articles" in counted.output
+
+
+def test_the_estimate_divides_requests_by_the_configured_rates():
+    settings = BuildSettings(http=HttpSettings(rates={MEDIAWIKI: 2.0, CDX: 0.4, PLAYBACK: 8.0}))
+    est = estimate(236_000, settings)
+    for lane, rate in ((MEDIAWIKI, 2.0), (CDX, 0.4), (PLAYBACK, 8.0)):
+        assert est.seconds[lane] == pytest.approx(est.requests[lane] / rate)
+    assert est.total_s == pytest.approx(est.seconds[MEDIAWIKI] + max(est.seconds[CDX], est.seconds[PLAYBACK]))
+    # ~25k kept articles × 8 citations: the CDX lookups at 0.4/s dominate, taking days.
+    assert est.requests[CDX] > 150_000 and est.total_s > 4 * 86_400
+
+
+def test_fresh_forgets_the_saved_state(site, tmp_path):
+    out = tmp_path / "ds"
+    args = [
+        "build",
+        str(out),
+        *_site_args(site),
+        "--mediawiki-rate",
+        "0",
+        "--cdx-rate",
+        "0",
+        "--playback-rate",
+        "0",
+    ]
+    assert runner.invoke(app, args).exit_code == 0
+    site.reset_stats()
+    assert runner.invoke(app, [*args, "--fresh"]).exit_code == 0
+    assert site.stats()["cdx"]["requests"] == EXPECTED_FUNNEL["references"]["unique_urls"]
+
+
+def test_the_demo_step_builds_the_dataset_and_checks_the_funnel(corpus_dir, tmp_path):
+    from wikihowqa.collect.demo import demo_step
+    from wikihowqa.demo.run import DemoContext
+
+    expected = {
+        "articles": EXPECTED_FUNNEL["articles"],
+        "references": EXPECTED_FUNNEL["references"],
+        "rejections": EXPECTED_REJECTIONS,
+    }
+    (corpus_dir / "expected.json").write_text(json.dumps(expected))
+    try:
+        ctx = DemoContext(out=tmp_path, settings={"corpus": str(corpus_dir)})
+        demo_step(ctx)
+    finally:
+        (corpus_dir / "expected.json").unlink()
+    assert (tmp_path / "dataset" / "qa.jsonl").is_file()
+    assert ctx.produced and "2 questions, 4 documents" in ctx.produced[0][2]
+
+
+def test_the_demo_step_fails_loudly_when_the_funnel_disagrees(corpus_dir, tmp_path):
+    from wikihowqa.collect.demo import FunnelMismatch, demo_step
+
+    wrong = {"articles": {}, "references": {}, "rejections": {}}
+    (corpus_dir / "expected.json").write_text(json.dumps(wrong))
+    try:
+        with pytest.raises(FunnelMismatch):
+            demo_step(SimpleNamespace(out=tmp_path, settings={"corpus": str(corpus_dir)}, record=None))
+    finally:
+        (corpus_dir / "expected.json").unlink()
+
+
+@pytest.mark.skipif(
+    not (corpus_path() / "expected.json").is_file(), reason="the demo corpus is not rendered on this branch"
+)
+def test_on_the_demo_corpus_the_funnel_and_the_chosen_snapshots_are_the_expected_ones(tmp_path):
+    from wikihowqa.collect.build import build
+    from wikihowqa.replay import ReplaySite
+
+    corpus = corpus_path()
+    expected = json.loads((corpus / "expected.json").read_text())
+    chosen: dict[str, dict[str, str]] = {}
+    for time in ("modified", "created"):
+        with ReplaySite(corpus) as site:
+            result = build(tmp_path / time, settings_for(site, reference_time=time))
+        if time == "modified":
+            assert result.manifest["funnel"] == {k: expected[k] for k in ("articles", "references")}
+            assert result.manifest["rejections"] == expected["rejections"]
+        for doc in result.folder.documents():
+            chosen.setdefault(doc.original_url, {})[time] = doc.archive_url.split("/web/")[1].split("/")[0]
+        for line in (tmp_path / time / "rejections.jsonl").read_text().splitlines():
+            row = json.loads(line)
+            if row["kind"] == "reference" and "archive_url" in row:
+                chosen.setdefault(row["url"], {})[time] = row["archive_url"].split("/web/")[1].split("/")[0]
+    assert chosen == expected["closest_snapshot"]
