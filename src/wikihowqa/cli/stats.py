@@ -21,7 +21,7 @@ def stats_command(
     threshold: float = typer.Option(0.9, "--threshold", help="Paraphrase threshold of the audit."),
 ) -> None:
     """Describe a dataset: Table 1 per split, categories, novel n-grams (Table 2), coverage, density and
-    compression, and the leakage audit; writes stats.md, stats.json, examples.jsonl and figures/*.png."""
+    compression, and the leakage audit; writes stats.md, stats.json, stats_per_question.jsonl and figures/*.png."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from wikihowqa.io import DatasetFolder

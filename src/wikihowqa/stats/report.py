@@ -1,4 +1,4 @@
-"""``wikihowqa stats``: the dataset's description as Markdown, JSON, per-example JSONL and PNG figures.
+"""``wikihowqa stats``: the dataset's description as Markdown, JSON, per-question JSONL and PNG figures.
 
 Sections: the paper's Table 1 per split, the category distribution, Table 2 (novel n-grams), coverage,
 density and compression, and the leakage audit (reused from ``audit.json`` when it matches the current
@@ -27,7 +27,7 @@ from wikihowqa.stats.tokens import nupunkt_version, spacy_version
 
 REPORT_JSON = "stats.json"
 REPORT_MD = "stats.md"
-EXAMPLES_JSONL = "examples.jsonl"
+EXAMPLES_JSONL = "stats_per_question.jsonl"
 FIGURES = "figures"
 #: Below this many examples worker processes cost more than they save.
 PARALLEL_FROM = 200
