@@ -33,7 +33,8 @@ def test_the_three_real_instances_give_the_full_report(tmp_path, real_examples_d
     saved = json.loads((tmp_path / "out" / "stats.json").read_text())
     assert saved["table1"]["all"]["questions"] == 3 and saved["table1"]["all"]["documents"] == 16
     assert saved["table1"]["test"]["questions"] == 1
-    rows = [json.loads(line) for line in (tmp_path / "out" / "stats_per_question.jsonl").read_text().splitlines()]
+    per_question = (tmp_path / "out" / "stats_per_question.jsonl").read_text().splitlines()
+    rows = [json.loads(line) for line in per_question]
     assert sum(len(r["document_words"]) for r in rows) == 16
     mean_cov = sum(r["coverage"] for r in rows) / 3
     assert saved["fragments"]["all"]["coverage"]["mean"] == pytest.approx(mean_cov)

@@ -20,8 +20,8 @@ def stats_command(
     model: str = typer.Option("all-MiniLM-L6-v2", "--model", help="Embedding model of the audit."),
     threshold: float = typer.Option(0.9, "--threshold", help="Paraphrase threshold of the audit."),
 ) -> None:
-    """Describe a dataset: Table 1 per split, categories, novel n-grams (Table 2), coverage, density and
-    compression, and the leakage audit; writes stats.md, stats.json, stats_per_question.jsonl and figures/*.png."""
+    """Describe a dataset: Table 1 per split, categories, novel n-grams (Table 2), coverage, density,
+    compression, and the leakage audit; writes stats.md, stats.json, stats_per_question.jsonl, figures/."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from wikihowqa.io import DatasetFolder
