@@ -8,17 +8,18 @@ from wikihowqa.cli._app import app, console
 from wikihowqa.errors import WikihowqaError
 
 # Each module registers its commands on ``app`` when imported.
-from wikihowqa.cli import answer  # noqa: F401  isort: skip
+# Registered in pipeline order, which is the order `wikihowqa --help` lists them in.
 from wikihowqa.cli import build  # noqa: F401  isort: skip
 from wikihowqa.cli import dataset  # noqa: F401  isort: skip
-from wikihowqa.cli import demo  # noqa: F401  isort: skip
-from wikihowqa.cli import evaluate  # noqa: F401  isort: skip
-from wikihowqa.cli import humaneval  # noqa: F401  isort: skip
 from wikihowqa.cli import parse  # noqa: F401  isort: skip
-from wikihowqa.cli import replay  # noqa: F401  isort: skip
-from wikihowqa.cli import serve  # noqa: F401  isort: skip
 from wikihowqa.cli import split  # noqa: F401  isort: skip
 from wikihowqa.cli import stats  # noqa: F401  isort: skip
+from wikihowqa.cli import answer  # noqa: F401  isort: skip
+from wikihowqa.cli import evaluate  # noqa: F401  isort: skip
+from wikihowqa.cli import humaneval  # noqa: F401  isort: skip
+from wikihowqa.cli import serve  # noqa: F401  isort: skip
+from wikihowqa.cli import replay  # noqa: F401  isort: skip
+from wikihowqa.cli import demo  # noqa: F401  isort: skip
 
 
 def main() -> None:

@@ -63,6 +63,12 @@ def _check_parser(ctx: DemoContext) -> None:
     demo_step(ctx)
 
 
+def _split_and_describe(ctx: DemoContext) -> None:
+    from wikihowqa.stats import demo_step
+
+    demo_step(ctx)
+
+
 def _answer(ctx: DemoContext) -> None:
     from wikihowqa.answer import demo_step
 
@@ -85,6 +91,7 @@ STEPS: list[tuple[str, Step]] = [
     ("import the real WikiHowNFQA examples", import_real_examples),
     ("build the demo dataset from the replay site (MediaWiki API + Wayback)", _build_dataset),
     ("check the parser against the corpus's ground truth", _check_parser),
+    ("split the dataset without leakage and describe it (Tables 1–2, audit, figures)", _split_and_describe),
     ("answer the questions: BM25 + lead sentences; SmolLM2 + passages (3 questions)", _answer),
     ("evaluate the predictions", _evaluate),
     ("human evaluation: deteriorate, build a study, simulate judgments, analyse", _human_evaluation),
@@ -99,6 +106,7 @@ def run_demo(out: Path, *, progress: Callable[[str], None] = lambda _: None, **s
     # Everything the demo needs ships in installed packages: never wait on a model hub lookup.
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TQDM_DISABLE", "1")  # libraries' own bars would interleave with ours
     out.mkdir(parents=True, exist_ok=True)
     ctx = DemoContext(out=out.resolve(), settings=settings)
     for title, step in STEPS:

@@ -14,9 +14,11 @@ The paper used text-davinci-003 (retired); its prompts are not published, so our
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import email.utils
 import hashlib
+import io
 import json
 import os
 import random
@@ -345,12 +347,12 @@ class LocalChat:
         device = settings.device or device
         if device == "cpu":
             dtype = torch.float32
-        from transformers.utils import logging as hf_logging
-
-        hf_logging.disable_progress_bar()  # GGUF de-quantisation bars would drown the stage's own progress
         try:
-            self.tokenizer = AutoTokenizer.from_pretrained(name, **kwargs)
-            self.model = AutoModelForCausalLM.from_pretrained(name, dtype=dtype, **kwargs).to(device).eval()
+            # transformers' GGUF loader prints a bare tqdm bar; the stage shows its own progress.
+            with contextlib.redirect_stderr(io.StringIO()):
+                self.tokenizer = AutoTokenizer.from_pretrained(name, **kwargs)
+                model = AutoModelForCausalLM.from_pretrained(name, dtype=dtype, **kwargs)
+            self.model = model.to(device).eval()
         except OSError as exc:
             raise SettingsError(f"cannot load local LLM {name!r}: {str(exc).splitlines()[0]}") from None
         if self.tokenizer.pad_token_id is None:
