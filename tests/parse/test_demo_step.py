@@ -60,7 +60,7 @@ def test_demo_step_scores_the_corpus_and_records_a_row(tmp_path, fixture_bytes, 
     ctx = DemoContext(out=tmp_path / "demo")
     ctx.out.mkdir()
     parse_demo.demo_step(ctx)
-    report = json.loads((ctx.out / "parse-check.json").read_text())
+    report = json.loads((ctx.out / "report" / "parse-check.json").read_text())
     assert report["pages"] == 2 and report["f1"] == 1.0 and report["titles"] == 1
     assert (
         report["tables"] == [1, 1] and report["encodings"] == [1, 1] and report["empty_as_expected"] == [1, 1]

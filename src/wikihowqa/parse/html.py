@@ -11,7 +11,10 @@ prepared first (F1 of each step in the benchmark's ablation rows):
 2. boilerplate removal before it (:mod:`wikihowqa.parse.boilerplate`: comments, related links, share,
    cookie and newsletter blocks, link-only lists), so a fallback cannot pick them up (0.958);
 3. an article body split into sibling containers with the same class (one per ad slot, as some CMSs
-   render it) joined back into one, because trafilatura keeps only the first (0.963).
+   render it) joined back into one, because trafilatura keeps only the first (0.963);
+4. layout tables (the page grid of pre-CSS sites: nested tables, cells holding headings and paragraphs)
+   turned into plain containers, so the whole page is not rendered as one Markdown table and its menu
+   column is not kept as table cells (seen on the demo corpus's legacy pages; F1 on the benchmark unchanged).
 
 Extraction runs without trafilatura's formatting pass: with it, a paragraph holding bold text directly in a
 ``<div>`` is split at the bold words and loses a space (seen on forum posts). trafilatura's serializer then
@@ -23,6 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import lxml.html
 from lxml.etree import _Element
 from lxml.html import HtmlElement
 from trafilatura.core import bare_extraction
@@ -50,6 +54,82 @@ class Extraction:
     @property
     def text(self) -> str:
         return "\n".join(block.text for block in self.blocks)
+
+
+_BLOCKS_IN_CELLS = frozenset(
+    {"p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "blockquote", "pre", "form"}
+)
+#: A cell with more words than this is prose laid out in a grid, not a data value.
+LAYOUT_CELL_WORDS = 80
+
+
+def _own(table: _Element, *tags: str) -> list[_Element]:
+    """Elements of ``table`` itself, not of the tables nested in it."""
+    return [el for el in table.iter(*tags) if next(el.iterancestors("table"), None) is table]
+
+
+def _is_layout(table: _Element) -> bool:
+    if table.get("role") in {"presentation", "none"}:
+        return True
+    for cell in _own(table, "td", "th"):
+        if next(cell.iter("table"), None) is not None:  # a table in a cell: the page grid
+            return True
+        if sum(1 for el in cell.iter(*_BLOCKS_IN_CELLS)) >= 2:
+            return True
+        if len(" ".join(cell.itertext()).split()) > LAYOUT_CELL_WORDS:
+            return True
+    return False
+
+
+_BLOCKISH = _BLOCKS_IN_CELLS | {"div", "table", "center", "dl", "hr"}
+_DOUBLE_BREAK = re.compile(r"(?:<br\s*/?>\s*){2,}", re.IGNORECASE)
+
+
+def _breaks_to_paragraphs(cell: _Element) -> None:
+    """Pre-CSS pages separate paragraphs with ``<br><br>``; make them ``<p>``s, as readability does.
+
+    Inline runs between the cell's block children are split at double breaks; block children stay.
+    """
+    runs: list[str | _Element] = []
+    inline = cell.text or ""
+    for child in cell:
+        if isinstance(child.tag, str) and child.tag in _BLOCKISH:
+            runs += [inline, child]
+            inline = child.tail or ""
+        else:
+            inline += lxml.html.tostring(child, encoding="unicode", with_tail=False) + (child.tail or "")
+    runs.append(inline)
+    if not any(isinstance(run, str) and _DOUBLE_BREAK.search(run) for run in runs):
+        return
+    cell.text = None
+    for child in list(cell):
+        cell.remove(child)
+    for run in runs:
+        if isinstance(run, str):
+            for piece in _DOUBLE_BREAK.split(run):
+                if piece.strip():
+                    cell.append(lxml.html.fragment_fromstring(piece, create_parent="p"))
+        else:
+            run.tail = None
+            cell.append(run)
+
+
+def unwrap_layout_tables(root: HtmlElement) -> int:
+    """Turn layout tables into ``div``s (outermost first); return how many were unwrapped."""
+    unwrapped = 0
+    for table in list(root.iter("table")):
+        if not _is_layout(table):
+            continue
+        cells = _own(table, "td", "th")
+        for el in _own(table, "tr", "td", "th", "tbody", "thead", "tfoot", "caption"):
+            el.tag = "div"
+            el.attrib.clear()
+        table.tag = "div"
+        table.attrib.pop("role", None)
+        for cell in cells:
+            _breaks_to_paragraphs(cell)
+        unwrapped += 1
+    return unwrapped
 
 
 def join_body_chunks(root: HtmlElement) -> int:
@@ -132,6 +212,7 @@ def extract(root: HtmlElement, *, join_chunks: bool = True, rescue: bool = True)
 
     ``join_chunks`` and ``rescue`` switch off steps 2 and 3 of the cascade (for the benchmark's ablation).
     """
+    unwrap_layout_tables(root)
     if join_chunks:
         join_body_chunks(root)
     body, mode = _run(root, "precision"), "precision"
@@ -146,4 +227,23 @@ def extract(root: HtmlElement, *, join_chunks: bool = True, rescue: bool = True)
     blocks = tuple(blocks_of(body))
     if not blocks:
         return Extraction((), "", "none")
-    return Extraction(blocks, xmltotxt(body, True).strip(), mode)
+    return Extraction(blocks, gfm_tables(xmltotxt(body, True).strip()), mode)
+
+
+_DELIMITER_ROW = re.compile(r"^\|(?:\s*:?-{3,}:?\s*\|)+\s*$")
+
+
+def gfm_tables(markdown: str) -> str:
+    """Give every pipe table a delimiter row: without one (a table with no ``<th>``) GFM shows raw pipes.
+
+    The first row becomes the header, as HTML-to-Markdown converters do for header-less tables.
+    """
+    lines = markdown.split("\n")
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        out.append(line)
+        starts_table = line.startswith("|") and (i == 0 or not lines[i - 1].startswith("|"))
+        if starts_table and not (i + 1 < len(lines) and _DELIMITER_ROW.match(lines[i + 1].strip())):
+            columns = max(line.strip().count("|") - 1, 1)
+            out.append("|" + "---|" * columns)
+    return "\n".join(out)
