@@ -519,8 +519,27 @@ def main(argv: list[str] | None = None) -> int:
         if not halves:
             parser.error("--tune needs --dataset")
         items = halves["tuning half (even article ids)"]
-        ranked = tune(items, humaneval_pairs(items, seeds) + independent_pairs(items, args.seed), base)
-        print("best:", ranked[0])
+        pairs = humaneval_pairs(items, seeds) + independent_pairs(items, args.seed)
+        ranked = tune(items, pairs, base)
+        lines = [
+            f"**Weight search on the tuning half** ({len(items)} answers, {len(pairs)} deteriorated versions"
+            " from both generators; objective: mean over error types of (ranked right + AUC) / 2)",
+            "",
+            "| dense weight | penalty per failed check | objective |",
+            "|---:|---:|---:|",
+            *(f"| {c.dense_weight:g} | {c.penalty:g} | {value:.4f} |" for value, c in ranked),
+        ]
+        threshold = calibration(items, base)["best threshold (Youden)"]
+        lines += [
+            "",
+            f"Threshold maximising Youden's J on the tuning half (defaults' weights): {threshold:.3f}",
+        ]
+        print("\n".join(lines))
+        if args.record:
+            sys.path.insert(0, str(Path(__file__).parent))
+            from results_md import append_run
+
+            append_run("grounding weight search (benchmarks/grounding.py --tune)", "\n".join(lines))
         return 0
     scorers = scorer_variants(base)
     if args.cross_encoder:
