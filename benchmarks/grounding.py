@@ -594,7 +594,9 @@ def main(argv: list[str] | None = None) -> int:
     print(tables[-1], flush=True)
     legend = (
         f"Cells: share ranked right (original strictly above) / ties / AUC; column headers give the pairs. "
-        f"Score: mean sentence support. Human-evaluation generator: {len(seeds)} seeds, one edit per version "
+        f"Score: mean sentence support. AUC: originals (one per answer) against deteriorated versions, "
+        f"pooled over questions, so a single edit in a five-sentence answer has to beat the spread between "
+        f"questions. Human-evaluation generator: {len(seeds)} seeds, one edit per version "
         f"(paper mix: 4–5 edits); {time.perf_counter() - started:.0f} s in all."
     )
     tables.insert(0, legend)
