@@ -1,10 +1,10 @@
-"""The text analysis behind the grounding checks: clauses, negation scopes, quantities, sequence words."""
+"""Claims in answer text that grounding checks: clauses, negation scopes, quantities, sequence words."""
 
 from __future__ import annotations
 
 import pytest
 
-from wikihowqa.evaluate.grounding import (
+from wikihowqa.evaluate.claims import (
     Quantity,
     clauses_of,
     contradicted,
