@@ -76,7 +76,7 @@ def test_empty_answer_or_no_passages_scores_zero():
 
 def test_lexical_precision_weights_words_by_idf_over_the_question_passages():
     passages = [Passage(1, 0, 0, "figs oven"), Passage(1, 0, 1, "figs")]
-    config = GroundingConfig(dense_weight=0.0, polarity_penalty=0.0, top_k=1)
+    config = GroundingConfig(dense_weight=0.0, align=False, checks=(), top_k=1)
     result = GroundingScorer(config, encoder=BagOfWords()).score("figs oven sun", passages)
     # idf = ln((n+1)/(df+1)) + 1 with n = 2: figs df 2, oven df 1, sun df 0 (unseen)
     idf = {"figs": math.log(3 / 3) + 1, "oven": math.log(3 / 2) + 1, "sun": math.log(3 / 1) + 1}
@@ -86,18 +86,151 @@ def test_lexical_precision_weights_words_by_idf_over_the_question_passages():
     assert result.sentences[0].passages[0].passage_id == "1:0:0"
 
 
-def test_negation_disagreeing_with_the_passage_costs_support():
-    passages = [Passage(1, 0, 0, "Keep the figs in the refrigerator.")]
-    with_penalty = GroundingScorer(GroundingConfig(polarity_penalty=0.5), encoder=BagOfWords())
-    without = with_penalty.with_config(GroundingConfig(polarity_penalty=0.0))
-    answer = "Never keep the figs in the refrigerator."
-    assert with_penalty.score(answer, passages).mean_support == pytest.approx(
-        0.5 * without.score(answer, passages).mean_support
+ALIGN_PASSAGES = [
+    Passage(1, 0, 0, "Sun-dried figs take days. Ovens dry figs faster."),
+    Passage(1, 0, 1, "Store figs cold."),
+]
+
+
+def test_each_clause_is_scored_against_its_aligned_passage_sentence():
+    config = GroundingConfig(dense_weight=0.0, checks=())
+    result = GroundingScorer(config, encoder=BagOfWords()).score(
+        "Ovens dry figs slowly, and store figs cold.", ALIGN_PASSAGES
     )
-    agreeing = "Keep the figs in the refrigerator."
+    # idf over the 2 passages: figs in both, dry/ovens/store/cold in one, slowly in none
+    one, rare, unseen = 1.0, math.log(3 / 2) + 1, math.log(3) + 1
+    # clause 1 aligns to "Ovens dry figs faster." (ovens, dry, figs: the largest weighted overlap)
+    mass1 = 2 * rare + one + unseen
+    p1 = ((2 * rare + one) / mass1 + 2 / 3) / 2  # bigrams: "ovens dry", "dry figs" of 3
+    # clause 2 aligns to "Store figs cold.": every word; bigrams "store figs", "figs cold" of 3 (with "and")
+    mass2 = 2 * rare + one
+    p2 = (1.0 + 2 / 3) / 2
+    (sentence,) = result.sentences
+    assert sentence.support == pytest.approx((mass1 * p1 + mass2 * p2) / (mass1 + mass2))
+    assert [e.sentence for e in sentence.evidence] == ["Ovens dry figs faster.", "Store figs cold."]
+    assert [e.passage_id for e in sentence.evidence] == ["1:0:0", "1:0:1"]
+    assert sentence.evidence[1].precision == pytest.approx(p2)
+
+
+def test_a_word_found_elsewhere_in_the_passage_does_not_count_as_support():
+    config = GroundingConfig(dense_weight=0.0, checks=())
+    scorer = GroundingScorer(config, encoder=BagOfWords())
+    # "sun" is in the passage, but not in the sentence the clause paraphrases
+    aligned = scorer.score("Ovens dry figs in the sun.", ALIGN_PASSAGES).mean_support
+    whole = scorer.with_config(GroundingConfig(dense_weight=0.0, checks=(), align=False))
+    assert aligned < whole.score("Ovens dry figs in the sun.", ALIGN_PASSAGES).mean_support
+
+
+NEGATION_PASSAGES = [
+    Passage(
+        1,
+        0,
+        0,
+        "Rinse the paper filter with hot water. Don't pour water onto the filter paper, because it tears.",
+    )
+]
+
+
+@pytest.mark.parametrize(
+    ("answer", "clash"),
+    [
+        ("Rinse the paper filter with hot water.", False),
+        ("Do not rinse the paper filter with hot water.", True),  # negation the passage lacks
+        ("Pour water onto the filter paper.", True),  # the passage's negation dropped
+        ("Never pour water onto the filter paper.", False),  # another cue, the same polarity
+    ],
+)
+def test_negation_check_compares_what_each_cue_negates(answer, clash):
+    scorer = GroundingScorer(GroundingConfig(), encoder=BagOfWords())
+    (sentence,) = scorer.score(answer, NEGATION_PASSAGES).sentences
+    assert ("negation" in sentence.evidence[0].clashes) is clash
+
+
+def test_a_negation_about_something_else_is_no_clash():
+    passages = [Passage(1, 0, 0, "Rinse the filter with hot water, but do not use soap.")]
+    scorer = GroundingScorer(GroundingConfig(), encoder=BagOfWords())
+    assert scorer.score("Rinse the filter with hot water.", passages).sentences[0].evidence[0].clashes == ()
+
+
+def test_each_failed_check_costs_the_penalty_share_of_support():
+    checked = GroundingScorer(GroundingConfig(penalty=0.75), encoder=BagOfWords())
+    unchecked = checked.with_config(GroundingConfig(checks=()))
+    answer = "Do not rinse the paper filter with hot water."
+    assert checked.score(answer, NEGATION_PASSAGES).mean_support == pytest.approx(
+        0.25 * unchecked.score(answer, NEGATION_PASSAGES).mean_support
+    )
+    agreeing = "Rinse the paper filter with hot water."
     assert (
-        with_penalty.score(agreeing, passages).mean_support == without.score(agreeing, passages).mean_support
+        checked.score(agreeing, NEGATION_PASSAGES).mean_support
+        == unchecked.score(agreeing, NEGATION_PASSAGES).mean_support
     )
+
+
+@pytest.mark.parametrize(
+    ("answer", "clashes"),
+    [
+        ("Wait 15 minutes.", ()),
+        ("Wait 30 minutes.", ("quantity 30 minutes",)),  # another amount of the same unit
+        ("Wait 15 hours.", ("quantity 15 hours",)),  # the same amount of another unit
+        ("Wait a few minutes.", ()),
+    ],
+)
+def test_quantity_check_finds_another_amount_or_unit(answer, clashes):
+    passages = [Passage(1, 0, 0, "Wait 15 minutes, then flush with hot water.")]
+    scorer = GroundingScorer(GroundingConfig(), encoder=BagOfWords())
+    assert scorer.score(answer, passages).sentences[0].evidence[0].clashes == clashes
+
+
+def test_a_number_the_passage_does_not_give_is_unsupported_not_contradicted():
+    passages = [Passage(1, 0, 0, "Let the figs dry in the oven with the door propped open.")]
+    scorer = GroundingScorer(GroundingConfig(), encoder=BagOfWords())
+    result = scorer.score("Let the figs dry in the oven with the door propped open for 36 hours.", passages)
+    assert all(not e.clashes for e in result.sentences[0].evidence)
+
+
+STEP_PASSAGES = [
+    Passage(1, 0, 0, "Wash the figs in cold water."),
+    Passage(1, 0, 1, "Cut the figs in half."),
+    Passage(1, 0, 2, "Dry the halves in the oven."),
+]
+
+
+def _order_clashes(answer: str) -> list[str]:
+    scorer = GroundingScorer(GroundingConfig(), encoder=BagOfWords())
+    return [c for s in scorer.score(answer, STEP_PASSAGES).sentences for e in s.evidence for c in e.clashes]
+
+
+def test_steps_in_the_source_order_pass_the_order_check():
+    answer = (
+        "First, wash the figs in cold water. Then, cut the figs in half. Finally, dry the halves in the oven."
+    )
+    assert _order_clashes(answer) == []
+
+
+def test_first_and_finally_swapped_fail_the_order_check():
+    answer = (
+        "Finally, wash the figs in cold water. Then, cut the figs in half. First, dry the halves in the oven."
+    )
+    assert _order_clashes(answer) == ["order (late)", "order (early)"]
+
+
+def test_a_step_said_to_follow_one_that_comes_after_it_fails():
+    answer = "Cut the figs in half. Then, wash the figs in cold water."
+    assert _order_clashes(answer) == ["order (follows)"]
+
+
+def test_steps_from_different_documents_are_not_ordered():
+    passages = [Passage(1, 0, 0, "Cut the figs in half."), Passage(1, 1, 0, "Wash the figs in cold water.")]
+    scorer = GroundingScorer(GroundingConfig(), encoder=BagOfWords())
+    result = scorer.score("Wash the figs in cold water. Finally, cut the figs in half.", passages)
+    assert all(not e.clashes for s in result.sentences for e in s.evidence)
+
+
+def test_unknown_checks_and_penalties_out_of_range_are_rejected():
+    with pytest.raises(ValueError, match="unknown check"):
+        GroundingScorer(GroundingConfig(checks=("spelling",)), encoder=BagOfWords())
+    with pytest.raises(ValueError, match="penalty"):
+        GroundingScorer(GroundingConfig(penalty=1.5), encoder=BagOfWords())
 
 
 def test_negation_cues():

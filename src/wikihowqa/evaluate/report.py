@@ -177,8 +177,14 @@ def render_markdown(report: dict[str, Any]) -> str:
         g = meta["grounding"]
         lines.append(
             f"- Grounding: per answer sentence, best passage of the question's documents by {g['support']}"
-            f" ({g['embedding_model']}; idf-weighted words: {'yes' if g['idf'] else 'no'}; polarity penalty"
-            f" {g['polarity_penalty']:g}); supported at ≥ {g['threshold']:g}."
+            f" ({g['embedding_model']}; idf-weighted words: {'yes' if g['idf'] else 'no'}; checks:"
+            f" {', '.join(g['checks']) or 'none'}"
+            + (
+                ", reported per clause but not applied: the cross-encoder's score is the support"
+                if g["cross_encoder"]
+                else f", each failed one costing {g['penalty']:.0%} of the support"
+            )
+            + f"); supported at ≥ {g['threshold']:g}."
         )
     else:
         lines.append("- Grounding: not computed (turned off).")
