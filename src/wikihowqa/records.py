@@ -115,20 +115,6 @@ class Prediction:
     settings: Mapping[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
-class Article:
-    """A how-to article as collected from the wiki, before snapshots are fetched."""
-
-    article_id: int
-    title: str
-    summary: str | None
-    references: tuple[str, ...]
-    categories: tuple[str, ...] = ()
-    top_category: str | None = None
-    created: str | None = None
-    modified: str | None = None
-
-
 def passages_of(documents: list[Document]) -> list[Passage]:
     """All passages of one question's documents, in document then page order."""
     return [
