@@ -44,3 +44,48 @@ def test_import_writes_a_dataset_folder(tmp_path, real_examples_dir):
     assert "imported 3 questions and 16 documents" in result.stdout
     manifest = json.loads((tmp_path / "ds" / "manifest.json").read_text())
     assert manifest["counts"]["questions"] == 3
+
+
+def test_error_text_is_printed_verbatim_not_as_rich_markup(tmp_path):
+    """File names hold "[...]"; the error line must show them as they are, not parse them as styles."""
+    missing = run("import", "o6", "--qa", "missing[/].jsonl", cwd=tmp_path)
+    assert missing.returncode == 2 and "Traceback" not in missing.stderr
+    assert missing.stderr.strip() == "error: missing[/].jsonl: no such file"
+
+    (tmp_path / "qa[red].jsonl").write_text("{bad\n")
+    broken = run("import", "o7", "--qa", "qa[red].jsonl", cwd=tmp_path)
+    assert broken.returncode == 2
+    assert broken.stderr.startswith("error: qa[red].jsonl:1: invalid JSON")
+
+
+def test_import_names_a_bracketed_output_folder_verbatim(tmp_path, real_examples_dir):
+    result = run("import", "ds[bold]", "--qa", str(real_examples_dir / "qa.jsonl"), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "imported 3 questions and 0 documents into ds[bold]"
+
+
+def test_demo_table_shows_bracketed_paths_verbatim(tmp_path, monkeypatch):
+    """The closing table prints what the steps recorded as text; only the steps are faked here."""
+    from rich.console import Console
+    from typer.testing import CliRunner
+
+    import wikihowqa.cli.demo as demo_cli
+    import wikihowqa.demo.run as demo_run
+    from wikihowqa.cli import app
+
+    def fake_run_demo(out, *, progress):
+        ctx = demo_run.DemoContext(out=out.resolve())
+        progress("step [one]")
+        ctx.record("what [/]", ctx.out / "part[red]", "3 [b]items[/b]")
+        return ctx
+
+    monkeypatch.setattr(demo_run, "run_demo", fake_run_demo)
+    monkeypatch.setattr(demo_cli, "out", Console(width=400))
+    monkeypatch.setattr(demo_cli, "console", Console(width=400))
+    result = CliRunner().invoke(app, ["demo", "--out", str(tmp_path / "d[x]")])
+    assert result.exit_code == 0, result.output
+    assert "› step [one]" in result.output
+    # The title wraps to the table's width: compare it without the white space.
+    assert f"wikihowqademo→{tmp_path / 'd[x]'}" in "".join(result.output.split())
+    for cell in ("what [/]", "d[x]/part[red]", "3 [b]items[/b]"):
+        assert cell in result.output

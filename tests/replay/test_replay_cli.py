@@ -37,6 +37,9 @@ def test_replay_site_command_serves_until_interrupted(corpus_dir):
         api = re.search(r"MediaWiki API\s+(\S+)", text).group(1)  # type: ignore[union-attr]
         cdx = re.search(r"Wayback CDX\s+(\S+)", text).group(1)  # type: ignore[union-attr]
         assert api.startswith("http://127.0.0.1:") and api.endswith("/api.php")
+        # The group labels are printed as text, not swallowed as rich markup tags.
+        assert "  faults [cdx]  throttle_every=2\n" in text
+        assert "  faults [mediawiki]  lag_s=9.0\n" in text
         with httpx.Client(timeout=10) as client:
             site_info = client.get(
                 api, params={"action": "query", "meta": "siteinfo", "format": "json"}

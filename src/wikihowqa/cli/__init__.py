@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+from rich.markup import escape
+
 from wikihowqa.cli._app import app, console
 from wikihowqa.errors import WikihowqaError
 
@@ -23,11 +25,14 @@ from wikihowqa.cli import demo  # noqa: F401  isort: skip
 
 
 def main() -> None:
-    """Entry point: user errors become one red line and exit status 2, never a traceback."""
+    """Entry point: user errors become one red line and exit status 2, never a traceback.
+
+    The message is escaped: it quotes file names and values, and a ``[`` in them is not rich markup.
+    """
     try:
         app()
     except WikihowqaError as exc:
-        console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         sys.exit(2)
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]: completed work is saved; run the same command again to resume")

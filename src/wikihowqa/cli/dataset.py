@@ -31,5 +31,6 @@ def import_command(
     folder, manifest = import_release(qa, documents, out_dir, fmt=fmt, overwrite=overwrite)
     counts = manifest["counts"]
     out.print(
-        f"imported {counts['questions']} questions and {counts['documents']} documents into {folder.path}"
+        f"imported {counts['questions']} questions and {counts['documents']} documents into {folder.path}",
+        markup=False,
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from wikihowqa.cli._app import app, console, out
@@ -30,12 +31,13 @@ def demo_command(
     from wikihowqa.demo.run import default_out_dir, run_demo
 
     target = out_dir or default_out_dir()
-    ctx = run_demo(target, progress=lambda title: console.print(f"[bold cyan]›[/] {title}"))
-    table = Table(title=f"wikihowqa demo → {ctx.out}")
+    ctx = run_demo(target, progress=lambda title: console.print(f"[bold cyan]›[/] {escape(title)}"))
+    # Paths and counts are text: a "[" in a folder name must not be read as rich markup.
+    table = Table(title=f"wikihowqa demo → {escape(str(ctx.out))}")
     for column in ("what", "where", "how many"):
         table.add_column(column)
     for row in ctx.produced:
-        table.add_row(*row)
+        table.add_row(*map(escape, row))
     out.print(table)
     if serve:
         from wikihowqa.humaneval.app import demo_serve

@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 
 from wikihowqa.cli._app import app, console, out
 
@@ -83,17 +84,20 @@ def replay_site_command(
     faults = Faults.from_settings(settings, seed=seed)
     folder = corpus or corpus_path()
     with ReplaySite(folder, faults=faults, port=port) as site:
-        out.print(f"[bold]replay site[/] serving {folder}", highlight=False)
-        out.print(f"  MediaWiki API   {site.mediawiki_url}", highlight=False)
-        out.print(f"  Wayback CDX     {site.cdx_url}", highlight=False)
-        out.print(
-            f"  Wayback base    {site.wayback_url}   (playback: /web/<timestamp>id_/<url>)", highlight=False
-        )
-        out.print(f"  counters        {site.url}/__stats", highlight=False)
-        for scope, values in sorted(settings.items()):
-            out.print(
-                f"  faults [{scope}]  " + ", ".join(f"{k}={v}" for k, v in values.items()), highlight=False
-            )
+        # Paths and the "[cdx]" group labels are text, not rich markup.
+        out.print(f"[bold]replay site[/] serving {escape(str(folder))}", highlight=False)
+        lines = [
+            f"  MediaWiki API   {site.mediawiki_url}",
+            f"  Wayback CDX     {site.cdx_url}",
+            f"  Wayback base    {site.wayback_url}   (playback: /web/<timestamp>id_/<url>)",
+            f"  counters        {site.url}/__stats",
+        ]
+        lines += [
+            f"  faults [{scope}]  " + ", ".join(f"{k}={v}" for k, v in values.items())
+            for scope, values in sorted(settings.items())
+        ]
+        for line in lines:
+            out.print(line, markup=False, highlight=False)
         out.print("Press Ctrl-C to stop.", highlight=False)
         try:
             while True:
@@ -101,4 +105,4 @@ def replay_site_command(
         except KeyboardInterrupt:
             stats = site.stats()
             served = ", ".join(f"{g} {stats[g]['requests']}" for g in ("mediawiki", "cdx", "playback"))
-            console.print(f"stopped; requests served: {served}", highlight=False)
+            console.print(f"stopped; requests served: {served}", markup=False, highlight=False)
