@@ -89,3 +89,14 @@ def test_demo_table_shows_bracketed_paths_verbatim(tmp_path, monkeypatch):
     assert f"wikihowqademo→{tmp_path / 'd[x]'}" in "".join(result.output.split())
     for cell in ("what [/]", "d[x]/part[red]", "3 [b]items[/b]"):
         assert cell in result.output
+
+
+def test_import_into_an_existing_file_is_one_line_of_error(tmp_path, real_examples_dir):
+    (tmp_path / "afile").write_text("keep me\n")
+    result = run("import", "afile", "--qa", str(real_examples_dir / "qa.jsonl"), cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert (
+        result.stderr.strip()
+        == "error: afile: exists and is a file, not a folder (choose a new or empty folder)"
+    )
+    assert (tmp_path / "afile").read_text() == "keep me\n"

@@ -198,6 +198,16 @@ def test_dataset_folder_refuses_to_overwrite_unless_asked(tmp_path):
     assert folder.manifest() == {"n": 2}
 
 
+@pytest.mark.parametrize("overwrite", [False, True])
+def test_a_regular_file_as_dataset_folder_is_refused_and_kept(tmp_path, overwrite):
+    target = tmp_path / "notes.txt"
+    target.write_text("mine\n")
+    with pytest.raises(DatasetError, match=r"notes\.txt: exists and is a file, not a folder"):
+        write_dataset_folder(target, [Example(1, "q", "a", ())], [], {}, overwrite=overwrite)
+    assert target.read_text() == "mine\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
+
+
 def test_dataset_folder_filters_by_split_and_groups_documents(tmp_path):
     folder = write_dataset_folder(
         tmp_path / "ds",

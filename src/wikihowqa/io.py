@@ -465,6 +465,9 @@ def write_dataset_folder(
     out = Path(out)
     if fmt not in {"jsonl", "parquet"}:
         raise DatasetError(f"unknown format {fmt!r} (expected jsonl or parquet)")
+    if out.exists() and not out.is_dir():
+        # Even with overwrite: replacing a user's file by a folder is never what was meant.
+        raise DatasetError(f"{out}: exists and is a file, not a folder (choose a new or empty folder)")
     if out.exists() and any(out.iterdir()) and not overwrite:
         raise DatasetError(f"{out}: folder exists and is not empty (use --overwrite to replace it)")
     with atomic_folder(out) as staging:
