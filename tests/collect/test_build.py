@@ -28,7 +28,7 @@ from wikihowqa.collect.store import StateStore
 from wikihowqa.errors import SettingsError
 from wikihowqa.io import DatasetFolder
 from wikihowqa.replay import EndpointFaults, Faults, ReplaySite
-from wikihowqa.replay.faults import Injector
+from wikihowqa.replay.faults import Decision, Injector
 
 OUTPUT_FILES = ("qa.jsonl", "documents.jsonl", "rejections.jsonl")
 
@@ -274,6 +274,51 @@ def test_references_whose_snapshot_cannot_be_fetched_are_rejected_and_retried_on
         )
         healed = build(out, settings_for(broken, http=http, retry_failed=True)).manifest
     assert healed["funnel"] == EXPECTED_FUNNEL
+
+
+class Refusing(Injector):
+    """Every request of one endpoint group answered ``status``, as by a server that means it (a 501, or the
+    403 the Wayback Machine sends for a blocked capture): not retried, so kept in the response cache."""
+
+    def __init__(self, group: str, status: int) -> None:
+        super().__init__(Faults())
+        self.refused, self.status = group, status
+
+    def decide(self, group: str) -> Decision:
+        decision = super().decide(group)
+        return Decision(decision.delay_s, "error", self.status) if group == self.refused else decision
+
+
+@pytest.mark.parametrize(
+    ("group", "status", "failed", "detail"),
+    [
+        ("playback", 501, 7, "HTTP 501"),
+        ("playback", 403, 7, "HTTP 403"),
+        ("cdx", 403, 10, "CDX answered HTTP 403"),
+    ],
+)
+def test_retry_failed_asks_again_for_answers_that_were_not_worth_retrying_at_the_time(
+    group, status, failed, detail, corpus_dir, tmp_path
+):
+    http = fast_settings(concurrency=4, retries=1)
+    with ReplaySite(corpus_dir) as refusing:
+        refusing.app.injector = Refusing(group, status)
+        out = tmp_path / "out"
+        m = build(out, settings_for(refusing, http=http)).manifest
+        assert m["rejections"]["reference_fetch_failed"] == failed
+        assert rejections_by_url(out)[SHARED]["detail"] == detail
+        # Not retried, so stored: a plain rerun reads the refusals back without asking.
+        refusing.app.injector = Injector(Faults())
+        again = build(out, settings_for(refusing, http=http)).manifest
+        assert again["rejections"]["reference_fetch_failed"] == failed
+        assert refusing.stats()[group]["requests"] == 0
+        healed = build(out, settings_for(refusing, http=http, retry_failed=True)).manifest
+        stats = refusing.stats()
+    assert healed["funnel"] == EXPECTED_FUNNEL
+    # Only what failed is asked again: each refused request once, a good CDX answer is not re-asked.
+    assert stats[group]["requests"] == failed
+    if group == "playback":
+        assert stats["cdx"]["requests"] == 0
 
 
 def test_a_cdx_server_that_keeps_failing_rejects_references_as_fetch_failed(corpus_dir, tmp_path):

@@ -90,7 +90,9 @@ def build_command(
         help="Paginated cited pages: 'join' fetches and joins their further pages, 'flag' only records them.",
     ),
     retry_failed: bool = typer.Option(
-        False, "--retry-failed", help="Try again the references an earlier run gave up on."
+        False,
+        "--retry-failed",
+        help="Ask again for the references an earlier run gave up on (dropping their stored failed answers).",
     ),
     fresh: bool = typer.Option(
         False, "--fresh", help="Forget the saved state of an earlier run and start over."

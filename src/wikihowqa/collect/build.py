@@ -30,7 +30,7 @@ from wikihowqa.collect.funnel import assemble
 from wikihowqa.collect.http import HttpClient, HttpSettings
 from wikihowqa.collect.mediawiki import MediaWiki
 from wikihowqa.collect.progress import QuietReporter, Reporter
-from wikihowqa.collect.references import FETCH_FAILED, fetch_references, plan_references
+from wikihowqa.collect.references import fetch_references, forget_failed, plan_references
 from wikihowqa.collect.store import STATE_FILE, StateStore
 from wikihowqa.collect.wayback import Wayback
 from wikihowqa.errors import SettingsError
@@ -182,8 +182,7 @@ async def _collect(
         created, parents = await complete_articles(wiki, store, candidates, workers, reporter)
         tasks = plan_references(candidates, created, settings.reference_time)
         if settings.retry_failed:
-            failed = [k for k, v in store.results("reference").items() if v and v["status"] == FETCH_FAILED]
-            store.delete_results("reference", failed)
+            forget_failed(wayback, store)
         # Twice as many workers as connection slots: some wait for the slow CDX lane while others fetch.
         outcomes = await fetch_references(wayback, store, tasks, 2 * workers, reporter)
         parsed = await make_documents(wayback, store, outcomes, settings.parse, 2 * workers, reporter)

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from wikihowqa.collect.articles import ArticleRecord
-from wikihowqa.collect.http import FetchError, request_key
+from wikihowqa.collect.http import FetchError
 from wikihowqa.collect.pool import run_pool
 from wikihowqa.collect.progress import Reporter
 from wikihowqa.collect.store import StateStore
-from wikihowqa.collect.wayback import CdxError, Wayback, wayback_timestamp
+from wikihowqa.collect.wayback import Capture, CdxError, Wayback, wayback_timestamp
 
 # Outcomes of a reference, in funnel order.
 NO_SNAPSHOT, FETCH_FAILED, FETCHED = "no_snapshot", "fetch_failed", "fetched"
@@ -73,6 +73,26 @@ async def fetch_references(
     return {t.url: done[t.key] for t in tasks}
 
 
+def forget_failed(wayback: Wayback, store: StateStore) -> list[str]:
+    """Forget the references an earlier run gave up on (``--retry-failed``), so they are asked again.
+
+    Their outcome goes, and so does the stored answer that failed: a non-retried error (a CDX or playback
+    501, the 403 the Wayback Machine sends for a blocked capture) was kept in the response cache and
+    would otherwise be read back instead of asked for. The CDX answer of a capture whose playback failed
+    stays: it was a good answer, and a CDX request costs seconds at the real server's rate. Returns the
+    keys of the references forgotten."""
+    failed = {k: v for k, v in store.results("reference").items() if v and v["status"] == FETCH_FAILED}
+    stale = []
+    for outcome in failed.values():
+        if outcome.get("failed_at") == "cdx":
+            stale.append(wayback.cdx_key(outcome["url"], outcome["reference_time"]))
+        elif "timestamp" in outcome and "original" in outcome:
+            stale.append(wayback.raw_key(Capture(outcome["timestamp"], outcome["original"], "", "")))
+    store.delete_responses(stale)
+    store.delete_results("reference", failed)
+    return list(failed)
+
+
 async def fetch_capture(wayback: Wayback, store: StateStore, url: str, timestamp: str) -> dict[str, Any]:
     """The status-200 capture of ``url`` closest to ``timestamp``, its raw bytes stored: the outcome says
     ``fetched`` (with ``archive_url``), ``no_snapshot`` or ``fetch_failed`` (with where and why)."""
@@ -98,9 +118,7 @@ async def fetch_capture(wayback: Wayback, store: StateStore, url: str, timestamp
             "failed_at": "playback",
             "detail": f"HTTP {response.status}",
         }
-    store.put_snapshot(
-        result["archive_url"], capture.original, capture.timestamp, request_key(wayback.raw_url(capture))
-    )
+    store.put_snapshot(result["archive_url"], capture.original, capture.timestamp, wayback.raw_key(capture))
     return {**result, "status": FETCHED}
 
 

@@ -132,6 +132,10 @@ class StateStore:
     def response_count(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
 
+    def delete_responses(self, keys: Iterable[str]) -> None:
+        with self._transaction():
+            self._db.executemany("DELETE FROM responses WHERE key = ?", ((k,) for k in keys))
+
     def response_keys(self) -> set[str]:
         return {k for (k,) in self._db.execute("SELECT key FROM responses")}
 

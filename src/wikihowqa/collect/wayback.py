@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from datetime import datetime
 
-from wikihowqa.collect.http import CDX, PLAYBACK, HttpClient, Response
+from wikihowqa.collect.http import CDX, PLAYBACK, HttpClient, Response, request_key
 
 
 class CdxError(Exception):
@@ -48,9 +48,10 @@ class Wayback:
         """The capture's address for people (with the Wayback page around it), as the release writes it."""
         return f"{self.base_url}/web/{capture.timestamp}/{capture.original}"
 
-    async def closest(self, url: str, timestamp: str) -> Capture | None:
-        """The status-200 capture of ``url`` nearest to ``timestamp`` (14 digits), or ``None``."""
-        params = {
+    @staticmethod
+    def cdx_params(url: str, timestamp: str) -> dict[str, str]:
+        """The CDX query for the status-200 capture of ``url`` nearest to ``timestamp``."""
+        return {
             "url": url,
             "output": "json",
             "fl": "timestamp,original,mimetype,statuscode",
@@ -59,7 +60,18 @@ class Wayback:
             "closest": timestamp,
             "limit": "1",
         }
-        response = await self.http.get(self.cdx_url, params, lane=CDX)
+
+    def cdx_key(self, url: str, timestamp: str) -> str:
+        """The response-cache key of :meth:`closest`'s request."""
+        return request_key(self.cdx_url, self.cdx_params(url, timestamp))
+
+    def raw_key(self, capture: Capture) -> str:
+        """The response-cache key of :meth:`fetch`'s request."""
+        return request_key(self.raw_url(capture))
+
+    async def closest(self, url: str, timestamp: str) -> Capture | None:
+        """The status-200 capture of ``url`` nearest to ``timestamp`` (14 digits), or ``None``."""
+        response = await self.http.get(self.cdx_url, self.cdx_params(url, timestamp), lane=CDX)
         if response.status == 404:
             return None
         if response.status != 200:
