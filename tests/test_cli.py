@@ -100,3 +100,15 @@ def test_import_into_an_existing_file_is_one_line_of_error(tmp_path, real_exampl
         == "error: afile: exists and is a file, not a folder (choose a new or empty folder)"
     )
     assert (tmp_path / "afile").read_text() == "keep me\n"
+
+
+def test_import_to_parquet_with_a_mixed_type_field_names_the_field(tmp_path):
+    row = {"article_id": 1, "question": "q", "answer": "a", "related_document_urls_wayback_snapshots": []}
+    (tmp_path / "qa.jsonl").write_text(
+        json.dumps({**row, "x": 1}) + "\n" + json.dumps({**row, "article_id": 2, "x": "a"}) + "\n"
+    )
+    result = run("import", "pq", "--qa", "qa.jsonl", "--format", "parquet", cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    [line] = result.stderr.splitlines()
+    assert line.startswith("error: qa.parquet: field 'x' mixes value types (int in row 1, str in row 2)")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["qa.jsonl"]

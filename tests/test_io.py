@@ -118,6 +118,40 @@ def test_unknown_fields_survive_a_round_trip(tmp_path):
     assert json.loads((tmp_path / "out.jsonl").read_text()) == row
 
 
+def test_parquet_keeps_fields_that_only_later_rows_have(tmp_path):
+    rows = [GOOD, {**GOOD, "article_id": 8, "created": "2019-01-02T00:00:00Z"}]
+    write_examples(
+        tmp_path / "qa.parquet", read_examples(write_lines(tmp_path / "in.jsonl", *map(json.dumps, rows)))
+    )
+    assert [e.extra.get("created") for e in read_examples(tmp_path / "qa.parquet")] == [
+        None,
+        "2019-01-02T00:00:00Z",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "why"),
+    [
+        (1, "a", r"int in row 1, str in row 2"),
+        ([1], ["a"], r"Could not convert 'a'"),
+    ],
+)
+def test_an_extra_field_of_mixed_types_is_a_clear_parquet_error(tmp_path, first, second, why):
+    examples = read_examples(
+        write_lines(
+            tmp_path / "in.jsonl",
+            json.dumps({**GOOD, "x": first}),
+            json.dumps({**GOOD, "article_id": 8, "x": second}),
+        )
+    )
+    write_dataset_folder(tmp_path / "ds", [Example(1, "old", "a", ())], [], {"n": 1})
+    with pytest.raises(DatasetError, match=rf"qa\.parquet: field 'x' mixes value types \({why}"):
+        write_dataset_folder(tmp_path / "ds", examples, [], {"n": 2}, overwrite=True, fmt="parquet")
+    # The failed write changed nothing: the old folder is whole and no staging folder is left.
+    assert [e.question for e in DatasetFolder(tmp_path / "ds").examples()] == ["old"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ds", "in.jsonl"]
+
+
 def test_document_with_passages_only_gets_its_text_from_them(tmp_path):
     row = {
         "article_id": 1,

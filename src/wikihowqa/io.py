@@ -334,11 +334,44 @@ def write_jsonl(path: Path, rows: Iterable[Mapping[str, Any]]) -> int:
     return count
 
 
+def _parquet_columns(path: Path, rows: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """One Arrow array per field of any row (``from_pylist`` would keep only the first row's fields).
+
+    A field whose values Arrow cannot put in one column (``1`` in one row, ``"a"`` in another) is a
+    user error naming the field, not an ``ArrowInvalid`` traceback.
+    """
+    import pyarrow as pa
+
+    columns: dict[str, Any] = {}
+    for key in dict.fromkeys(k for row in rows for k in row):
+        values = [row.get(key) for row in rows]
+        try:
+            columns[key] = pa.array(values)
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            first: dict[str, int] = {}
+            for number, value in enumerate(values, start=1):
+                if value is not None:
+                    first.setdefault(type(value).__name__, number)
+            # Mixed top-level types say it all; otherwise (e.g. mixed list items) Arrow's reason does.
+            why = (
+                ", ".join(f"{name} in row {number}" for name, number in first.items())
+                if len(first) > 1
+                else str(exc)
+            )
+            raise DatasetError(
+                f"{path.name}: field {key!r} mixes value types ({why}), which one Parquet column cannot "
+                "hold; give it one type in every row, or write --format jsonl"
+            ) from None
+    return columns
+
+
 def write_parquet(path: Path, rows: Iterable[Mapping[str, Any]]) -> int:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    table = pa.Table.from_pylist(list(rows))
+    path = Path(path)
+    rows = list(rows)
+    table = pa.table(_parquet_columns(path, rows)) if rows else pa.table({})
     with atomic_write(path, "wb") as fh:
         pq.write_table(table, fh)
     return table.num_rows
