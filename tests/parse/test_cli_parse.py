@@ -19,7 +19,7 @@ def test_parse_command_reparses_from_a_raw_folder(tmp_path, fixture_bytes):
         app, ["parse", str(folder.path), "--raw", str(raw), "--workers", "1", "--max-words", "30"]
     )
     assert result.exit_code == 0, result.output
-    assert "parsed 1 documents" in result.output
+    assert "parsed 1 documents" in result.output and "truncated (kept): 0" in result.output
     doc = next(d for d in read_documents(folder.documents_path) if d.original_url.endswith("tents"))
     assert "| Dome | 1.8 kg | Exposed, windy campsites |" in doc.parsed_md
     assert all(len(p.split()) <= 30 for p in doc.passages)

@@ -137,14 +137,68 @@ def test_deeply_nested_markup_is_rejected():
     assert parse_html(deep, "https://x.example/deep").rejection == TOO_DEEP
 
 
-def test_truncated_html_still_gives_the_text_it_has():
-    html = (
-        "<html><head><title>Cut</title></head><body><article><p>"
-        + "Pruning roses in late winter encourages strong new growth and more flowers in summer. " * 4
-        + "</p><p>Cut just above an outward-facing bud at a slant so rain runs o"
-    )
-    page = parse_html(html.encode(), "https://roses.example/")
+ROSES = (
+    "<html><head><title>Cut</title></head><body><article><p>"
+    + "Pruning roses in late winter encourages strong new growth and more flowers in summer. " * 4
+    + "</p><p>Cut just above an outward-facing bud at a slant so rain runs off the wound.</p>"
+)
+
+
+@pytest.mark.parametrize(
+    "cut",
+    [
+        "<p>Wear thick gloves: the thorns of old climbers are sharp and hard to see in the twig",  # mid-text
+        '<p class="tip',  # mid-tag
+        "<!-- sidebar starts",  # mid-comment
+        "<div>",  # right after a start tag
+        "<div><p>Burn or bin the clippings.</p>",  # right after an end tag, inside an open container
+    ],
+)
+def test_truncated_html_keeps_its_text_and_is_flagged_truncated(cut):
+    page = parse_html((ROSES + cut).encode(), "https://roses.example/")
     assert page.ok and "Pruning roses in late winter" in page.text
+    assert page.truncated == "unclosed" and "truncated" in page.flags
+    assert page.info()["truncated"] == "unclosed" and "truncated" in page.info()["flags"]
+
+
+def test_a_body_shorter_than_its_content_length_is_flagged_truncated():
+    body = (ROSES + "</article></body></html>").encode()
+    whole = {"Content-Type": "text/html", "Content-Length": str(len(body))}
+    assert parse_html(body, "https://roses.example/", whole).truncated is None
+    cut = parse_html(body, "https://roses.example/", {**whole, "Content-Length": str(len(body) + 500)})
+    assert cut.ok and cut.truncated == "content_length" and "truncated" in cut.flags
+    # A compressed transfer's Content-Length counts compressed bytes: no comparison is possible.
+    gzipped = {**whole, "Content-Length": str(len(body) + 500), "Content-Encoding": "gzip"}
+    assert parse_html(body, "https://roses.example/", gzipped).truncated is None
+
+
+@pytest.mark.parametrize(
+    "ending",
+    [
+        "</article></body></html>",
+        "</article>",  # </body> and </html> are optional end tags
+        "</article>\n<script>document.write('<div>')</script>\n",
+        "</article><br>",
+        "</article><!-- served in 12 ms -->",
+    ],
+)
+def test_a_whole_page_is_not_flagged_truncated(ending):
+    page = parse_html((ROSES + ending).encode(), "https://roses.example/")
+    assert page.ok and page.truncated is None and "truncated" not in page.flags
+
+
+def test_no_snapshot_of_the_demo_corpus_is_taken_for_truncated():
+    from wikihowqa.demo import corpus_path
+    from wikihowqa.parse.decode import decode_html
+    from wikihowqa.parse.page import sniff, truncation
+
+    snapshots = sorted((corpus_path() / "archive" / "snapshots").iterdir())
+    pages = [p.read_bytes() for p in snapshots]
+    html = [b for b in pages if sniff(b, None, ParseSettings()) is None]
+    assert len(html) > 200
+    assert [truncation(decode_html(b).text, None, len(b)) for b in html] == [None] * len(html)
+    halves = [b[: len(b) // 2] for b in html]
+    assert all(truncation(decode_html(b).text, None, len(b)) == "unclosed" for b in halves)
 
 
 def test_a_javascript_app_shell_has_no_text(fixture_bytes):

@@ -192,3 +192,15 @@ def test_continuation_pages_come_from_the_capture_closest_to_the_first_page(tmp_
         first, source, ParseSettings(), f"https://web.archive.org/web/20180601000000/{base}"
     )
     assert "Fold the dough" in joined.text and "OLD fold" not in joined.text
+
+
+def test_reparse_keeps_a_truncated_page_and_counts_it(tmp_path, fixture_bytes):
+    whole = fixture_bytes("table_article.html")
+    cut = whole[: whole.index(b"Checklist before you buy") + 10]
+    folder, raw = make_dataset(tmp_path, {"whole": whole, "cut": cut})
+    report = reparse_folder(folder.path, FolderSnapshots(raw), ParseSettings(), workers=1)
+    assert (report.parsed, report.truncated) == (2, 1)
+    docs = {d.original_url.rsplit("/", 1)[1]: d for d in read_documents(folder.documents_path)}
+    assert "truncated" in docs["cut"].extra["parse"]["flags"] and docs["cut"].parsed_text
+    assert "truncated" not in docs["whole"].extra["parse"]["flags"]
+    assert DatasetFolder(folder.path).manifest()["parse"]["report"]["truncated"] == 1

@@ -72,5 +72,5 @@ def parse_command(
         f"parsed {report.parsed} documents ({report.resumed} resumed), "
         f"{report.unchanged} without a raw snapshot "
         f"kept as they were; dropped: {dropped}; comment sections removed from {report.comments_removed}; "
-        f"paginated: {report.joined} joined, {report.flagged} flagged"
+        f"paginated: {report.joined} joined, {report.flagged} flagged; truncated (kept): {report.truncated}"
     )

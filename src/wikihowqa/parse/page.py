@@ -3,7 +3,8 @@
 :func:`parse_html` never raises on bad input: an empty body, bytes that are not HTML, a page over the size
 limit, markup nested past the parser's depth limit, or a page without article text each come back as a
 ``ParsedPage`` whose ``rejection`` names the reason, so a crawl of millions of pages loses none of its work
-to one bad page.
+to one bad page. A page that was cut off (a short transfer or capture) keeps the text it has, for a
+dataset is better with it than without, and is flagged ``truncated``.
 """
 
 from __future__ import annotations
@@ -50,6 +51,17 @@ _XML_DECL = re.compile(r"^\s*<\?xml[^>]*>", re.I)
 # Characters an XML tree cannot hold (lxml refuses them in text); browsers do not show them either.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 _TITLE_SEP = re.compile(r"\s+(?:[|·•–—»-]|::)\s+")
+_DOCUMENT_END = re.compile(r"</(?:body|html)\s*>", re.I)
+# The last tag of a whole document that leaves out its optional </body></html>: an end tag, a void or
+# self-closed tag, or a declaration. A page cut off ends in text, inside a tag or comment, or on a start tag.
+_CLOSING_TAG = re.compile(
+    r"</[a-zA-Z][^<>]*>|<(?:area|base|br|col|embed|hr|img|input|link|meta|param|source|track|wbr)\b[^<>]*>"
+    r"|<[a-zA-Z][^<>]*/>|<![^<>]*>",
+    re.I,
+)
+# Containers whose end tag is never optional: more of them opened than closed means the page stops inside.
+_CONTAINER = re.compile(r"<(/?)(?:div|table|ul|ol|dl|section|article|main|form|blockquote)\b", re.I)
+_RAW_TEXT = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->", re.I | re.S)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +117,7 @@ class ParsedPage:
     pages: tuple[str, ...] = ()  # URLs whose content is joined here, in reading order
     removed: Mapping[str, int] = field(default_factory=dict)  # boilerplate blocks removed, by kind
     mode: str = "none"  # extraction pass that produced the text
+    truncated: str | None = None  # why the page looks cut off ("content_length" or "unclosed"), else None
     rejection: str | None = None
     detail: str | None = None  # more about the rejection, for people
 
@@ -129,6 +142,8 @@ class ParsedPage:
             found.append("paginated")
         if len(self.pages) > 1:
             found.append("pages_joined")
+        if self.truncated:
+            found.append("truncated")
         return tuple(found)
 
     def info(self) -> dict[str, Any]:
@@ -140,6 +155,7 @@ class ParsedPage:
             "removed": dict(self.removed),
             "pagination": self.pagination.as_dict() if self.pagination.paginated else None,
             "pages": list(self.pages),
+            "truncated": self.truncated,
             "flags": list(self.flags),
         }
 
@@ -148,11 +164,48 @@ def rejected(url: str, reason: str, detail: str | None = None, **fields: Any) ->
     return ParsedPage(url=url, rejection=reason, detail=detail, **fields)
 
 
-def _content_type(headers: Mapping[str, str] | None) -> str:
+def _header(headers: Mapping[str, str] | None, name: str) -> str:
     for key, value in (headers or {}).items():
-        if key.lower() == "content-type":
-            return (value or "").split(";", 1)[0].strip().lower()
+        if key.lower() == name:
+            return value or ""
     return ""
+
+
+def _content_type(headers: Mapping[str, str] | None) -> str:
+    return _header(headers, "content-type").split(";", 1)[0].strip().lower()
+
+
+def truncation(text: str, headers: Mapping[str, str] | None = None, size: int | None = None) -> str | None:
+    """Why a page looks cut off (a transfer or an archive capture that stopped early), else ``None``.
+
+    ``content_length``: the body (``size`` bytes, as received) is shorter than its ``Content-Length``
+    header says, when no content encoding makes the two lengths differ. ``unclosed``: the document has
+    no ``</body>`` or ``</html>`` and ends in text, inside a tag or comment, or on a start tag, or leaves
+    containers (``div``, ``table``, lists, ``article``…) open; a whole page that leaves out the optional
+    end tags does none of these. Only the rare page without ``</body>``/``</html>`` is looked at further,
+    so the common path costs one search."""
+    declared = _header(headers, "content-length").strip()
+    encoding = _header(headers, "content-encoding").strip().lower()
+    if size is not None and declared.isdigit() and encoding in {"", "identity"} and size < int(declared):
+        return "content_length"
+    if _DOCUMENT_END.search(text) is None and (
+        not _ends_whole(text[-4096:].rstrip()) or _open_containers(text) > 0
+    ):
+        return "unclosed"
+    return None
+
+
+def _open_containers(text: str) -> int:
+    opened = 0
+    for match in _CONTAINER.finditer(_RAW_TEXT.sub("", text)):
+        opened += -1 if match.group(1) else 1
+    return opened
+
+
+def _ends_whole(tail: str) -> bool:
+    if tail.endswith("-->"):
+        return True
+    return tail.endswith(">") and _CLOSING_TAG.fullmatch(tail[tail.rfind("<") :]) is not None
 
 
 def sniff(
@@ -250,17 +303,18 @@ def _parse(
             return rejected(url, TOO_LARGE, f"{len(html):,} characters > {settings.max_bytes:,}")
         if not html.strip():
             return rejected(url, EMPTY_BODY)
-        text, encoding, source = html, None, None
+        text, encoding, source, size = html, None, None, None
     else:
         problem = sniff(html, headers, settings)
         if problem:
             return rejected(url, *problem)
         decoded = decode_html(html, headers)
-        text, encoding, source = decoded.text, decoded.encoding, decoded.source
+        text, encoding, source, size = decoded.text, decoded.encoding, decoded.source, len(html)
     seen = {"encoding": encoding, "encoding_source": source}
     text = _XML_DECL.sub("", _NOT_XML.sub("", text), count=1)
     if not _MARKUP.search(text[:65536]):
         return rejected(url, NON_HTML, "no markup", **seen)
+    seen["truncated"] = truncation(text, headers, size)
     parser = lxml.html.HTMLParser(recover=True, remove_comments=True, remove_pis=True, collect_ids=False)
     try:
         root = lxml.html.document_fromstring(text, parser=parser)
@@ -358,6 +412,7 @@ def join_pages(pages: list[ParsedPage], max_words: int = DEFAULT_MAX_WORDS) -> P
         first,
         text=text,
         markdown="\n\n".join(markdown),
+        truncated=next((page.truncated for page in usable if page.truncated), None),
         blocks=tuple(blocks),
         spans=tuple(passage_spans(text, blocks, max_words)),
         pages=tuple(url for page in usable for url in page.pages),

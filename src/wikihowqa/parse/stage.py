@@ -281,6 +281,7 @@ class ReparseReport:
     joined: int = 0  # paginated articles whose further pages were joined
     flagged: int = 0  # paginated articles left as one page
     comments_removed: int = 0
+    truncated: int = 0  # kept with the text they have, but the page was cut off (flag ``truncated``)
 
 
 def _settings_key(settings: ParseSettings) -> str:
@@ -372,6 +373,7 @@ def reparse_folder(
         info = row["info"]
         report.parsed += 1
         report.comments_removed += "comments_removed" in info["flags"]
+        report.truncated += "truncated" in info["flags"]
         report.joined += "pages_joined" in info["flags"]
         report.flagged += "paginated" in info["flags"] and "pages_joined" not in info["flags"]
         kept.append(
