@@ -112,3 +112,15 @@ def test_import_to_parquet_with_a_mixed_type_field_names_the_field(tmp_path):
     [line] = result.stderr.splitlines()
     assert line.startswith("error: qa.parquet: field 'x' mixes value types (int in row 1, str in row 2)")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["qa.jsonl"]
+
+
+def test_a_broken_document_line_is_one_line_naming_the_documents_file(tmp_path, real_examples_dir):
+    docs = tmp_path / "documents.jsonl"
+    good = (real_examples_dir / "documents.jsonl").read_text().splitlines()[0]
+    docs.write_text(good + "\n" + json.dumps({**json.loads(good), "passages": "one string"}) + "\n")
+    result = run(
+        "import", "out", "--qa", str(real_examples_dir / "qa.jsonl"), "--documents", str(docs), cwd=tmp_path
+    )
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip() == (f"error: {docs}:2: field 'passages' must be a list of strings, got str")
+    assert not (tmp_path / "out").exists()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -53,61 +54,149 @@ def test_validation_split_aliases_become_validation(tmp_path, alias):
     assert example.split == "validation"
 
 
+GOOD_DOCUMENT = {
+    "article_id": 7,
+    "original_url": "https://x.org/",
+    "archive_url": "http://web.archive.org/web/2020/https://x.org/",
+    "parsed_text": "Step one.\n\nStep two.",
+    "parsed_md": None,
+    "title": "X",
+    "passages": ["Step one.", "Step two."],
+}
+
+#: The two parts of a release: the file name a user would have, its reader and a valid row.
+PARTS = {
+    "qa": ("qa.jsonl", read_examples, GOOD),
+    "documents": ("documents.jsonl", read_documents, GOOD_DOCUMENT),
+}
+
+
+def without(row: dict, key: str) -> dict:
+    return {k: v for k, v in row.items() if k != key}
+
+
 @pytest.mark.parametrize(
-    ("line", "message"),
+    ("part", "line", "message"),
     [
-        ('{"article_id": 1, "question": "q"', r"qa\.jsonl:2: invalid JSON"),
+        # bad JSON and non-object lines
+        ("qa", '{"article_id": 1, "question": "q"', "invalid JSON"),
+        ("qa", json.dumps([1, 2]), "expected a JSON object, got list"),
+        ("documents", '{"article_id": 1, "original_url": "u"', "invalid JSON"),
+        ("documents", json.dumps("text"), "expected a JSON object, got str"),
+        # missing and null fields
+        ("qa", json.dumps(without(GOOD, "answer")), "missing field 'answer'"),
+        ("documents", json.dumps(without(GOOD_DOCUMENT, "article_id")), "missing field 'article_id'"),
+        ("documents", json.dumps(without(GOOD_DOCUMENT, "original_url")), "missing field 'original_url'"),
+        ("documents", json.dumps(without(GOOD_DOCUMENT, "archive_url")), "missing field 'archive_url'"),
+        ("documents", json.dumps({**GOOD_DOCUMENT, "archive_url": None}), "field 'archive_url' is null"),
         (
-            json.dumps({k: v for k, v in GOOD.items() if k != "answer"}),
-            r"qa\.jsonl:2: missing field 'answer'",
+            "documents",
+            json.dumps(without(without(GOOD_DOCUMENT, "passages"), "parsed_text")),
+            r"missing field 'parsed_text' \(and no 'passages' to rebuild it from\)",
         ),
-        (json.dumps({**GOOD, "article_id": "7"}), r"qa\.jsonl:2: field 'article_id' must be an integer"),
-        (json.dumps({**GOOD, "article_id": True}), r"qa\.jsonl:2: field 'article_id' must be an integer"),
-        (json.dumps({**GOOD, "answer": 5}), r"qa\.jsonl:2: field 'answer' must be a string"),
         (
+            "documents",
+            json.dumps({**GOOD_DOCUMENT, "parsed_text": None, "passages": []}),
+            r"field 'parsed_text' is null \(and no 'passages' to rebuild it from\)",
+        ),
+        # wrong types
+        ("qa", json.dumps({**GOOD, "article_id": "7"}), "field 'article_id' must be an integer, got str"),
+        ("qa", json.dumps({**GOOD, "article_id": True}), "field 'article_id' must be an integer, got bool"),
+        ("qa", json.dumps({**GOOD, "answer": 5}), "field 'answer' must be a string, got int"),
+        (
+            "qa",
             json.dumps({**GOOD, "related_document_urls_wayback_snapshots": "http://x"}),
-            r"must be a list of strings",
+            "field 'related_document_urls_wayback_snapshots' must be a list of strings, got str",
         ),
-        (json.dumps({**GOOD, "split": "holdout"}), r"qa\.jsonl:2: unknown split 'holdout'"),
-        (json.dumps([1, 2]), r"qa\.jsonl:2: expected a JSON object, got list"),
+        ("qa", json.dumps({**GOOD, "split": "holdout"}), "unknown split 'holdout'"),
+        (
+            "documents",
+            json.dumps({**GOOD_DOCUMENT, "article_id": 7.5}),
+            "field 'article_id' must be an integer, got float 7.5",
+        ),
+        (
+            "documents",
+            json.dumps({**GOOD_DOCUMENT, "original_url": 5}),
+            "field 'original_url' must be a string",
+        ),
+        (
+            "documents",
+            json.dumps({**GOOD_DOCUMENT, "parsed_text": ["a"]}),
+            "field 'parsed_text' must be a string",
+        ),
+        ("documents", json.dumps({**GOOD_DOCUMENT, "parsed_md": 3}), "field 'parsed_md' must be a string"),
+        ("documents", json.dumps({**GOOD_DOCUMENT, "title": 3}), "field 'title' must be a string"),
+        (
+            "documents",
+            json.dumps({**GOOD_DOCUMENT, "passages": "Step one."}),
+            "field 'passages' must be a list of strings, got str",
+        ),
+        (
+            "documents",
+            json.dumps({**GOOD_DOCUMENT, "passages": ["Step one.", 2]}),
+            "field 'passages' must be a list of strings, got a list holding int",
+        ),
     ],
 )
-def test_a_broken_line_is_reported_with_file_and_line(tmp_path, line, message):
-    path = write_lines(tmp_path / "qa.jsonl", json.dumps(GOOD), line)
-    with pytest.raises(DatasetError, match=message):
-        read_examples(path)
+def test_a_broken_line_is_reported_with_file_and_line(tmp_path, part, line, message):
+    name, read, good = PARTS[part]
+    path = write_lines(tmp_path / name, json.dumps(good), line)
+    with pytest.raises(DatasetError, match=rf"{re.escape(name)}:2: {message}"):
+        read(path)
 
 
-def test_empty_and_missing_files_are_clear_errors(tmp_path):
-    with pytest.raises(DatasetError, match="empty file"):
-        read_examples(write_lines(tmp_path / "qa.jsonl", "", "   "))
+@pytest.mark.parametrize("part", PARTS)
+def test_empty_and_missing_files_are_clear_errors(tmp_path, part):
+    name, read, _ = PARTS[part]
+    with pytest.raises(DatasetError, match=rf"{re.escape(name)}: empty file \(no JSON lines\)"):
+        read(write_lines(tmp_path / name, "", "   "))
+    (tmp_path / "zero.jsonl").write_bytes(b"")
+    with pytest.raises(DatasetError, match=r"zero\.jsonl: empty file"):
+        read(tmp_path / "zero.jsonl")
     with pytest.raises(DatasetError, match="no such file"):
-        read_examples(tmp_path / "absent.jsonl")
+        read(tmp_path / "absent.jsonl")
     with pytest.raises(DatasetError, match="unsupported file type"):
-        read_examples(write_lines(tmp_path / "qa.csv", "a,b"))
+        read(write_lines(tmp_path / "part.csv", "a,b"))
 
 
-def test_invalid_utf8_is_reported_with_line(tmp_path):
-    path = tmp_path / "qa.jsonl"
-    path.write_bytes(json.dumps(GOOD).encode() + b"\n" + b'{"question": "caf\xe9"}\n')
-    with pytest.raises(DatasetError, match=r"qa\.jsonl:2: not valid UTF-8"):
-        read_examples(path)
-
-
-def test_corrupt_parquet_is_a_clear_error(tmp_path):
-    path = tmp_path / "qa.parquet"
-    path.write_bytes(b"PAR1 this is not parquet")
-    with pytest.raises(DatasetError, match="not a readable Parquet file"):
-        read_examples(path)
-
-
-def test_parquet_rows_are_reported_by_row_number(tmp_path):
+@pytest.mark.parametrize("part", PARTS)
+def test_an_empty_parquet_file_is_a_clear_error(tmp_path, part):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    pq.write_table(pa.Table.from_pylist([GOOD, {**GOOD, "question": None}]), tmp_path / "qa.parquet")
-    with pytest.raises(DatasetError, match=r"qa\.parquet: row 2: field 'question' is null"):
-        read_examples(tmp_path / "qa.parquet")
+    _, read, good = PARTS[part]
+    pq.write_table(pa.Table.from_pylist([good]).slice(0, 0), tmp_path / "part.parquet")
+    with pytest.raises(DatasetError, match=r"part\.parquet: empty file \(no rows\)"):
+        read(tmp_path / "part.parquet")
+
+
+@pytest.mark.parametrize("part", PARTS)
+def test_invalid_utf8_is_reported_with_line(tmp_path, part):
+    name, read, good = PARTS[part]
+    path = tmp_path / name
+    path.write_bytes(json.dumps(good).encode() + b"\n" + b'{"title": "caf\xe9"}\n')
+    with pytest.raises(DatasetError, match=rf"{re.escape(name)}:2: not valid UTF-8"):
+        read(path)
+
+
+@pytest.mark.parametrize("part", PARTS)
+def test_corrupt_parquet_is_a_clear_error(tmp_path, part):
+    _, read, _ = PARTS[part]
+    path = tmp_path / "part.parquet"
+    path.write_bytes(b"PAR1 this is not parquet")
+    with pytest.raises(DatasetError, match="not a readable Parquet file"):
+        read(path)
+
+
+@pytest.mark.parametrize(("part", "field"), [("qa", "question"), ("documents", "original_url")])
+def test_parquet_rows_are_reported_by_row_number(tmp_path, part, field):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    _, read, good = PARTS[part]
+    pq.write_table(pa.Table.from_pylist([good, {**good, field: None}]), tmp_path / "part.parquet")
+    with pytest.raises(DatasetError, match=rf"part\.parquet: row 2: field '{field}' is null"):
+        read(tmp_path / "part.parquet")
 
 
 def test_unknown_fields_survive_a_round_trip(tmp_path):

@@ -93,8 +93,13 @@ def _str_list(row: Mapping[str, Any], key: str, *, optional: bool = False) -> tu
         raise _RowError(f"missing field {key!r}" if key not in row else f"field {key!r} is null")
     if hasattr(value, "tolist"):  # numpy arrays from Parquet readers
         value = value.tolist()
-    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
-        raise _RowError(f"field {key!r} must be a list of strings")
+    if not isinstance(value, list | tuple):
+        raise _RowError(f"field {key!r} must be a list of strings, got {type(value).__name__}")
+    odd = [v for v in value if not isinstance(v, str)]
+    if odd:
+        raise _RowError(
+            f"field {key!r} must be a list of strings, got a list holding {type(odd[0]).__name__}"
+        )
     return tuple(value)
 
 
@@ -142,7 +147,8 @@ def document_from_dict(
     text = _str(row, "parsed_text", optional=True)
     if text is None:
         if not passages:
-            raise _RowError("missing field 'parsed_text' (and no 'passages' to rebuild it from)")
+            problem = "field 'parsed_text' is null" if "parsed_text" in row else "missing field 'parsed_text'"
+            raise _RowError(f"{problem} (and no 'passages' to rebuild it from)")
         text = "\n\n".join(passages)
     elif not passages and split_passages is not None:
         passages = tuple(split_passages(text))
