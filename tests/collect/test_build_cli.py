@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from types import SimpleNamespace
 
@@ -85,6 +86,53 @@ def test_dry_run_estimates_without_building(site, tmp_path):
     # Without a limit, the wiki's own article count is asked for (one request).
     counted = runner.invoke(app, ["build", str(out), *_site_args(site), "--dry-run"])
     assert "estimate for 5 articles" in counted.output
+
+
+@pytest.mark.parametrize(
+    ("selection", "articles"),
+    [
+        (["--category", "Home and Garden"], 3),  # 1003, 1004, 1005 through subcategories
+        (["--category", "Home and Garden", "--limit", "2"], 2),
+        (["--title-filter", "^how to (brew|boil)"], 2),
+        (["--title-filter", "zzzz-no-match"], 0),
+    ],
+)
+def test_dry_run_counts_only_the_selected_articles(selection, articles, site, tmp_path):
+    out = tmp_path / "never"
+    result = runner.invoke(app, ["build", str(out), *_site_args(site), "--dry-run", *selection])
+    assert result.exit_code == 0, result.output
+    assert f"estimate for {articles} articles" in result.output
+    assert not out.exists()
+
+
+def test_a_dry_run_that_lists_articles_counts_the_listing_requests_it_made(site):
+    from wikihowqa.collect.estimate import count_articles
+
+    # Home and Garden → Gardening → Herbs: one categorymembers request per category.
+    counted = asyncio.run(count_articles(settings_for(site, category="Home and Garden")))
+    assert (counted.articles, counted.listing_requests) == (3, 3)
+    settings = settings_for(site)
+    listed = estimate(3, settings, listing_requests=counted.listing_requests)
+    assert listed.requests[MEDIAWIKI] - estimate(3, settings).requests[MEDIAWIKI] == 3 - 1
+
+
+def test_a_failed_dry_run_names_the_attempts_it_made_and_promises_no_saved_work(
+    corpus_dir, tmp_path, monkeypatch, capsys
+):
+    from wikihowqa.cli import main
+    from wikihowqa.replay import EndpointFaults, Faults, ReplaySite
+
+    with ReplaySite(corpus_dir, faults=Faults(mediawiki=EndpointFaults(error_p=1.0))) as broken:
+        argv = ["wikihowqa", "build", str(tmp_path / "x"), *_site_args(broken), "--dry-run"]
+        monkeypatch.setattr("sys.argv", [*argv, "--retries", "1", "--mediawiki-rate", "0"])
+        with pytest.raises(SystemExit) as info:
+            main()
+        requests = broken.stats()["mediawiki"]["requests"]
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error:") and "\n" not in err
+    assert "HTTP 503 after 2 attempts" in err and requests == 2
+    assert "saved" not in err and "run the same command again" not in err
 
 
 def test_the_estimate_divides_requests_by_the_configured_rates():

@@ -111,6 +111,7 @@ def build_command(
 
     from wikihowqa.collect.build import BuildSettings, build, parked_state
     from wikihowqa.collect.estimate import dry_run as estimate_run
+    from wikihowqa.collect.estimate import lists_to_count
     from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, HttpSettings
     from wikihowqa.collect.store import STATE_FILE
     from wikihowqa.parse import ParseSettings
@@ -135,6 +136,8 @@ def build_command(
         parse=ParseSettings(pagination=pagination),
     )
     if dry_run:
+        if lists_to_count(settings):
+            console.print("[yellow]note:[/] listing the selected articles to count them, as a build starts")
         est = estimate_run(settings)
         table = Table(title=f"estimate for {est.articles:,} articles")
         for column in ("service", "requests", "rate (req/s)", "time"):

@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from wikihowqa.collect.articles import enumerate_articles
 from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, FetchError, HttpClient
 from wikihowqa.collect.mediawiki import BATCH, MediaWiki, MediaWikiError
 from wikihowqa.errors import SettingsError
@@ -33,14 +34,25 @@ class Estimate:
     assumptions: dict[str, float]
 
 
-def estimate(articles: int, settings: BuildSettings) -> Estimate:
-    """Requests per lane and time at the configured rates for a crawl of ``articles`` articles."""
+@dataclass(frozen=True)
+class ArticleCount:
+    """How many articles a build would read, and how many wiki requests finding them took (``None``: the
+    count came from the limit or the wiki's statistics, and listing them is estimated)."""
+
+    articles: int
+    listing_requests: int | None = None
+
+
+def estimate(articles: int, settings: BuildSettings, *, listing_requests: int | None = None) -> Estimate:
+    """Requests per lane and time at the configured rates for a crawl of ``articles`` articles;
+    ``listing_requests``: what listing them cost when it was measured (a category or a title filter)."""
     r = PAPER_RATIOS
     kept = math.ceil(articles * r["with_summary_and_references"])
     urls = math.ceil(kept * r["citations_per_article"] * r["unique_per_citation"])
+    listing = math.ceil(articles / 500) if listing_requests is None else listing_requests
     requests = {
         MEDIAWIKI: 1
-        + math.ceil(articles / 500)  # allpages
+        + listing  # allpages or category members
         + 2 * math.ceil(articles / BATCH)  # pages + Summary: pages
         + kept  # creation timestamps
         + 3 * math.ceil(max(kept, 1) / BATCH),  # category parents, a few levels
@@ -56,21 +68,36 @@ def estimate(articles: int, settings: BuildSettings) -> Estimate:
     return Estimate(articles, requests, seconds, total, dict(r))
 
 
-async def count_articles(settings: BuildSettings) -> int:
-    """How many articles a build would read: the limit, or the wiki's own article count (one request)."""
-    if settings.limit is not None:
-        return settings.limit
-    async with HttpClient(replace(settings.http, retries=2)) as http:
-        wiki = MediaWiki(http, settings.api_url, maxlag=settings.maxlag)
+def lists_to_count(settings: BuildSettings) -> bool:
+    """Whether counting the articles means listing them: only the wiki knows which match a category or a
+    title filter (the build lists them the same way first)."""
+    return bool(settings.category or settings.title_filter)
+
+
+async def count_articles(settings: BuildSettings) -> ArticleCount:
+    """How many articles a build would read: those of the category or matching the title filter (listed,
+    as the build lists them), else the limit, else the wiki's own article count (one request)."""
+    if settings.limit is not None and not lists_to_count(settings):
+        return ArticleCount(settings.limit)
+    # A dry run should answer soon: at most two retries, and never more than the build would make.
+    http_settings = replace(settings.http, retries=min(settings.http.retries, 2))
+    async with HttpClient(http_settings) as http:
+        wiki = MediaWiki(http, settings.api_url, maxlag=settings.maxlag, resumable=False)
         try:
+            if lists_to_count(settings):
+                pages = await enumerate_articles(
+                    wiki, limit=settings.limit, category=settings.category, title_filter=settings.title_filter
+                )
+                return ArticleCount(len(pages), http.lane_stats(MEDIAWIKI).responses)
             info = await wiki.siteinfo()
         except (FetchError, MediaWikiError) as exc:
-            raise SettingsError(f"cannot ask {settings.api_url} how many articles it has: {exc}") from None
+            raise SettingsError(f"dry run: cannot count the articles: {exc}") from None
     count = (info.get("statistics") or {}).get("articles")
     if not isinstance(count, int):
         raise SettingsError(f"{settings.api_url} did not report an article count; pass --limit")
-    return count
+    return ArticleCount(count)
 
 
 def dry_run(settings: BuildSettings) -> Estimate:
-    return estimate(asyncio.run(count_articles(settings)), settings)
+    counted = asyncio.run(count_articles(settings))
+    return estimate(counted.articles, settings, listing_requests=counted.listing_requests)

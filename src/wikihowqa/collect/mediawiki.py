@@ -70,10 +70,13 @@ def strip_namespace(title: str, prefix: str) -> str:
 class MediaWiki:
     """Read-only access to one wiki's ``api.php`` through the collector's HTTP client."""
 
-    def __init__(self, http: HttpClient, api_url: str, *, maxlag: int = 5) -> None:
+    def __init__(self, http: HttpClient, api_url: str, *, maxlag: int = 5, resumable: bool = True) -> None:
+        """``resumable``: the caller keeps its work in a state store, so a failure can say that rerunning
+        resumes (not so for a dry run)."""
         self.http = http
         self.api_url = api_url
         self.maxlag = maxlag
+        self.resumable = resumable
 
     # ------------------------------------------------------------------ requests
 
@@ -84,10 +87,11 @@ class MediaWiki:
         try:
             response = await self.http.get(self.api_url, full, lane=MEDIAWIKI, retry_if=_is_lagged)
         except FetchError as exc:
-            raise MediaWikiError(
-                f"{self.api_url}: {exc.reason} after {exc.attempts} attempts; "
-                "work done so far is saved, run the same command again to resume"
-            ) from None
+            attempts = f"{exc.attempts} attempt{'s' * (exc.attempts != 1)}"
+            hint = ""
+            if self.resumable:
+                hint = "; work done so far is saved, run the same command again to resume"
+            raise MediaWikiError(f"{self.api_url}: {exc.reason} after {attempts}{hint}") from None
         if response.status != 200:
             raise MediaWikiError(f"{self.api_url}: HTTP {response.status} (is this a MediaWiki api.php?)")
         try:
