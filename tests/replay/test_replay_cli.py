@@ -7,9 +7,11 @@ import re
 import signal
 import subprocess
 import sys
+from dataclasses import asdict
 from pathlib import Path
 
 import httpx
+import pytest
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -25,15 +27,20 @@ def _run(*args: str) -> subprocess.Popen[str]:
     )
 
 
+def _started(process: subprocess.Popen[str]) -> str:
+    """The start-up lines, up to the one saying how to stop."""
+    lines = []
+    for line in process.stdout:  # type: ignore[union-attr]
+        lines.append(line)
+        if "Ctrl-C" in line:
+            break
+    return "".join(lines)
+
+
 def test_replay_site_command_serves_until_interrupted(corpus_dir):
     process = _run("--corpus", str(corpus_dir), "--port", "0", "--throttle-every", "cdx=2", "--lag", "9")
     try:
-        lines = []
-        for line in process.stdout:  # type: ignore[union-attr]
-            lines.append(line)
-            if "Ctrl-C" in line:
-                break
-        text = "".join(lines)
+        text = _started(process)
         api = re.search(r"MediaWiki API\s+(\S+)", text).group(1)  # type: ignore[union-attr]
         cdx = re.search(r"Wayback CDX\s+(\S+)", text).group(1)  # type: ignore[union-attr]
         assert api.startswith("http://127.0.0.1:") and api.endswith("/api.php")
@@ -58,9 +65,78 @@ def test_replay_site_command_serves_until_interrupted(corpus_dir):
             process.wait()
 
 
-def test_a_bad_fault_flag_is_one_line_of_error(corpus_dir):
-    process = _run("--corpus", str(corpus_dir), "--port", "0", "--throttle", "wiki=0.5")
+@pytest.mark.parametrize(
+    ("flag", "value", "message"),
+    [
+        ("--throttle", "wiki=0.5", "unknown endpoint group 'wiki'"),
+        ("--rate-limit-retry-after", "cdx=maybe", "'maybe' is not a valid value"),
+    ],
+)
+def test_a_bad_fault_flag_is_one_line_of_error(corpus_dir, flag, value, message):
+    process = _run("--corpus", str(corpus_dir), "--port", "0", flag, value)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 2
     assert err.strip().count("\n") == 0
-    assert "unknown endpoint group 'wiki'" in err
+    assert message in err
+
+
+#: Every fault option of ``replay-site`` (some for all groups, some for one) and the
+#: (group, field, value) it must set.
+EVERY_FAULT_FLAG = [
+    ("--latency", "0.01", "all", "latency_s", 0.01),
+    ("--latency", "cdx=0.02", "cdx", "latency_s", 0.02),
+    ("--jitter", "0.03", "all", "jitter_s", 0.03),
+    ("--throttle", "0.1", "all", "throttle_p", 0.1),
+    ("--throttle-every", "7", "all", "throttle_every", 7),
+    ("--retry-after", "4", "all", "retry_after_s", 4),
+    ("--retry-after", "playback=none", "playback", "retry_after_s", None),
+    ("--error", "0.2", "all", "error_p", 0.2),
+    ("--error-every", "mediawiki=9", "mediawiki", "error_every", 9),
+    ("--error-status", "502", "all", "error_status", 502),
+    ("--drop", "0.05", "all", "drop_p", 0.05),
+    ("--drop-every", "playback=11", "playback", "drop_every", 11),
+    ("--truncate", "0.15", "all", "truncate_p", 0.15),
+    ("--truncate-every", "13", "all", "truncate_every", 13),
+    ("--rate-limit", "cdx=2.5", "cdx", "rate_limit", 2.5),
+    ("--burst", "cdx=3", "cdx", "burst", 3),
+    ("--rate-limit-retry-after", "cdx=no", "cdx", "rate_limit_retry_after", False),
+    ("--lag", "1.5", "mediawiki", "lag_s", 1.5),
+]
+
+
+def test_every_fault_flag_reaches_the_running_site(corpus_dir):
+    """Start the command with all fault options at once and read each setting back from /__stats."""
+    from typer.main import get_command
+
+    from wikihowqa.cli import app
+    from wikihowqa.replay import EndpointFaults
+
+    command = get_command(app).commands["replay-site"]  # type: ignore[attr-defined]
+    fault_options = {p.opts[0] for p in command.params if getattr(p, "rich_help_panel", None) == "Faults"}
+    assert fault_options - {"--seed"} == {row[0] for row in EVERY_FAULT_FLAG}
+
+    expected = {g: asdict(EndpointFaults()) for g in ("mediawiki", "cdx", "playback")}
+    for *_, scope, name, value in sorted(EVERY_FAULT_FLAG, key=lambda row: row[2] != "all"):
+        for group in expected if scope == "all" else [scope]:  # "all" first, the groups override it
+            expected[group][name] = value
+    for name, default in asdict(EndpointFaults()).items():  # the table sets every field somewhere
+        assert any(expected[g][name] != default for g in expected), name
+
+    args = [arg for flag, value, *_ in EVERY_FAULT_FLAG for arg in (flag, value)]
+    process = _run("--corpus", str(corpus_dir), "--port", "0", *args, "--seed", "42")
+    try:
+        text = _started(process)
+        base = re.search(r"counters\s+(\S+)/__stats", text).group(1)  # type: ignore[union-attr]
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+", base) and not base.endswith(":0")
+        stats = httpx.get(f"{base}/__stats", timeout=10).json()
+        assert stats["faults"] == expected
+        assert stats["seed"] == 42
+        assert "rate_limit_retry_after=False" in text.split("faults [cdx]")[1].splitlines()[0]
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=20)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.client as httplib
+import socket
 import time
 
 import httpx
@@ -76,6 +77,58 @@ def test_truncated_body_is_an_incomplete_read_for_clients(http, make_site):
     assert len(caught.value.partial) < int(response.getheader("Content-Length"))
     connection.close()
     assert site.stats()["playback"]["injected"]["truncated"] == 2
+
+
+def test_truncated_body_at_a_probability_stops_short_of_its_content_length(http, site, make_site):
+    full = http.get(playback_path(site)).content  # the shared site injects nothing
+    faulty = make_site(Faults(playback=EndpointFaults(truncate_p=1.0)))
+    connection = httplib.HTTPConnection("127.0.0.1", faulty.port, timeout=10)
+    connection.request("GET", f"/web/20160301120000id_/{GUIDE}")
+    response = connection.getresponse()
+    assert response.status == 200 and int(response.getheader("Content-Length")) == len(full)
+    with pytest.raises(httplib.IncompleteRead) as caught:
+        response.read()
+    connection.close()
+    assert caught.value.partial == full[: len(full) // 2] and 0 < len(caught.value.partial) < len(full)
+    with pytest.raises(httpx.RemoteProtocolError, match=r"complete message body"):
+        http.get(playback_path(faulty))
+    assert faulty.stats()["playback"]["injected"]["truncated"] == 2
+
+
+def test_truncation_probability_cuts_some_bodies_and_counts_them(http, make_site):
+    site = make_site(Faults(playback=EndpointFaults(truncate_p=0.5), seed=4))
+    failed = 0
+    for _ in range(20):
+        try:
+            http.get(playback_path(site))
+        except httpx.RemoteProtocolError:
+            failed += 1
+    assert 0 < failed < 20
+    assert site.stats()["playback"]["injected"]["truncated"] == failed
+
+
+def test_dropped_connection_at_a_probability_sends_no_byte(http, make_site):
+    site = make_site(Faults(cdx=EndpointFaults(drop_p=1.0)))
+    with socket.create_connection(("127.0.0.1", site.port), timeout=10) as raw:
+        raw.sendall(b"GET /cdx/search/cdx?url=example.org HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert raw.recv(65536) == b""  # closed without a status line
+    with pytest.raises(httpx.RemoteProtocolError, match="without sending a response"):
+        http.get(site.cdx_url, params=CDX_QUERY)
+    assert http.get(playback_path(site)).status_code == 200  # other groups are untouched
+    assert site.stats()["cdx"]["injected"]["dropped"] == 2
+    assert site.stats()["cdx"]["status"] == {"dropped": 2}
+
+
+@pytest.mark.parametrize("send", [True, False])
+def test_rate_limit_429_with_or_without_retry_after(http, make_site, send):
+    site = make_site(Faults(cdx=EndpointFaults(rate_limit=0.2, burst=1, rate_limit_retry_after=send)))
+    first, second = (http.get(site.cdx_url, params=CDX_QUERY) for _ in range(2))
+    assert first.status_code == 200 and second.status_code == 429
+    if send:
+        assert second.headers["retry-after"] == "5"  # one token per 5 s, the bucket just emptied
+    else:
+        assert "retry-after" not in second.headers
+    assert site.stats()["cdx"]["injected"]["rate_limited"] == 1
 
 
 def test_rate_limit_answers_429_above_the_rate_and_200_below(http, make_site):

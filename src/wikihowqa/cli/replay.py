@@ -10,6 +10,17 @@ from rich.markup import escape
 
 from wikihowqa.cli._app import app, console, out
 
+_YES = {"yes", "true", "on", "1"}
+_NO = {"no", "false", "off", "0"}
+
+
+def _yes_no(value: str) -> bool:
+    word = value.lower()
+    if word not in _YES | _NO:
+        raise ValueError(value)
+    return word in _YES
+
+
 # option name -> (EndpointFaults field, converter)
 _FLAGS = {
     "latency": ("latency_s", float),
@@ -26,6 +37,7 @@ _FLAGS = {
     "truncate_every": ("truncate_every", int),
     "rate_limit": ("rate_limit", float),
     "burst": ("burst", int),
+    "rate_limit_retry_after": ("rate_limit_retry_after", _yes_no),
 }
 
 
@@ -57,6 +69,9 @@ def replay_site_command(
     truncate_every: list[str] = _opt("Truncate the body of every Nth response."),
     rate_limit: list[str] = _opt("Token-bucket rate limit in requests/s; requests above it get 429."),
     burst: list[str] = _opt("Token-bucket size (requests allowed at once) of the rate limit (default 1)."),
+    rate_limit_retry_after: list[str] = _opt(
+        "Send Retry-After (seconds until a token is free) with rate-limit 429s: yes (the default) or no."
+    ),
     lag: float = typer.Option(
         0.0, "--lag", help="Replica lag (s) /api.php reports to maxlag.", rich_help_panel="Faults"
     ),
