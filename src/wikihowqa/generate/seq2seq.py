@@ -159,6 +159,8 @@ class Generator:
             loaded = auto.from_pretrained(name, dtype=dtype, **gguf)
         except OSError as exc:
             raise SettingsError(f"cannot load generator model {name!r}: {str(exc).splitlines()[0]}") from None
+        if gguf:
+            drop_gguf_quantization(loaded)
         return cls(loaded.to(device).eval(), tokenizer, config, encoder_decoder=encoder_decoder)
 
     # ------------------------------------------------------------------ inputs
@@ -245,6 +247,18 @@ class Generator:
             architecture="seq2seq" if self.encoder_decoder else "causal",
         )
         (path / GENERATOR_SETTINGS_FILE).write_text(json.dumps(settings, indent=2), encoding="utf-8")
+
+
+def drop_gguf_quantization(model: Any) -> None:
+    """Unflag a model loaded from a GGUF file as quantized: its weights are already dequantized floats.
+
+    transformers keeps the GGUF "quantizer" on the model, so ``Trainer`` refuses to fine-tune it ("purely
+    quantized models") and the saved model's config would still declare a GGUF quantization.
+    """
+    model.hf_quantizer = None
+    model.is_quantized = False
+    vars(model).pop("quantization_method", None)
+    vars(model.config).pop("quantization_config", None)
 
 
 def _is_encoder_decoder(hf_config: Any, architecture: str) -> bool:
