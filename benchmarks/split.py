@@ -37,6 +37,37 @@ def planted(result) -> tuple[int, int]:
     return sum(all(s == "train" for s in splits) for splits in groups.values()), len(groups)
 
 
+def separability(result, emb: np.ndarray) -> str:
+    """Why groups leak: how similar a leaked member is to its closest paraphrase, against how similar
+    questions outside any planted group are to their nearest neighbour (a distinct synthetic topic)."""
+    members: dict[int, list[int]] = {}
+    for i, e in enumerate(result.examples):
+        if "paraphrase_group" in e.extra:
+            members.setdefault(e.extra["paraphrase_group"], []).append(i)
+    leaked = [
+        (i, [j for j in group if j != i])
+        for group in members.values()
+        if any(result.examples[j].split != "train" for j in group)
+        for i in group
+        if result.examples[i].split != "train"
+    ]
+    if not leaked:
+        return "no planted group leaks"
+    mate = np.array([float((emb[mates] @ emb[i]).max()) for i, mates in leaked])
+    loners = np.array([i for i, e in enumerate(result.examples) if "paraphrase_group" not in e.extra])
+    sims = emb[loners] @ emb.T
+    sims[np.arange(len(loners)), loners] = -np.inf
+    nearest = sims.max(axis=1)
+    below = float(np.mean(mate < np.median(nearest)))
+    return (
+        f"leaked members ({len(leaked)}): similarity to their closest planted paraphrase median "
+        f"{np.median(mate):.3f} (min {mate.min():.3f}); questions in no planted group: similarity to their "
+        f"nearest (distinct) question median {np.median(nearest):.3f}; {below:.0%} of the leaked members are "
+        f"less similar to their paraphrase than the median question is to a distinct one, so no similarity "
+        f"threshold keeps them in train without also moving most distinct questions there"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="where the corpus is kept")
@@ -115,6 +146,7 @@ def main() -> None:
         f"planted paraphrase groups wholly in train: {whole}/{groups} (with --guard {args.guard:g}: "
         f"{whole_guarded}/{groups}, {guarded.guarded} questions kept in train by the guard)"
     )
+    out(separability(result, emb.astype(np.float32)))
     out(
         f"audit: validation/test questions at or above {audit.threshold:g}: "
         f"{summary['all']['above_threshold']} of {summary['all']['questions']}; "
