@@ -3,8 +3,9 @@
 A review file is CSV (a template opens in any spreadsheet) or JSONL, one row per deteriorated answer:
 ``article_id``, ``decision`` (``accept`` | ``fix`` | ``reject``), for ``fix`` the corrected
 ``deteriorated`` text, optionally (JSONL only) its ``edits`` in full, and a free ``note``. For a fix
-without edits, the edits are re-derived by a word-level diff against the original, each taking the
-type of the generated edit it touches ("other" when it touches none).
+without edits, the generated edits the reviewer left alone are kept (offsets shifted) and only the
+stretches they changed are diffed against the original, each new edit typed like the generated edit it
+overlaps, meets or is inserted at ("other" when none): IDR by type must mean the same after a review.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import csv
 import difflib
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +31,9 @@ def _pieces(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _PIECE.finditer(text)]
 
 
-def derive_edits(original: str, deteriorated: str, typed_like: Sequence[Edit] = ()) -> tuple[Edit, ...]:
-    """Edits turning ``original`` into ``deteriorated``, from a word-level diff; a deletion takes a
-    neighbouring word along so that every edit leaves text an assessor can highlight."""
+def derive_edits(original: str, deteriorated: str) -> tuple[Edit, ...]:
+    """Edits turning ``original`` into ``deteriorated``, from a word-level diff, all typed ``other``; a
+    deletion takes a neighbouring word along so that every edit leaves text an assessor can highlight."""
     a, b = _pieces(original), _pieces(deteriorated)
     wa = [original[s:e] for s, e in a]
     wb = [deteriorated[s:e] for s, e in b]
@@ -49,24 +50,150 @@ def derive_edits(original: str, deteriorated: str, typed_like: Sequence[Edit] = 
         oe = a[i2 - 1][1] if i2 > i1 else os_
         ds = b[j1][0] if j1 < len(b) else len(deteriorated)
         de = b[j2 - 1][1] if j2 > j1 else ds
-        kind = next((e.type for e in typed_like if e.original_start <= oe and os_ <= e.original_end), "other")
-        edits.append(Edit(kind, ds, de, original[os_:oe], deteriorated[ds:de], os_, oe))
+        edits.append(Edit("other", ds, de, original[os_:oe], deteriorated[ds:de], os_, oe))
+    return _joined(edits, original, deteriorated, touching=True)
+
+
+def _joined(edits: Sequence[Edit], original: str, fixed: str, *, touching: bool) -> tuple[Edit, ...]:
+    """Edits in order, those that overlap (or, with ``touching``, meet) joined into one of the first's
+    type: a deletion widened onto its neighbour may reach the next edit."""
     merged: list[Edit] = []
-    for e in edits:  # a deletion widened onto its neighbour may now touch the next edit: join them
-        if merged and merged[-1].end >= e.start:
-            p = merged[-1]
+    for e in sorted(edits, key=lambda e: (e.start, e.original_start)):
+        p = merged[-1] if merged else None
+        if p is not None and (
+            p.end > e.start or p.original_end > e.original_start or (touching and p.end == e.start)
+        ):
+            end, original_end = max(p.end, e.end), max(p.original_end, e.original_end)
             merged[-1] = Edit(
                 p.type,
                 p.start,
-                e.end,
-                original[p.original_start : e.original_end],
-                deteriorated[p.start : e.end],
+                end,
+                original[p.original_start : original_end],
+                fixed[p.start : end],
                 p.original_start,
-                e.original_end,
+                original_end,
             )
         else:
             merged.append(e)
     return tuple(merged)
+
+
+def _changes(a_text: str, b_text: str) -> list[tuple[int, int, int, int]]:
+    """The regions where two texts differ, by a word-level diff: ``(a_start, a_end, b_start, b_end)``."""
+    a, b = _pieces(a_text), _pieces(b_text)
+    matcher = difflib.SequenceMatcher(
+        None, [a_text[s:e] for s, e in a], [b_text[s:e] for s, e in b], autojunk=False
+    )
+    out = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            a_lo = a[i1][0] if i1 < len(a) else len(a_text)
+            b_lo = b[j1][0] if j1 < len(b) else len(b_text)
+            out.append((a_lo, a[i2 - 1][1] if i2 > i1 else a_lo, b_lo, b[j2 - 1][1] if j2 > j1 else b_lo))
+    return out
+
+
+@dataclass(frozen=True)
+class _Region:
+    """A stretch of the generated text the reviewer changed, widened over every generated edit it
+    touches: inside it the edits are derived afresh, outside it the generated edits stand."""
+
+    start: int
+    end: int
+    changes: list[tuple[int, int, int, int]]
+    edits: list[Edit]
+
+
+def _regions(changes: Sequence[tuple[int, int, int, int]], generated: Sequence[Edit]) -> list[_Region]:
+    """Changed stretches, joined where they meet, each grown over the generated edits it overlaps or
+    meets (an insertion right after an edit counts), until no edit straddles a region's edge."""
+    spans = [[c[0], c[1], [c], set[int]()] for c in changes]
+    grown = True
+    while grown:
+        grown = False
+        joined: list[list] = []
+        for r in sorted(spans, key=lambda r: (r[0], r[1])):
+            if joined and r[0] <= joined[-1][1]:
+                last = joined[-1]
+                last[1] = max(last[1], r[1])
+                last[2] += r[2]
+                last[3] |= r[3]
+                grown = True
+            else:
+                joined.append(r)
+        spans = joined
+        for r in spans:
+            for k, e in enumerate(generated):
+                if k not in r[3] and e.start <= r[1] and r[0] <= e.end:
+                    r[3].add(k)
+                    r[0], r[1] = min(r[0], e.start), max(r[1], e.end)
+                    grown = True
+    return [_Region(lo, hi, ch, [generated[k] for k in sorted(ks)]) for lo, hi, ch, ks in spans]
+
+
+def _type_of(edit: Edit, generated: Sequence[Edit]) -> str:
+    """The type of the generated edit of its region this edit overlaps most, else of the nearest one (in
+    the original's offsets): a region holds only edits the reviewer's change touched, and the diff may
+    align an insertion a piece away from where the generator put it. "other" in a region without one."""
+    best: tuple[int, int] | None = None
+    kind = "other"
+    for g in generated:
+        lo, hi = max(g.original_start, edit.original_start), min(g.original_end, edit.original_end)
+        rank = (hi - lo, -abs(g.original_start - edit.original_start))
+        if best is None or rank > best:
+            best, kind = rank, g.type
+    return kind
+
+
+def rederive_edits(answer: DeterioratedAnswer, fixed: str) -> tuple[Edit, ...]:
+    """The edits of a reviewer's ``fixed`` text: every generated edit outside what the reviewer changed
+    is kept as it was (its offsets shifted); each changed stretch, widened over the generated edits it
+    touches, is diffed against the original, and an edit found there takes the type of the generated
+    edit it overlaps, meets or is inserted at ("other" when the stretch touched none). So a fix equal to
+    the generated text gives back exactly the generated edits, and a one-word correction leaves the
+    other edits' types alone.
+    """
+    original, generated = answer.original, answer.deteriorated
+    edits = sorted(answer.edits, key=lambda e: e.start)
+    regions = _regions(_changes(generated, fixed), edits)
+    absorbed = {(e.start, e.end) for r in regions for e in r.edits}
+    blocks: list[Edit | _Region] = sorted(
+        [*regions, *(e for e in edits if (e.start, e.end) not in absorbed)], key=lambda b: b.start
+    )
+    # Each block's span in the original and in the fixed text, from the running offsets between the
+    # generated text and the other two (outside the blocks all three texts agree).
+    spans: list[tuple[int, int, int, int]] = []
+    to_original = to_fixed = 0
+    for b in blocks:
+        o_lo, f_lo = b.start - to_original, b.start + to_fixed
+        if isinstance(b, _Region):
+            to_original += sum(len(e.new) - len(e.old) for e in b.edits)
+            to_fixed += sum((c[3] - c[2]) - (c[1] - c[0]) for c in b.changes)
+        else:
+            to_original += len(b.new) - len(b.old)
+        spans.append((o_lo, b.end - to_original, f_lo, b.end + to_fixed))
+    out: list[Edit] = []
+    for k, b in enumerate(blocks):
+        o_lo, o_hi, f_lo, f_hi = spans[k]
+        if not isinstance(b, _Region):
+            out.append(replace(b, start=f_lo, end=f_hi))
+            continue
+        # One unchanged piece of context each side, taken from the gaps to the neighbouring blocks, so
+        # that a deletion at the region's edge can take a neighbour along.
+        before = _pieces(original[spans[k - 1][1] if k else 0 : o_lo])
+        after = _pieces(original[o_hi : spans[k + 1][0] if k + 1 < len(blocks) else len(original)])
+        lo = before[-1][1] - before[-1][0] if before else 0
+        hi = after[0][1] - after[0][0] if after else 0
+        for e in derive_edits(original[o_lo - lo : o_hi + hi], fixed[f_lo - lo : f_hi + hi]):
+            moved = replace(
+                e,
+                start=e.start + f_lo - lo,
+                end=e.end + f_lo - lo,
+                original_start=e.original_start + o_lo - lo,
+                original_end=e.original_end + o_lo - lo,
+            )
+            out.append(replace(moved, type=_type_of(moved, b.edits)))
+    return _joined(out, original, fixed, touching=False)
 
 
 def read_review(path: Path) -> list[dict[str, Any]]:
@@ -177,7 +304,7 @@ def _fixed(ans: DeterioratedAnswer, row: Mapping[str, Any], source: str) -> Dete
         except ValueError as exc:
             raise DatasetError(f"{where}: {exc}") from None
     else:
-        edits = derive_edits(ans.original, text, ans.edits)
+        edits = rederive_edits(ans, text)
     fixed = replace(ans, deteriorated=text, edits=edits)
     problems = check_answer(fixed)
     if problems:
