@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -176,6 +177,35 @@ def test_limit_title_filter_and_category_select_articles(site, tmp_path):
     }
     garden = build(tmp_path / "c", settings_for(site, category="Home and Garden")).manifest
     assert garden["funnel"]["articles"]["seen"] == 3  # 1003, 1004, 1005 through subcategories
+
+
+def test_a_category_may_be_named_with_its_prefix(site, tmp_path):
+    m = build(tmp_path / "out", settings_for(site, category="Category:Home and Garden")).manifest
+    assert m["funnel"]["articles"]["seen"] == 3
+
+
+def test_a_category_the_site_does_not_have_is_a_one_line_error_naming_it(site, tmp_path):
+    unknown = r"--category 'Home and Gardens': .* has no such category"
+    with pytest.raises(SettingsError, match=unknown) as info:
+        build(tmp_path / "out", settings_for(site, category="Home and Gardens"))
+    assert "\n" not in str(info.value)
+    assert not (tmp_path / "out" / "qa.jsonl").exists()
+
+
+def test_a_category_without_articles_is_an_error_not_an_empty_dataset(corpus_dir, tmp_path):
+    corpus = tmp_path / "corpus"
+    shutil.copytree(corpus_dir, corpus)
+    site_json = json.loads((corpus / "site.json").read_text(encoding="utf-8"))
+    site_json["top_categories"].append("Empty Shelf")  # a category page, and nothing in it
+    (corpus / "site.json").write_text(json.dumps(site_json), encoding="utf-8")
+    empty = r"'Empty Shelf': the category .* hold no articles"
+    with ReplaySite(corpus) as shelf, pytest.raises(SettingsError, match=empty):
+        build(tmp_path / "out", settings_for(shelf, category="Empty Shelf"))
+
+
+def test_an_empty_category_name_is_refused(site):
+    with pytest.raises(SettingsError, match="category must name a category"):
+        settings_for(site, category="Category: ")
 
 
 # --------------------------------------------------------------------------- resuming

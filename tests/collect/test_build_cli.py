@@ -105,6 +105,21 @@ def test_dry_run_counts_only_the_selected_articles(selection, articles, site, tm
     assert not out.exists()
 
 
+def test_a_dry_run_for_a_category_the_site_does_not_have_is_a_one_line_error(
+    site, tmp_path, monkeypatch, capsys
+):
+    from wikihowqa.cli import main
+
+    argv = ["wikihowqa", "build", str(tmp_path / "x"), *_site_args(site), "--dry-run", "--category", "Pets"]
+    monkeypatch.setattr("sys.argv", argv)
+    with pytest.raises(SystemExit) as info:
+        main()
+    assert info.value.code == 2
+    note, err = capsys.readouterr().err.strip().splitlines()  # the note says the articles are listed
+    assert note.startswith("note: listing")
+    assert err.startswith("error: --category 'Pets'") and "no such category" in err
+
+
 def test_a_dry_run_that_lists_articles_counts_the_listing_requests_it_made(site):
     from wikihowqa.collect.estimate import count_articles
 

@@ -46,7 +46,7 @@ def build_command(
     category: str = typer.Option(
         None,
         "--category",
-        help="Only articles in this category or its subcategories (name without 'Category:').",
+        help="Only articles in this category or its subcategories, as the site names it: 'Pets and Animals'.",
     ),
     title_filter: str = typer.Option(
         None,

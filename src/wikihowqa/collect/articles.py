@@ -12,11 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from wikihowqa.collect.mediawiki import BATCH, MediaWiki
+from wikihowqa.collect.mediawiki import BATCH, CATEGORY_PREFIX, MediaWiki, category_name
 from wikihowqa.collect.pool import chunks, run_pool
 from wikihowqa.collect.progress import Reporter
 from wikihowqa.collect.store import StateStore
 from wikihowqa.collect.wikitext import ancestors_needed, quick_summary, references
+from wikihowqa.errors import SettingsError
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +57,9 @@ async def enumerate_articles(
     wiki: MediaWiki, *, limit: int | None = None, category: str | None = None, title_filter: str | None = None
 ) -> list[tuple[int, str]]:
     """``(pageid, title)`` of the content articles to read: all (``list=allpages``) or a category's,
-    those whose title matches ``title_filter`` (a regular expression, case-insensitive), at most ``limit``."""
+    those whose title matches ``title_filter`` (a regular expression, case-insensitive), at most ``limit``.
+    A category that yields no article is a :class:`SettingsError`: a misspelt name would otherwise build
+    an empty dataset without a word."""
     pattern = re.compile(title_filter, re.I) if title_filter else None
     chosen: list[tuple[int, str]] = []
 
@@ -66,7 +69,11 @@ async def enumerate_articles(
         return limit is not None and len(chosen) >= limit
 
     if category:
-        for pageid, title in await wiki.category_members(category):
+        name = category_name(category)
+        members = await wiki.category_members(name)
+        if not members:
+            raise await _empty_category(wiki, name)
+        for pageid, title in members:
             if take(pageid, title):
                 break
     else:
@@ -74,6 +81,16 @@ async def enumerate_articles(
             if take(pageid, title):
                 break
     return chosen
+
+
+async def _empty_category(wiki: MediaWiki, name: str) -> SettingsError:
+    """Why a category gave no articles, in one line: it does not exist (a typo, most likely) or is empty."""
+    if not await wiki.exists(CATEGORY_PREFIX + name):
+        return SettingsError(
+            f"--category {name!r}: {wiki.api_url} has no such category (give its name as the site "
+            f"writes it, without '{CATEGORY_PREFIX}', e.g. 'Pets and Animals')"
+        )
+    return SettingsError(f"--category {name!r}: the category and its subcategories hold no articles")
 
 
 async def read_articles(

@@ -28,7 +28,7 @@ from wikihowqa.collect.articles import complete_articles, enumerate_articles, re
 from wikihowqa.collect.documents import make_documents
 from wikihowqa.collect.funnel import assemble
 from wikihowqa.collect.http import HttpClient, HttpSettings
-from wikihowqa.collect.mediawiki import MediaWiki
+from wikihowqa.collect.mediawiki import MediaWiki, category_name
 from wikihowqa.collect.progress import QuietReporter, Reporter
 from wikihowqa.collect.references import fetch_references, forget_failed, plan_references
 from wikihowqa.collect.store import STATE_FILE, StateStore
@@ -89,6 +89,8 @@ class BuildSettings:
                 raise SettingsError(
                     f"title filter {self.title_filter!r} is not a regular expression: {exc}"
                 ) from None
+        if self.category is not None and not category_name(self.category):
+            raise SettingsError(f"category must name a category, got {self.category!r}")
         if self.maxlag < 0:
             raise SettingsError(f"maxlag must be >= 0 seconds, got {self.maxlag}")
 

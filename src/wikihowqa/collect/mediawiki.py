@@ -8,6 +8,7 @@ layer waits out and retries), asks for ``formatversion=2`` but reads version 1 s
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -61,6 +62,11 @@ def _content(revision: Mapping[str, Any]) -> str | None:
 
 def _missing(page: Mapping[str, Any]) -> bool:
     return "missing" in page or "invalid" in page or page.get("pageid") in (None, 0)
+
+
+def category_name(name: str) -> str:
+    """A category as the user names it, with or without its ``Category:`` prefix → its bare name."""
+    return re.sub(r"^\s*category\s*:\s*", "", name, flags=re.I).strip()
 
 
 def strip_namespace(title: str, prefix: str) -> str:
@@ -185,6 +191,11 @@ class MediaWiki:
                     elif int(item.get("ns", 0)) == 0:
                         found.setdefault(int(item["pageid"]), str(item["title"]))
         return sorted(found.items(), key=lambda kv: kv[1])
+
+    async def exists(self, title: str) -> bool:
+        """Whether the wiki has a page of this title (of any namespace, ``Category:`` included)."""
+        pages, _ = await self._merged_pages({"titles": title, "prop": "info"})
+        return any(not _missing(p) for p in pages)
 
     async def pages(self, pageids: Sequence[int]) -> dict[int, WikiPage]:
         """Latest wikitext, its timestamp and the visible categories of up to 50 pages."""
