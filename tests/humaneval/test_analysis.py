@@ -234,3 +234,57 @@ def test_preference_shares_and_passage_opens_are_counted(tiny):
     use = r["passages"]["preference"]
     assert use["judgments_with_log"] == 4 and use["opened_any"]["count"] == 1
     assert r["time_s"]["preference"]["median"] == 60.0
+
+
+DOC = "Water the plant. Keep the pot in bright light, and water it again in spring."
+
+
+def _add_relevance_task(study: Study, text: str = DOC) -> str:
+    study.tasks.append(
+        {
+            "task_id": "relevance:1:0",
+            "part": "relevance",
+            "type": "relevance",
+            "article_id": 1,
+            "question": "How to grow a plant",
+            "attention_check": None,
+            "answer": {"text": "Water it.", "sentences": [{"start": 0, "end": 9}]},
+            "document": {"doc_index": 0, "title": "", "url": "http://x", "text": text},
+        }
+    )
+    study.key.append(
+        {"task_id": "relevance:1:0", "part": "relevance", "article_id": 1, "attention_answer": None}
+    )
+    return "relevance:1:0"
+
+
+def _rel(assessor: str, highlights=(), relevance=3) -> dict:
+    return {
+        "format_version": 1,
+        "judgment_id": f"rel/{assessor}",
+        "task_id": "relevance:1:0",
+        "assessor_id": assessor,
+        "duration_ms": 1000,
+        "attention": None,
+        "relevance": relevance,
+        "highlights": [{"start": s, "end": e} for s, e in highlights],
+        "events": [],
+    }
+
+
+@pytest.mark.parametrize("order", [("relevance", "trial_a", "trial_b"), ("trial_b", "relevance", "trial_a")])
+def test_an_assessor_in_both_trials_is_rejected_whatever_part_came_first(tiny, order):
+    """Merged Label Studio exports give one annotator the same id in every project: a relevance
+    judgment first must not hide that the same person then judged trial A and trial B."""
+    _add_relevance_task(tiny)
+    by_part = {
+        "relevance": _rel("same"),
+        "trial_a": _j("trial_a:1", "same"),
+        "trial_b": _j("trial_b:1", "same"),
+    }
+    accepted, rejected = screen([by_part[p] for p in order], tiny)
+    later = [p for p in order if p != "relevance"][1]
+    assert [r.task_id for r in rejected] == [f"{later}:1"]
+    earlier = "trial_a" if later == "trial_b" else "trial_b"
+    assert rejected[0].reason == f"exclusive: the assessor already judged {earlier}"
+    assert sorted(j["task_id"] for j in accepted) == sorted(["relevance:1:0", f"{earlier}:1"])

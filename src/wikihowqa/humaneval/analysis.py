@@ -251,7 +251,9 @@ def screen(
     accepted: list[Mapping[str, Any]] = []
     rejected: list[Rejection] = []
     seen: set[tuple[str, str]] = set()
-    part_of_assessor: dict[str, str] = {}
+    # Every part an assessor has judged in: with one part per assessor (the first seen), a trial A and
+    # trial B pair after a relevance judgment went through (merged Label Studio exports reuse ids).
+    parts_of_assessor: dict[str, set[str]] = defaultdict(set)
     exclusive = {p: set(group) - {p} for group in EXCLUSIVE_PARTS for p in group}
     for n, j in enumerate(judgments):
         jid = str(j.get("judgment_id") or f"#{n + 1}")
@@ -269,12 +271,13 @@ def screen(
             continue
         seen.add(pair)
         part = task["part"]
-        earlier = part_of_assessor.setdefault(j["assessor_id"], part)
-        if earlier != part and earlier in exclusive.get(part, ()):
+        clash = sorted(parts_of_assessor[j["assessor_id"]] & exclusive.get(part, set()))
+        if clash:
             rejected.append(
-                Rejection(jid, pair[0], pair[1], f"exclusive: the assessor already judged {earlier}")
+                Rejection(jid, pair[0], pair[1], f"exclusive: the assessor already judged {clash[0]}")
             )
             continue
+        parts_of_assessor[j["assessor_id"]].add(part)
         truth = key[task["task_id"]].get("attention_answer")
         if truth is not None and j.get("attention") != truth:
             rejected.append(Rejection(jid, pair[0], pair[1], "inattentive: wrong category"))
