@@ -288,3 +288,39 @@ def test_an_assessor_in_both_trials_is_rejected_whatever_part_came_first(tiny, o
     earlier = "trial_a" if later == "trial_b" else "trial_b"
     assert rejected[0].reason == f"exclusive: the assessor already judged {earlier}"
     assert sorted(j["task_id"] for j in accepted) == sorted(["relevance:1:0", f"{earlier}:1"])
+
+
+def test_highlight_overlap_is_the_mean_over_assessor_pairs_of_shared_words(tiny):
+    """Three assessors' highlights on one document, by hand (words touched by a span, lower-cased, once):
+    H1 "Water the plant" = {water, the, plant}; H2 "the pot in bright light" = {the, pot, in, bright,
+    light}; H3 "ght, and water it" starts inside "light" = {light, and, water, it}. Overlap coefficients
+    |H∩H'| / min(|H|, |H'|): H1-H2 {the} 1/3, H1-H3 {water} 1/3, H2-H3 {light} 1/4; mean 11/36. A fourth
+    assessor without highlights forms no pair."""
+    _add_relevance_task(tiny)
+
+    def at(phrase: str, occurrence: int = 0) -> tuple[int, int]:
+        start = -1
+        for _ in range(occurrence + 1):
+            start = DOC.index(phrase, start + 1)
+        return start, start + len(phrase)
+
+    judgments = [
+        _rel("h1", [at("Water the plant")]),
+        _rel("h2", [at("the pot"), at(" in bright light")]),  # two spans, one word set
+        _rel("h3", [at("ght, and water it")]),
+        _rel("h4", []),
+    ]
+    overlap = analyse(tiny, judgments)["relevance"]["highlight_overlap"]
+    assert overlap["n"] == 3
+    assert overlap["mean"] == pytest.approx(11 / 36)
+
+
+def test_misleading_span_overlap_counts_only_misleading_spans(tiny):
+    """On TEXT "Use cold water. Bake for 2 hours.": a1 marks "cold water" misleading and "Bake" useful,
+    a2 marks "water. Bake" misleading: {cold, water} vs {water, bake}, 1/2 (the useful "Bake" of a1 would
+    make it 1)."""
+    a1 = _j("trial_a:1", "a1", [COLD, (TEXT.index("water"), TEXT.index("water") + 5)])
+    a1["spans"].append({"start": TEXT.index("Bake"), "end": TEXT.index("Bake") + 4, "label": "useful"})
+    a2 = _j("trial_a:1", "a2", [(TEXT.index("water"), TEXT.index("Bake") + 4)])
+    result = analyse(tiny, [a1, a2])["trials"]["misleading_span_overlap"]["trial_a"]
+    assert result["n"] == 1 and result["mean"] == pytest.approx(1 / 2)
