@@ -274,7 +274,11 @@ def test_a_build_through_injected_faults_produces_the_clean_output(
 
 
 def test_a_client_paced_below_the_servers_limit_is_never_throttled(corpus_dir, tmp_path):
-    limits = Faults(cdx=EndpointFaults(rate_limit=20), playback=EndpointFaults(rate_limit=20))
+    # A burst of 3 absorbs requests that a busy machine delivers bunched (the client's pacing is at send
+    # time); a client that ignored its pace would send 8 at once and still be throttled.
+    limits = Faults(
+        cdx=EndpointFaults(rate_limit=20, burst=3), playback=EndpointFaults(rate_limit=20, burst=3)
+    )
     http = fast_settings(concurrency=8, rates={"cdx": 10.0, "playback": 10.0})
     with ReplaySite(corpus_dir, faults=limits) as strict:
         build(tmp_path / "out", settings_for(strict, http=http))
