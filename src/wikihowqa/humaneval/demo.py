@@ -3,8 +3,11 @@ and their analysis, all under ``<demo>/study``."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from rich.table import Table
 
 
 def _dataset(out: Path) -> Path:
@@ -18,7 +21,8 @@ def _dataset(out: Path) -> Path:
 
 
 def demo_step(ctx: Any) -> None:
-    """Deteriorate (paper protocol), build tasks (BM25 passages), simulate judgments, analyse."""
+    """Deteriorate (paper protocol), build tasks (BM25 passages), simulate judgments, analyse and
+    print the analysis's main tables."""
     from rich.console import Console
 
     from wikihowqa.humaneval.analysis import analyse, write_analysis
@@ -72,18 +76,79 @@ def demo_step(ctx: Any) -> None:
         f"{sum(a.is_deteriorated for a in answers)} of {len(answers)}, {edits} edits",
     )
     ctx.record("simulated judgments + analysis", target / "analysis.json", f"{len(judgments)} judgments")
-    trials = result.get("trials", {})
-    line = "human evaluation (simulated assessors): "
-    if "trial_a" in trials and "trial_b" in trials:
-        test = trials["t_test_b_vs_a"].get("idr")
-        line += (
-            f"IDR trial A {trials['trial_a']['idr']['mean']:.2f}, "
-            f"trial B {trials['trial_b']['idr']['mean']:.2f}"
-            + (f" (t={test['t']:.2f}, p={test['p']:.3g})" if test else "")
+    console = Console()
+    for table in analysis_tables(result):
+        console.print(table)
+
+
+def _share(p: Mapping[str, Any]) -> str:
+    if p["share"] is None:
+        return "–"
+    low, high = p["ci95"]
+    return f"{p['share']:.0%} [{low:.0%}–{high:.0%}]"
+
+
+def analysis_tables(result: Mapping[str, Any]) -> list[Table]:
+    """The paper's numbers from an analysis, as compact tables for a terminal: IDR by edit type per
+    trial with Student's t-test, relevance with its agreement, and preference shares against gold with
+    95% Wilson intervals and the sign test. The full report is analysis.md."""
+    from rich import box
+
+    from wikihowqa.humaneval.analysis import fmt
+    from wikihowqa.humaneval.deteriorate import REVIEW_TYPES
+
+    tables = []
+    trials = result.get("trials") or {}
+    parts = [p for p in ("trial_a", "trial_b") if p in trials]
+    if parts:
+        tests = trials.get("t_test_b_vs_a") or {}
+        idr = Table(title="Inconsistency detection rate (simulated assessors)", box=box.SIMPLE_HEAD)
+        idr.add_column("edits")
+        for p in parts:
+            idr.add_column(f"trial {p[-1].upper()}", justify="right")
+        idr.add_column("t (B vs A)", justify="right")
+        idr.add_column("p", justify="right")
+
+        def row(name: str, cells: list[str], test: Mapping[str, Any] | None) -> None:
+            idr.add_row(name, *cells, fmt(test and test["t"]), fmt(test and test["p"], 3))
+
+        row(
+            "all",
+            [f"{fmt(trials[p]['idr']['mean'])} (n={trials[p]['idr']['n']})" for p in parts],
+            tests.get("idr"),
         )
-    if result.get("relevance"):
-        rel = result["relevance"]
-        line += f"; relevance {rel['rating']['mean']:.2f}, kappa {rel['cohen_kappa'] or 0:.2f}"
-    for system, r in (result.get("preference") or {}).items():
-        line += f"; {system} preferred {r['model']['share']:.0%} vs gold {r['gold']['share']:.0%}"
-    Console().print(line, highlight=False)
+        for t in REVIEW_TYPES:
+            if any(t in trials[p]["by_type"] for p in parts):
+                cells = [fmt(trials[p]["by_type"].get(t, {}).get("mean")) for p in parts]
+                row(t, cells, (tests.get("by_type") or {}).get(t))
+        fp = [trials[p]["false_positives"] for p in parts]
+        idr.add_row("false positives", *[f"{x['count']}/{x['n']}" for x in fp], "", "")
+        tables.append(idr)
+    rel = result.get("relevance")
+    if rel:
+        table = Table(title="Document relevance", box=box.SIMPLE_HEAD)
+        for column in ("mean (0–4)", "Cohen's kappa", "Krippendorff's alpha", "highlight overlap"):
+            table.add_column(column, justify="right")
+        table.add_row(
+            f"{fmt(rel['rating']['mean'])} (n={rel['rating']['n']})",
+            f"{fmt(rel['cohen_kappa'])} ({rel['cohen_kappa_pairs']} pairs)",
+            fmt(rel["krippendorff_alpha_ordinal"]),
+            fmt(rel["highlight_overlap"]["mean"]),
+        )
+        tables.append(table)
+    pref = result.get("preference")
+    if pref:
+        table = Table(title="A/B preference against gold (95% CI)", box=box.SIMPLE_HEAD)
+        table.add_column("system")
+        table.add_column("n", justify="right")
+        for column in ("model", "tie", "gold", "sign test p"):
+            table.add_column(column, justify="right")
+        for system, r in pref.items():
+            table.add_row(
+                system,
+                str(r["n"]),
+                *(_share(r[o]) for o in ("model", "tie", "gold")),
+                fmt(r["sign_test_p"], 3),
+            )
+        tables.append(table)
+    return tables
