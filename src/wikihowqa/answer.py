@@ -74,6 +74,9 @@ class System:
     batch_size: int = 32
     #: a system that may fail per question (remote API) is retried question by question on failure
     may_fail: bool = False
+    #: a system that ranks its own way (seq2seq: as in training) gives its ready retriever and mode;
+    #: otherwise both come from the [retrieval] section
+    ranking: tuple[Any, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -298,9 +301,10 @@ def generator_config(ctx: Context) -> Any:
     "seq2seq", "the fine-tuned generator (BART, T5, or a decoder-only LM) over the paper's input builder"
 )
 def _seq2seq(ctx: Context) -> System:
-    from wikihowqa.generate.seq2seq import Generator
+    from wikihowqa.generate.seq2seq import Generator, input_retrieval
 
     config = generator_config(ctx)
+    retriever, mode = input_retrieval(config, ctx.folder.path)  # the generator's, as in training
     generator = Generator.load(config)
 
     def answer(items: Sequence[Item]) -> list[Answer]:
@@ -315,8 +319,14 @@ def _seq2seq(ctx: Context) -> System:
         "input_format": _plain(config.input),
         "generate": _plain(config.generate),
     }
-    retriever = config.retriever.get("name", "bm25")
-    return System("seq2seq", retriever, answer, settings, batch_size=config.generate.batch_size)
+    return System(
+        "seq2seq",
+        retriever.name,
+        answer,
+        settings,
+        batch_size=config.generate.batch_size,
+        ranking=(retriever, mode),
+    )
 
 
 def _plain(obj: Any) -> dict[str, Any]:
@@ -361,16 +371,10 @@ register("llm-passages", "zero-shot LLM, question + top retrieved passages (open
 
 
 def make_retriever(name: str, ctx: Context) -> Any:
-    from wikihowqa.retrieve import get_retriever
-    from wikihowqa.retrieve.cache import default_cache_path
+    """The ``name`` retriever, its options from the [retrieval] section (e.g. ``retrieval.dense.model``)."""
+    from wikihowqa.retrieve import dataset_retriever
 
-    retrieval = ctx.section("retrieval")
-    options = dict(retrieval.get(name) or {})
-    if name == "dense":
-        options.setdefault("progress", True)  # embedding a split's passages takes minutes on a CPU
-    if name in ("dense", "hybrid"):
-        options.setdefault("cache", str(default_cache_path(ctx.folder.path)))
-    return get_retriever(name, **options)
+    return dataset_retriever(name, ctx.section("retrieval").get(name) or {}, ctx.folder.path)
 
 
 # --------------------------------------------------------------------------- predictions files
@@ -507,7 +511,10 @@ def _run(
     run_settings: dict[str, Any] = {"split": split, **system.settings}
     rankings: Any = iter(())
     if system.retriever:
-        retriever = make_retriever(system.retriever, ctx)
+        if system.ranking:
+            retriever, mode = system.ranking
+        else:
+            retriever = make_retriever(system.retriever, ctx)
         run_settings["retrieval"] = {"mode": mode, **retriever.settings()}
         pool: list[Passage] = []
         if mode == "open":  # every passage of the split is a candidate for every question

@@ -159,3 +159,62 @@ def test_the_train_command_resumes_and_reports(dataset, tmp_path):
     )
     assert again.exit_code == 0, again.output
     assert "trained 6 steps" in again.output and "resumed from checkpoint-4" in again.output
+
+
+def test_answering_ranks_passages_with_the_retrieval_the_model_was_trained_with(
+    dataset, tmp_path, monkeypatch
+):
+    """Non-default generator retrieval (dense, open mode) shapes the inputs of training and of answering."""
+    from wikihowqa.generate import seq2seq
+    from wikihowqa.retrieve.cache import EmbeddingCache, default_cache_path
+    from wikihowqa.retrieve.dense import default_model_path
+
+    source, texts, _ = dataset
+    folder = write_dataset_folder(tmp_path / "ds", source.examples(), source.documents(), {})
+    encoder = default_model_path()
+    config = GeneratorConfig.from_settings(
+        {
+            **CONFIG,
+            "model": str(tiny_llama(tmp_path / "llama", texts)),
+            "output_dir": str(tmp_path / "run"),
+            "max_input_tokens": 40,
+            "retriever": {"name": "dense", "model": encoder},
+            "retrieval_mode": "open",
+            "train": {**CONFIG["train"], "max_steps": 2, "save_steps": 2},
+            "generate": {**CONFIG["generate"], "max_new_tokens": 2},
+        }
+    )
+    trained_on: list[str] = []
+    real_train, real_generate = seq2seq.train, seq2seq.Generator.generate
+
+    def spy_train(config, train_pairs, *args, **kwargs):
+        train_pairs = list(train_pairs)
+        trained_on.extend(text for text, _ in train_pairs)
+        return real_train(config, train_pairs, *args, **kwargs)
+
+    answered_from: list[str] = []
+
+    def spy_generate(self, inputs, **overrides):
+        answered_from.extend(inputs)
+        return real_generate(self, inputs, **overrides)
+
+    monkeypatch.setattr(seq2seq, "train", spy_train)
+    monkeypatch.setattr(seq2seq.Generator, "generate", spy_generate)
+
+    result = fine_tune(folder, config)
+    cache = EmbeddingCache(default_cache_path(folder.path))
+    key = f"st:{encoder}:|"
+    embedded = cache.count(key)
+    assert embedded == sum(len(d.passages) for d in folder.documents())  # training filled the dataset's cache
+
+    report = answer_split(
+        folder, "seq2seq", split="train", settings={"generator": {"model": str(result.final_dir)}}
+    )
+
+    predictions = read_predictions(report.out)
+    assert answered_from == trained_on and len(trained_on) == len(EXAMPLES)
+    for p in predictions:
+        assert p.settings["retrieval"] == {"mode": "open", "retriever": "dense", "encoder": key}
+    # open mode: one question's input draws on the other question's documents too
+    assert any(u.archive_url != f"http://a/{p.article_id}" for p in predictions for u in p.passages)
+    assert cache.count(key) == embedded  # answering read the vectors training cached

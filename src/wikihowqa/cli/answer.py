@@ -35,7 +35,7 @@ def answer_command(
         None,
         "--mode",
         help="Retrieval over each question's own documents (supporting, the paper) or all of the "
-        "split's (open).",
+        "split's (open). seq2seq ranks as its model was trained (generator.retrieval_mode) unless given.",
     ),
     model: str = typer.Option(
         None, "--model", help="seq2seq: trained model folder; llm: model name or path."
@@ -59,6 +59,8 @@ def answer_command(
     overrides: dict = {}
     if mode:
         overrides["retrieval"] = {"mode": mode}
+        if system == "seq2seq":
+            overrides["generator"] = {"retrieval_mode": mode}
     if system.startswith("llm"):
         llm: dict = {}
         if backend:
@@ -72,7 +74,7 @@ def answer_command(
             )
         overrides["llm"] = llm
     elif system == "seq2seq":
-        generator: dict = {}
+        generator: dict = overrides.get("generator", {})
         if model:
             generator["model"] = model
         if max_new_tokens:

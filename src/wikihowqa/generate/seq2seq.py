@@ -20,7 +20,7 @@ from typing import Any
 
 from wikihowqa.errors import SettingsError
 from wikihowqa.generate.context import InputFormat, ModelInput, build_input, hf_token_counter
-from wikihowqa.retrieve import Ranked
+from wikihowqa.retrieve import Ranked, Retriever
 
 #: Written next to a trained model: the settings its inputs were built with.
 GENERATOR_SETTINGS_FILE = "wikihowqa-generator.json"
@@ -438,32 +438,52 @@ def _set_warmup(args: dict[str, Any], warmup: float) -> None:
         args["warmup_steps"] = float(warmup) if warmup < 1 else int(warmup)
 
 
+def input_retrieval(config: GeneratorConfig, dataset: Path) -> tuple[Retriever, str]:
+    """The retriever and mode whose rankings feed the generator's inputs, in training and answering alike.
+
+    Both come from the generator's settings (``retriever``, ``retrieval_mode``) — saved with a trained model —
+    so a model is answered with inputs built as the ones it was trained on.
+    """
+    from wikihowqa.retrieve import MODES, dataset_retriever
+
+    if config.retrieval_mode not in MODES:
+        raise SettingsError(
+            f"generator.retrieval_mode {config.retrieval_mode!r}: expected {' or '.join(MODES)}"
+        )
+    options = dict(config.retriever)
+    return dataset_retriever(str(options.pop("name", "bm25")), options, dataset), config.retrieval_mode
+
+
 def fine_tune(
     dataset: Any, config: GeneratorConfig, *, resume: bool = True, log: Callable[[str], None] = lambda _: None
 ) -> TrainResult:
     """Train the generator on a dataset folder's train split (validation split for eval loss).
 
-    Inputs are built exactly as at answer time: passages ranked by ``config.retriever``, then the input
-    builder with this model's tokenizer and length limit.
+    Inputs are built exactly as at answer time: passages ranked by :func:`input_retrieval` (in open mode over
+    every passage of the split), then the input builder with this model's tokenizer and length limit.
     """
     from wikihowqa.records import passages_of
-    from wikihowqa.retrieve import get_retriever, rank_questions
+    from wikihowqa.retrieve import rank_questions
 
     generator = Generator.load(config, device="cpu")
-    settings = dict(config.retriever)
-    retriever = get_retriever(settings.pop("name", "bm25"), **settings)
+    retriever, mode = input_retrieval(config, Path(dataset.path))
     documents = dataset.documents_by_article()
 
     def pairs(split: str, limit: int | None) -> list[tuple[str, str]]:
-        examples = dataset.examples(split)[:limit] if limit else dataset.examples(split)
+        every = dataset.examples(split)
+        examples = every[:limit] if limit else every
+        if not examples:  # e.g. no validation split: nothing to rank (an open pool would be empty)
+            return []
         questions = [(e.question, passages_of(documents.get(e.article_id, []))) for e in examples]
-        pool = [p for _, ps in questions for p in ps] if config.retrieval_mode == "open" else ()
-        rankings = rank_questions(retriever, questions, mode=config.retrieval_mode, pool=pool)
+        pool = (
+            [p for e in every for p in passages_of(documents.get(e.article_id, []))] if mode == "open" else ()
+        )
+        rankings = rank_questions(retriever, questions, mode=mode, pool=pool)
         return [
             (generator.build(e.question, r).text, e.answer) for e, r in zip(examples, rankings, strict=True)
         ]
 
-    log("building training inputs")
+    log(f"building training inputs ({retriever.name} retrieval, {mode} mode)")
     train_pairs = pairs("train", config.train.max_examples)
     validation_pairs = pairs("validation", config.train.max_examples) if config.train.evaluate else []
     return train(config, train_pairs, validation_pairs, generator=generator, resume=resume, log=log)

@@ -7,8 +7,9 @@ builds an :class:`Index` over passages; an index ranks them for a batch of quest
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -94,6 +95,22 @@ def get_retriever(name: str, **settings: Any) -> Retriever:
     raise SettingsError(f"unknown retriever {name!r} (expected bm25, dense or hybrid)")
 
 
+def dataset_retriever(name: str, options: Mapping[str, Any], dataset: Path) -> Retriever:
+    """A retriever for a dataset folder's questions: dense vectors go to the folder's embedding cache.
+
+    Every system and ``wikihowqa train`` build retrievers here, so they share one cache and one set of
+    defaults (dense embedding shows progress: a split's passages take minutes on a CPU).
+    """
+    from wikihowqa.retrieve.cache import default_cache_path
+
+    settings = dict(options)
+    if name == "dense":
+        settings.setdefault("progress", True)
+    if name in ("dense", "hybrid"):
+        settings.setdefault("cache", str(default_cache_path(dataset)))
+    return get_retriever(name, **settings)
+
+
 def rank_questions(
     retriever: Retriever,
     questions: Sequence[tuple[str, Sequence[Passage]]],
@@ -128,6 +145,7 @@ __all__ = [
     "Index",
     "Ranked",
     "Retriever",
+    "dataset_retriever",
     "get_retriever",
     "rank",
     "rank_questions",
