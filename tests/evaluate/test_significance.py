@@ -81,3 +81,38 @@ def test_bootstrap_pvalue_below_alpha_exactly_when_interval_excludes_zero():
 def test_unequal_lengths_are_rejected():
     with pytest.raises(ValueError, match="differ in length"):
         significance.compare([0.1, 0.2], [0.1])
+
+
+@pytest.mark.parametrize(
+    "diff",
+    [[0.25, -0.125, 0.5], [0.5, 0.25, -0.375, 0.125], [0.5, -0.25, 0.75, -0.5, 0.125]],
+    ids=["n=3", "n=4", "n=5"],
+)
+def test_bootstrap_pvalue_matches_exact_enumeration_of_every_resample(diff):
+    """For n ≤ 5 all n**n resamples can be listed: the Monte-Carlo p-value must agree within its error."""
+    import itertools
+
+    n = len(diff)
+    d = np.array(diff)  # dyadic fractions: every resample's sum is exact, so ties at 0 are counted exactly
+    means = np.array([d[list(idx)].sum() / n for idx in itertools.product(range(n), repeat=n)])
+    tail = min(np.mean(means <= 0), np.mean(means >= 0))
+    exact = min(1.0, 2 * tail)
+    resamples = 40_000
+    result = significance.compare(d + 0.5, np.full(n, 0.5), n_resamples=resamples, seed=3)
+    error = 2 * np.sqrt(tail * (1 - tail) / resamples)  # sd of 2 × a Monte-Carlo tail share
+    assert 0.2 < exact < 0.9  # neither 0 nor 1, so a factor of 2 anywhere would show
+    assert result.p_bootstrap == pytest.approx(exact, abs=4 * error)
+
+
+def test_bootstrap_pvalue_of_a_shift_between_z_1_64_and_1_96_is_between_0_05_and_0_10():
+    """The bootstrap distribution of a mean is near normal: a shift of 1.8 standard errors is p ≈ 0.072."""
+    rng = np.random.default_rng(4)
+    n = 400
+    noise = rng.normal(0, 1, n)
+    noise = (noise - noise.mean()) / noise.std()  # mean 0, sd 1 exactly (ddof 0, as the bootstrap sees it)
+    z = 1.8
+    diff = 0.1 * noise + z * 0.1 / np.sqrt(n)
+    result = significance.compare(diff + 0.5, np.full(n, 0.5), n_resamples=20_000, seed=5)
+    expected = 2 * stats.norm.sf(z)
+    assert 0.05 < result.p_bootstrap < 0.10
+    assert result.p_bootstrap == pytest.approx(expected, abs=0.012)
