@@ -187,6 +187,17 @@ def test_cli_writes_the_report_and_prints_the_leaderboard(files, tmp_path):
     assert (out / "evaluation.md").is_file()
 
 
+def test_cli_help_quotes_the_grounding_threshold_the_score_uses():
+    import typer.main
+
+    from wikihowqa.cli import app
+
+    command = typer.main.get_command(app).commands["evaluate"]
+    (option,) = [p for p in command.params if "--grounding-threshold" in p.opts]
+    assert option.default is None  # not given: GroundingConfig's own default applies
+    assert f"(default {GroundingConfig().threshold:g})" in option.help
+
+
 def test_cli_reports_user_errors_in_one_line(tmp_path):
     ds = _dataset(tmp_path)
     run = subprocess.run(

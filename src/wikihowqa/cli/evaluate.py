@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from wikihowqa.cli._app import app, console, out
+from wikihowqa.evaluate import GROUNDING_THRESHOLD
 
 
 @app.command("evaluate")
@@ -47,7 +48,9 @@ def evaluate_command(
         True, "--grounding/--no-grounding", help="Score answers against the documents."
     ),
     grounding_threshold: float = typer.Option(
-        None, "--grounding-threshold", help="Support at which a sentence counts as supported (default 0.3)."
+        None,
+        "--grounding-threshold",
+        help=f"Support at which a sentence counts as supported (default {GROUNDING_THRESHOLD:g}).",
     ),
     cross_encoder: str = typer.Option(
         None,

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+#: Support at which an answer sentence counts as grounded (how it was chosen: ``grounding.GroundingConfig``).
+#: Here, not in ``grounding``, so the CLI's help can quote it without importing numpy at startup.
+GROUNDING_THRESHOLD = 0.37
+
 
 def demo_step(ctx: Any) -> None:
     """Demo: score every ``predictions/*.jsonl`` plus the two lower bounds; write ``report/evaluation.*``.

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from wikihowqa.evaluate import GROUNDING_THRESHOLD
 from wikihowqa.evaluate.claims import (
     CUE_WORDS,
     STOPWORDS,
@@ -81,7 +82,7 @@ class GroundingConfig:
     that count are on the odd half and the real instances. Little data: settings, not constants."""
 
     dense_weight: float = 0.5
-    threshold: float = 0.37
+    threshold: float = GROUNDING_THRESHOLD
     top_k: int = 3
     idf: bool = True  # weight content words by rarity among the question's passages
     align: bool = True  # precision against the clauses' aligned passage sentences, not whole passages
