@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter, defaultdict
 
 import numpy as np
@@ -20,7 +21,7 @@ from wikihowqa.humaneval.tasks import (
     write_study,
 )
 from wikihowqa.humaneval.text import sentence_spans
-from wikihowqa.records import Document
+from wikihowqa.records import Document, Prediction
 
 
 @pytest.fixture(scope="module")
@@ -161,3 +162,44 @@ def test_dense_ranker_puts_the_matching_passage_first():
     ]
     scores = DenseRanker().index(texts)("How long should figs dry in the oven?")
     assert int(np.argmax(scores)) == 1
+
+
+def test_ab_task_ids_name_no_system_anywhere_an_assessor_or_label_studio_sees(tmp_path, dataset):
+    """Source hidden: the system's name is only in key.jsonl (and the admin's study.json), never in a task
+    id, tasks.jsonl, what the server sends an assessor, or the Label Studio import files."""
+    from wikihowqa.humaneval.analysis import analyse
+    from wikihowqa.humaneval.app import StudyService
+    from wikihowqa.humaneval.app.state import public_task
+    from wikihowqa.humaneval.simulate import SimulationSettings, simulate_judgments
+
+    examples, documents = dataset
+    systems = ("dprbartxq", "zetagenkv")
+    predictions = [
+        Prediction(e.article_id, s, e.answer.split(". ")[0] + ".") for e in examples[:12] for s in systems
+    ]
+    settings = StudySettings(parts=("preference",), preference_questions=6, seed=4)
+    study = build_study([], examples, documents, predictions, BM25Ranker(), settings, study_id="ab")
+    folder = write_study(study, tmp_path / "study")
+    ids = [t["task_id"] for t in study.tasks]
+    assert len(ids) == 12 and len(set(ids)) == 12
+    assert all(re.fullmatch(r"preference:\d+:[0-9a-f]{12}", t) for t in ids)
+    assert {k["system"] for k in study.key} == set(systems)
+
+    service = StudyService(folder)
+    try:
+        first = service.assessors[study.assignments[0]["assessor_id"]]
+        seen = [service.next_task(first)] + [json.dumps(public_task(t)) for t in service.tasks.values()]
+    finally:
+        service.close()
+    labelstudio = [p.read_text(encoding="utf-8") for p in sorted((folder / "labelstudio").iterdir())]
+    assert labelstudio
+    for text in [(folder / "tasks.jsonl").read_text(encoding="utf-8"), *seen, *labelstudio]:
+        for system in systems:
+            assert system not in text
+    assert all(system in (folder / "key.jsonl").read_text(encoding="utf-8") for system in systems)
+
+    # The same inputs give the same ids and sides; the analysis still reports per system.
+    again = build_study([], examples, documents, predictions, BM25Ranker(), settings, study_id="ab")
+    assert again.key == study.key
+    result = analyse(study, simulate_judgments(study, SimulationSettings(seed=1)))
+    assert set(result["preference"]) == set(systems)

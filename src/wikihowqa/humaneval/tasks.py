@@ -9,6 +9,9 @@ sending a task as is.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
 import math
 import random
 from collections import defaultdict
@@ -233,6 +236,27 @@ class PassagePicker:
         return groups
 
 
+# --------------------------------------------------------------------------- A/B: the source stays hidden
+
+
+def preference_secret(seed: int, answered: Mapping[str, Mapping[int, Prediction]]) -> bytes:
+    """The key of a study's A/B task ids and sides: a digest of the seed and every system's every answer.
+    The same inputs give the same study, yet no assessor can recompute it (each sees a few of the answers
+    of one system), so neither the id nor the side gives away which system, or which side, is which."""
+    h = hashlib.sha256(f"wikihowqa-preference:{seed}".encode())
+    for system in sorted(answered):
+        for article_id in sorted(answered[system]):
+            h.update(json.dumps([system, article_id, answered[system][article_id].answer]).encode())
+    return h.digest()
+
+
+def preference_task_id(secret: bytes, article_id: int, system: str) -> str:
+    """``preference:<article>:<12 hex>``, a keyed digest of the system's name: opaque to the assessor
+    (the id reaches the browser and Label Studio); ``key.jsonl`` maps it back to the system."""
+    digest = hmac.new(secret, f"{article_id}:{system}".encode(), hashlib.sha256).hexdigest()
+    return f"preference:{article_id}:{digest[:12]}"
+
+
 # --------------------------------------------------------------------------- assignment
 
 
@@ -371,12 +395,13 @@ def build_study(
         for p in predictions:
             answered[p.system][p.article_id] = p
         common = sorted(set.intersection(*(set(v) for v in answered.values())) & set(by_id))
+        secret = preference_secret(settings.seed, answered)
         for article_id in rng.sample(common, min(settings.preference_questions, len(common))):
             ex = by_id[article_id]
             for system in systems:
                 model = answered[system][article_id].answer
-                task_id = f"preference:{article_id}:{system}"
-                gold_side = random.Random(f"{settings.seed}:{task_id}:side").choice("AB")
+                task_id = preference_task_id(secret, article_id, system)
+                gold_side = random.Random(f"{secret.hex()}:{task_id}:side").choice("AB")
                 sides = {gold_side: ex.answer, ("B" if gold_side == "A" else "A"): model}
                 add(
                     "preference",
@@ -468,8 +493,6 @@ def write_study(
 
 def read_study(folder: Path) -> Study:
     """A study folder as written by :func:`write_study`; checks the format and version."""
-    import json
-
     from wikihowqa.io import iter_jsonl
 
     folder = Path(folder)
