@@ -4,7 +4,7 @@ Why SQLite: a study is one folder that a researcher can copy, and a crowd study 
 submissions a second, well within one SQLite writer. WAL keeps readers (progress, downloads) from
 blocking the writer, and a committed transaction survives the process being killed (with
 ``durable=True``, ``synchronous=FULL``, also a power loss). Every statement is a constant with ``?``
-parameters: nothing a client sends is ever formatted into SQL (tests/humaneval/app/test_db.py checks
+parameters: nothing a client sends is ever formatted into SQL (tests/humaneval/app/test_app_db.py checks
 this module's source for it).
 
 A judgment is stored once: its client-generated ``judgment_id`` and the (task, assessor) pair are both
