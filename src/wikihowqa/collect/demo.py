@@ -8,6 +8,8 @@ from typing import Any
 
 #: A local site answers in milliseconds and never throttles: pace generously, retry quickly.
 LOCAL_RATE = 200.0
+#: The demo's dataset folder, under the demo's output folder.
+DATASET = "dataset"
 
 
 class FunnelMismatch(RuntimeError):
@@ -16,9 +18,10 @@ class FunnelMismatch(RuntimeError):
 
 def demo_step(ctx: Any) -> None:
     """Serve the corpus (``ctx.settings["corpus"]`` or the embedded one) and build ``ctx.out/"dataset"``."""
-    from wikihowqa.collect.build import BuildSettings, build
+    from wikihowqa.collect.build import BuildSettings, build, parked_state
     from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, HttpSettings
     from wikihowqa.demo import corpus_path
+    from wikihowqa.demo.run import fresh_folder, owned_folders
     from wikihowqa.replay import ReplaySite
 
     corpus = Path(ctx.settings.get("corpus") or corpus_path())
@@ -34,7 +37,13 @@ def demo_step(ctx: Any) -> None:
         throttle_pause_s=1.0,
         contact="wikihowqa demo (local replay site)",
     )
-    target = ctx.out / "dataset"
+    # A rerun rebuilds from scratch: an earlier run's dataset also holds what later steps added (the
+    # split's audit.json and cache/), which a build refuses to write over, and its build state may come
+    # from another corpus. A dataset folder the demo did not create is left to the build's own checks.
+    ours = DATASET in owned_folders(Path(ctx.out))
+    target = fresh_folder(Path(ctx.out), DATASET)
+    if ours:
+        parked_state(target).unlink(missing_ok=True)  # left by a run killed while publishing
     with ReplaySite(corpus) as site:
         settings = BuildSettings(api_url=site.mediawiki_url, wayback_url=site.wayback_url, http=http)
         result = build(target, settings)

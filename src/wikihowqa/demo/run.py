@@ -7,7 +7,9 @@ that returns rows for the closing table, so a stage adds itself by adding one st
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -15,6 +17,37 @@ from pathlib import Path
 from typing import Any
 
 from wikihowqa.demo import real_examples_path
+
+#: In the demo's output folder: the names of the subfolders the demo created there, and so may rewrite.
+OWNED_FILE = ".wikihowqa-demo.json"
+
+
+def owned_folders(out: Path) -> set[str]:
+    """Names of the folders under ``out`` that a demo run created (none if no run left a record)."""
+    try:
+        names = json.loads((Path(out) / OWNED_FILE).read_text(encoding="utf-8"))["created"]
+    except (FileNotFoundError, json.JSONDecodeError, KeyError, TypeError):
+        return set()
+    return {n for n in names if isinstance(n, str)} if isinstance(names, list) else set()
+
+
+def fresh_folder(out: Path, name: str) -> Path:
+    """``out/name`` for a step that writes it whole: a folder an earlier demo run created is removed, and a
+    new one is recorded as the demo's. A folder the demo did not create is returned untouched, for the step's
+    own checks to refuse if it holds anything foreign; a rerun into the same ``out`` thus starts clean
+    without ever deleting a user's folder."""
+    from wikihowqa.io import write_json
+
+    out = Path(out)
+    target = out / name
+    owned = owned_folders(out)
+    if target.is_symlink() or (target.exists() and name not in owned):
+        return target
+    if target.exists():
+        shutil.rmtree(target)
+    else:
+        write_json(out / OWNED_FILE, {"created": sorted(owned | {name})})
+    return target
 
 
 @dataclass
