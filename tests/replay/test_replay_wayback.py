@@ -230,6 +230,25 @@ def test_pdf_empty_and_headerless_captures(http, site):
     assert bare.content == SNAPSHOTS["list.html"]
 
 
+@pytest.mark.parametrize(
+    ("timestamp", "url", "snapshot"),
+    [
+        ("20160301120000", GUIDE, "pour-a.html"),
+        ("20190202000000", "https://example.org/list?b=2&a=1", "list.html"),
+    ],
+)
+@pytest.mark.parametrize("safe", ["/", ""])
+def test_playback_decodes_a_percent_encoded_original_url(http, site, timestamp, url, snapshot, safe):
+    """``quote(url)`` (``https%3A//…``, or ``https%3A%2F%2F…``) names the same capture as the plain URL."""
+    from urllib.parse import quote
+
+    encoded = quote(url, safe=safe)
+    assert encoded.startswith("https%3A")
+    response = http.get(f"{site.url}/web/{timestamp}id_/{encoded}")
+    assert response.status_code == 200 and response.content == SNAPSHOTS[snapshot]
+    assert response.headers["link"] == f'<{url}>; rel="original"'
+
+
 def test_an_unarchived_url_is_404(http, site):
     response = http.get(f"{site.url}/web/20190101000000id_/https://never-archived.example/")
     assert response.status_code == 404

@@ -14,7 +14,8 @@ earlier), and answers its raw bytes with its recorded status, its ``Content-Type
 (else its CDX mimetype), the other recorded headers as ``X-Archive-Orig-*``, ``Memento-Datetime`` and
 ``Link: <original>; rel="original"``. A 3xx capture answers its status with ``Location`` rewritten to
 ``/web/<ts>id_/<target>``. Without the ``id_``-style flag, an inexact timestamp redirects (302) to the
-capture's own timestamp, as web.archive.org does; an exact one serves the same raw bytes.
+capture's own timestamp, as web.archive.org does; an exact one serves the same raw bytes. A percent-encoded
+original URL (``https%3A//host/path%3Fq%3D1``, what ``urllib.parse.quote`` makes) is decoded first.
 """
 
 from __future__ import annotations
@@ -25,13 +26,14 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from email.utils import format_datetime
-from urllib.parse import urljoin
+from urllib.parse import unquote, urljoin
 
 from wikihowqa.replay.corpus import Capture, surt_key
 from wikihowqa.replay.reply import Reply
 
 FIELDS = ("urlkey", "timestamp", "original", "mimetype", "statuscode", "digest", "length")
 _PLAYBACK = re.compile(r"^/web/(\d{1,14})([a-z]{2}_)?/(.*)$", re.S)
+_ENCODED_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*%3A(?:/|%2F)", re.I)
 
 
 class CdxError(ValueError):
@@ -172,6 +174,8 @@ class Archive:
         if not m:
             return _text(400, "Bad Request: expected /web/<timestamp>[id_]/<url>")
         ts, flag, url = m.group(1), m.group(2) or "", m.group(3)
+        if _ENCODED_SCHEME.match(url):  # ``quote(url)``, as cdx_toolkit sends it: web.archive.org decodes it
+            url = unquote(url)
         url = re.sub(r"^([a-zA-Z][a-zA-Z0-9+.-]*):/(?!/)", r"\1://", url)  # clients may merge "//"
         if "://" not in url.split("?", 1)[0]:
             url = "http://" + url
