@@ -69,3 +69,54 @@ def test_task_files_changed_after_judgments_are_refused_but_a_plain_restart_resu
     tasks.write_text(tasks.read_text().replace("How To", "How to"))
     with pytest.raises(DatasetError, match="task files changed after 1 judgment"):
         StudyService(study_dir)
+
+
+def test_demo_serve_serves_the_demo_study_on_loopback_and_opens_its_admin_page(study_dir, monkeypatch):
+    """``wikihowqa demo --serve`` hands its context to ``demo_serve``: the study under ``<demo>/study`` is
+    served on 127.0.0.1 and the browser is pointed at the admin page (run here with port 0 and the server
+    and browser intercepted, so the test can stop it)."""
+    import threading
+    import time
+    import webbrowser
+    from types import SimpleNamespace
+
+    import httpx
+    import uvicorn
+
+    from wikihowqa.humaneval.app import demo_serve, run
+
+    servers, sockets, opened = [], [], []
+
+    class Recorded(uvicorn.Server):
+        def __init__(self, config):
+            super().__init__(config)
+            servers.append(self)
+
+    real_bind = run.bind
+    monkeypatch.setattr(uvicorn, "Server", Recorded)
+    monkeypatch.setattr(run, "bind", lambda host, port: sockets.append(real_bind(host, port)) or sockets[-1])
+    monkeypatch.setattr(webbrowser, "open", opened.append)
+    ctx = SimpleNamespace(out=study_dir.parent)  # what run_demo returns: the demo folder holding study/
+    thread = threading.Thread(target=demo_serve, args=(ctx,), kwargs={"port": 0}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not (servers and servers[0].started and opened):
+        assert thread.is_alive() and time.monotonic() < deadline, "the demo's server did not start"
+        time.sleep(0.05)
+    try:
+        host, port = sockets[0].getsockname()[:2]
+        assert host == "127.0.0.1"
+        assert httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=5).status_code == 200
+        admin_url = opened[0]
+        assert admin_url.startswith(f"http://127.0.0.1:{port}/admin/#")
+        token = admin_url.split("#", 1)[1]
+        progress = httpx.get(
+            f"http://127.0.0.1:{port}/api/admin/progress",
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=5,
+        ).json()
+        assert progress["study_id"] == "test-study" and progress["folder"] == str(study_dir)
+    finally:
+        servers[0].should_exit = True
+        thread.join(timeout=10)
+    assert not thread.is_alive()
