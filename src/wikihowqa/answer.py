@@ -234,15 +234,14 @@ def _copy_top(ctx: Context) -> System:
             )
             by_place = {(p.archive_url, p.position): p for p in item.passages}
             used = tuple(
-                Ranked(by_place[(u.archive_url, u.position)], u.score or 0.0, u.rank + 1)
-                for u in copied.passages
+                Ranked(by_place[(u.archive_url, u.position)], u.score or 0.0, u.rank) for u in copied.passages
             )
             out.append(Answer(copied.answer, used))
         return out
 
     settings = {
         "lower_bound": "copy top passages",
-        "retriever": "bm25s (question's own passages)",
+        "retriever": lower_bounds.COPY_RETRIEVER,
         "max_words": max_words,
         "definition": "wikihowqa.evaluate.lower_bounds.copy_passages",
     }

@@ -24,16 +24,32 @@ def test_copy_passages_starts_with_the_passage_most_relevant_to_the_question():
     assert prediction.answer.startswith("Dry the figs in a warm oven")
     assert len(prediction.answer.split()) == 20
     first = prediction.passages[0]
-    assert (first.archive_url, first.position, first.rank) == ("a1", 0, 0)
+    assert (first.archive_url, first.position, first.rank) == ("a1", 0, 1)  # ranks are 1-based
     assert first.score > 0
 
 
 def test_copy_passages_concatenates_in_rank_order_up_to_the_word_limit():
     prediction = lower_bounds.copy_passages(_example(7, "How to paint a fence"), DOCS, max_words=1000)
-    assert [p.rank for p in prediction.passages] == [0, 1, 2]
+    assert [p.rank for p in prediction.passages] == [1, 2, 3]
     assert prediction.passages[0].text == "Paint the fence before winter."
     assert prediction.answer.startswith("Paint the fence before winter. ")
     assert len(prediction.answer.split()) == sum(len(d.split()) for doc in DOCS for d in doc.passages)
+
+
+def test_copy_passages_ranks_with_the_systems_bm25_stemming_included():
+    """The question's "painted fences" matches "Paint the fence" only once stemmed, as in the bm25 systems."""
+    from wikihowqa.records import passages_of
+    from wikihowqa.retrieve import rank
+    from wikihowqa.retrieve.bm25 import BM25Retriever
+
+    question = "How to wash painted fences"
+    prediction = lower_bounds.copy_passages(_example(7, question), DOCS, max_words=1000)
+    assert prediction.passages[0].text == "Paint the fence before winter."
+    systems = rank(BM25Retriever(), question, passages_of(DOCS))
+    assert [(u.archive_url, u.position, u.rank) for u in prediction.passages] == [
+        (r.passage.archive_url, r.passage.position, r.rank) for r in systems
+    ]
+    assert [u.score for u in prediction.passages] == pytest.approx([r.score for r in systems])
 
 
 def test_copy_passages_without_documents_gives_an_empty_answer():

@@ -11,29 +11,24 @@ import random
 from collections.abc import Mapping, Sequence
 
 from wikihowqa.records import Document, Example, Passage, Prediction, UsedPassage, passages_of
+from wikihowqa.retrieve import Ranked
 
 COPY_SYSTEM = "lower-bound-copy-passages"
 RANDOM_SYSTEM = "lower-bound-random-train-answer"
 DEFAULT_MAX_WORDS = 100
 
 
-def rank_passages(question: str, passages: Sequence[Passage]) -> list[tuple[Passage, float]]:
-    """The question's passages by BM25 relevance to the question (bm25s), ties in document order."""
-    if not passages:
-        return []
-    import bm25s
+#: How the copy lower bound ranks passages, recorded in its predictions' settings.
+COPY_RETRIEVER = "bm25 (the systems' BM25Retriever over the question's own passages)"
 
-    corpus = bm25s.tokenize([p.text for p in passages], stopwords="en", show_progress=False)
-    retriever = bm25s.BM25()
-    retriever.index(corpus, show_progress=False)
-    query = bm25s.tokenize([question], stopwords="en", return_ids=False, show_progress=False)
-    scores = [0.0] * len(passages)
-    if query and query[0]:
-        docs, values = retriever.retrieve(query, k=len(passages), show_progress=False)
-        for doc, value in zip(docs[0].tolist(), values[0].tolist(), strict=True):
-            scores[doc] = float(value)
-    order = sorted(range(len(passages)), key=lambda i: (-scores[i], i))
-    return [(passages[i], scores[i]) for i in order]
+
+def rank_passages(question: str, passages: Sequence[Passage]) -> list[Ranked]:
+    """The question's passages ranked (1-based) by the same BM25 as the ``bm25+…`` systems, ties in
+    document order: the lower bound copies what those systems would read first."""
+    from wikihowqa.retrieve import rank
+    from wikihowqa.retrieve.bm25 import BM25Retriever
+
+    return rank(BM25Retriever(), question, passages)
 
 
 def copy_passages(
@@ -46,11 +41,11 @@ def copy_passages(
     """The top BM25 passages copied, in rank order, cut at ``max_words`` words."""
     used: list[UsedPassage] = []
     words: list[str] = []
-    for rank, (passage, score) in enumerate(rank_passages(example.question, passages_of(list(documents)))):
+    for r in rank_passages(example.question, passages_of(list(documents))):
         if len(words) >= max_words:
             break
-        words.extend(passage.text.split())
-        used.append(UsedPassage(passage.archive_url, passage.position, rank, passage.text, score))
+        words.extend(r.passage.text.split())
+        used.append(UsedPassage(r.passage.archive_url, r.passage.position, r.rank, r.passage.text, r.score))
     return Prediction(
         article_id=example.article_id,
         system=system,
@@ -58,7 +53,7 @@ def copy_passages(
         passages=tuple(used),
         settings={
             "lower_bound": "copy top passages",
-            "retriever": "bm25s (question's own passages)",
+            "retriever": COPY_RETRIEVER,
             "max_words": max_words,
         },
     )
