@@ -336,33 +336,14 @@ class TrainResult:
     n_validation: int
 
 
-def train(
-    config: GeneratorConfig,
-    train_pairs: Iterable[tuple[str, str]],
-    validation_pairs: Iterable[tuple[str, str]] = (),
-    *,
-    generator: Generator | None = None,
-    resume: bool = True,
-    log: Callable[[str], None] = lambda _: None,
-) -> TrainResult:
-    """Fine-tune on (built input, gold answer) pairs; resumes from the last checkpoint in ``output_dir``."""
+def training_arguments(config: GeneratorConfig, *, evaluate: bool) -> dict[str, Any]:
+    """Keyword arguments of the run's ``TrainingArguments``: bf16 when ``train.bf16`` says so (``auto``: on a
+    CUDA GPU that supports it), the CPU only when there is no CUDA GPU."""
     import torch
-    from transformers import Trainer, TrainingArguments
 
-    generator = generator or Generator.load(config, device="cpu")  # Trainer moves it to the GPU itself
-    train_rows = [generator.features(text, answer) for text, answer in train_pairs]
-    eval_rows = (
-        [generator.features(text, answer) for text, answer in validation_pairs]
-        if config.train.evaluate
-        else []
-    )
-    if not train_rows:
-        raise SettingsError("no training examples: the dataset has no train split")
     t = config.train
-    output_dir = Path(config.output_dir)
-    bf16 = use_bf16(t.bf16)
     args: dict[str, Any] = {
-        "output_dir": str(output_dir),
+        "output_dir": str(config.output_dir),
         "per_device_train_batch_size": t.batch_size,
         "per_device_eval_batch_size": t.batch_size,
         "gradient_accumulation_steps": t.grad_accum,
@@ -376,9 +357,9 @@ def train(
         "save_total_limit": t.save_total_limit,
         "logging_steps": t.logging_steps,
         "seed": t.seed,
-        "bf16": bf16,
-        "eval_strategy": "steps" if eval_rows else "no",
-        "eval_steps": t.save_steps if eval_rows else None,
+        "bf16": use_bf16(t.bf16),
+        "eval_strategy": "steps" if evaluate else "no",
+        "eval_steps": t.save_steps if evaluate else None,
         "report_to": "none",
         "remove_unused_columns": False,
         "disable_tqdm": True,
@@ -387,6 +368,33 @@ def train(
     _set_warmup(args, t.warmup)
     if t.gradient_checkpointing:  # renamed activation_checkpointing in transformers 5
         args[_supported("activation_checkpointing", "gradient_checkpointing")] = True
+    return args
+
+
+def train(
+    config: GeneratorConfig,
+    train_pairs: Iterable[tuple[str, str]],
+    validation_pairs: Iterable[tuple[str, str]] = (),
+    *,
+    generator: Generator | None = None,
+    resume: bool = True,
+    log: Callable[[str], None] = lambda _: None,
+) -> TrainResult:
+    """Fine-tune on (built input, gold answer) pairs; resumes from the last checkpoint in ``output_dir``."""
+    from transformers import Trainer, TrainingArguments
+
+    generator = generator or Generator.load(config, device="cpu")  # Trainer moves it to the GPU itself
+    train_rows = [generator.features(text, answer) for text, answer in train_pairs]
+    eval_rows = (
+        [generator.features(text, answer) for text, answer in validation_pairs]
+        if config.train.evaluate
+        else []
+    )
+    if not train_rows:
+        raise SettingsError("no training examples: the dataset has no train split")
+    output_dir = Path(config.output_dir)
+    args = training_arguments(config, evaluate=bool(eval_rows))
+    bf16 = bool(args["bf16"])
     resumed_from = last_checkpoint(output_dir) if resume else None
     trainer = Trainer(
         model=generator.model,
