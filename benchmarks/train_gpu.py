@@ -1,23 +1,32 @@
 """Fine-tuning throughput of the generator at SmolLM2-135M size, on a CUDA GPU in bf16 (or the CPU).
 
-Self-contained: needs only torch and transformers — no download, no dataset, no wikihowqa. The model is
-a randomly initialised Llama with SmolLM2-135M's shape (hidden 576, 30 layers, 9 heads, 3 KV heads,
-intermediate 1536, vocabulary 49,152, tied embeddings); the data are synthetic token sequences whose second
-half repeats the first, so the loss must fall if training works. The loop does what ``wikihowqa train``
-asks of transformers' Trainer with ``bf16: auto``: bf16 autocast over fp32 weights, fused AdamW, linear
-warm-up then decay, gradient clipping at 1.0. A peer run in fp32 (TF32 off) on the same device, same
-batch, gives the bf16 speed-up.
+Self-contained: no download, no dataset. The model is a randomly initialised Llama with SmolLM2-135M's shape
+(hidden 576, 30 layers, 9 heads, 3 KV heads, intermediate 1536, vocabulary 49,152, tied embeddings); the data
+are synthetic token sequences whose second half repeats the first, so the loss must fall if training works.
+Two ways of training are timed on the same model, batch and sequences:
 
-    python benchmarks/train_gpu.py                  # 300 steps, batch 16 × 1024 tokens, on CUDA
+* ``loop`` (needs only torch and transformers): a hand-written loop doing what ``wikihowqa train`` asks of
+  transformers' Trainer with ``bf16: auto`` — bf16 autocast over fp32 weights, fused AdamW, linear warm-up
+  then decay, gradient clipping at 1.0 — plus a peer run in fp32 (TF32 off) for the bf16 speed-up;
+* ``trainer``: the project's own trainer, ``wikihowqa.generate.seq2seq.train`` (transformers.Trainer with
+  the settings of ``wikihowqa train``, ``bf16: auto``), on (input, answer) pairs of synthetic words through
+  the project's feature builder (loss on the answer half) with a word-level tokenizer built here.
+
+    python benchmarks/train_gpu.py                  # 300 steps, batch 16 × 1024 tokens, on CUDA, both ways
+    python benchmarks/train_gpu.py --mode trainer   # only the project's trainer
     python benchmarks/train_gpu.py --steps 3        # smoke run (on a CPU it shrinks the batch; see output)
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import platform
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
@@ -89,7 +98,7 @@ def run(args: argparse.Namespace, device: str, bf16: bool, steps: int, batch: in
     if device == "cuda":
         torch.cuda.empty_cache()
     return {
-        "precision": "bf16 autocast" if bf16 else "fp32",
+        "precision": "loop, bf16 autocast" if bf16 else "loop, fp32",
         "params": params,
         "batch": batch,
         "seq_len": seq_len,
@@ -104,9 +113,121 @@ def run(args: argparse.Namespace, device: str, bf16: bool, steps: int, batch: in
     }
 
 
+def word_tokenizer(vocab: int):
+    """A word-level tokenizer over ``vocab`` ids: specials, ``=`` (the answer prefix), then words ``w3``…"""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    words = {"<pad>": 0, "<unk>": 1, "</s>": 2, "=": 3}
+    words.update({f"w{i}": i for i in range(4, vocab)})
+    tok = Tokenizer(models.WordLevel(words, unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tok, pad_token="<pad>", unk_token="<unk>", eos_token="</s>"
+    )
+
+
+def run_trainer(args: argparse.Namespace, device: str, steps: int, batch: int, seq_len: int) -> dict:
+    """The project's trainer on synthetic (input, answer) pairs; steps timed by a callback, as the loop."""
+    from transformers import TrainerCallback
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # the checkout, installed or not
+    from wikihowqa.generate.seq2seq import Generator, GeneratorConfig, train
+
+    torch.manual_seed(args.seed)
+    config = LlamaConfig(**SMOLLM2_135M, attn_implementation="sdpa")
+    model = LlamaForCausalLM(config)
+    params = sum(p.numel() for p in model.parameters())
+    prompt = (seq_len - 2) // 2  # input words, then "=", then the answer words and </s>: seq_len tokens
+    answer = seq_len - 2 - prompt
+    gen = torch.Generator().manual_seed(args.seed)
+    pairs = []
+    for _ in range(min(steps * batch, 1024)):
+        ids = torch.randint(4, config.vocab_size, (prompt,), generator=gen).tolist()
+        pairs.append((" ".join(f"w{i}" for i in ids), " ".join(f"w{i}" for i in (ids * 2)[:answer])))
+    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+    timed_from = min(args.skip, steps - 1)
+    clock: dict[str, float] = {}
+
+    losses: list[float] = []
+
+    class StepClock(TrainerCallback):
+        def on_train_begin(self, _args, state, control, **kwargs):
+            if timed_from == 0:
+                clock["start"] = time.perf_counter()
+
+        def on_step_end(self, _args, state, control, **kwargs):
+            if state.global_step in (timed_from, steps):
+                sync()
+                clock["start" if state.global_step == timed_from else "end"] = time.perf_counter()
+
+        def on_log(self, _args, state, control, logs=None, **kwargs):
+            if logs and "loss" in logs:
+                losses.append(float(logs["loss"]))
+
+    with tempfile.TemporaryDirectory() as out:
+        settings = GeneratorConfig.from_settings(
+            {
+                "model": "random-init SmolLM2-135M shape",
+                "architecture": "causal",
+                "output_dir": out,
+                "max_input_tokens": prompt + 1,
+                "max_answer_tokens": answer + 1,
+                "answer_prefix": " =",
+                "train": {
+                    "max_steps": steps,
+                    "batch_size": batch,
+                    "grad_accum": 1,
+                    "learning_rate": args.lr,
+                    "warmup": max(1, min(args.warmup, steps // 10)),
+                    "save_steps": steps + 1,  # no checkpoint inside the timed steps
+                    "logging_steps": max(1, steps // 10),
+                    "evaluate": False,
+                    "seed": args.seed,
+                    "bf16": "auto",  # bf16 on a CUDA GPU that has it, as `wikihowqa train` by default
+                },
+            }
+        )
+        generator = Generator(model, word_tokenizer(config.vocab_size), settings, encoder_decoder=False)
+        first_row = generator.features(*pairs[0])
+        assert len(first_row["input_ids"]) == seq_len, len(first_row["input_ids"])
+        if device == "cuda":
+            torch.cuda.reset_peak_memory_stats()
+        train(settings, pairs, generator=generator, resume=False, callbacks=[StepClock()])
+        bf16 = json.loads((Path(out) / "train-summary.json").read_text())["bf16"]
+    peak = torch.cuda.max_memory_allocated() / 2**30 if device == "cuda" else float("nan")
+    elapsed = clock["end"] - clock["start"]
+    del model, generator
+    if device == "cuda":
+        torch.cuda.empty_cache()
+    timed = steps - timed_from
+    return {
+        "precision": f"Trainer, {'bf16' if bf16 else 'fp32'}",
+        "params": params,
+        "batch": batch,
+        "seq_len": seq_len,
+        "steps": steps,
+        "timed_steps": timed,
+        "seconds": elapsed,
+        "steps_per_s": timed / elapsed,
+        "tokens_per_s": timed * batch * seq_len / elapsed,
+        "peak_gib": peak,
+        "first_loss": losses[0] if losses else float("nan"),
+        "last_loss": losses[-1] if losses else float("nan"),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=300, help="optimizer steps of the bf16 run")
+    parser.add_argument(
+        "--mode",
+        choices=["both", "loop", "trainer"],
+        default="both",
+        help="the hand-written loop (and its fp32 peer), the project's trainer, or both",
+    )
+    parser.add_argument(
+        "--steps", type=int, default=300, help="optimizer steps of the bf16 (and Trainer) run"
+    )
     parser.add_argument("--peer-steps", type=int, default=40, help="steps of the fp32 peer run (0: skip it)")
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--seq-len", type=int, default=1024, help="tokens per sequence (input + answer)")
@@ -138,9 +259,13 @@ def main() -> None:
         torch.backends.cudnn.allow_tf32 = False
     name = torch.cuda.get_device_name() if device == "cuda" else platform.processor() or platform.machine()
     print(f"device: {device} ({name}); torch {torch.__version__}")
-    rows = [run(args, device, bf16, steps, batch, seq_len)]
-    if peer_steps > 0:
-        rows.append(run(args, device, False, max(peer_steps, args.skip + 2), batch, seq_len))
+    rows = []
+    if args.mode in ("both", "loop"):
+        rows.append(run(args, device, bf16, steps, batch, seq_len))
+        if peer_steps > 0:
+            rows.append(run(args, device, False, max(peer_steps, args.skip + 2), batch, seq_len))
+    if args.mode in ("both", "trainer"):
+        rows.append(run_trainer(args, device, steps, batch, seq_len))
 
     header = (
         "run",
@@ -153,7 +278,6 @@ def main() -> None:
         "peak GiB",
         "loss first→last",
     )
-    header = tuple(header)
     table = [
         (
             r["precision"],
@@ -174,8 +298,12 @@ def main() -> None:
     print("-" * len(line))
     for row in table:
         print(" | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)))
-    if len(rows) == 2:
-        print(f"bf16 / fp32 tokens/s: {rows[0]['tokens_per_s'] / rows[1]['tokens_per_s']:.2f}×")
+    by_run = {r["precision"]: r["tokens_per_s"] for r in rows}
+    if "loop, bf16 autocast" in by_run and "loop, fp32" in by_run:
+        print(f"bf16 / fp32 tokens/s (loop): {by_run['loop, bf16 autocast'] / by_run['loop, fp32']:.2f}×")
+    trainer = next((v for k, v in by_run.items() if k.startswith("Trainer")), None)
+    if trainer and rows[0]["precision"].startswith("loop"):
+        print(f"Trainer / loop tokens/s: {trainer / rows[0]['tokens_per_s']:.2f}×")
     for note in notes:
         print(f"note: {note}")
 

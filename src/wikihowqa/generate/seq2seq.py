@@ -379,8 +379,12 @@ def train(
     generator: Generator | None = None,
     resume: bool = True,
     log: Callable[[str], None] = lambda _: None,
+    callbacks: Sequence[Any] = (),
 ) -> TrainResult:
-    """Fine-tune on (built input, gold answer) pairs; resumes from the last checkpoint in ``output_dir``."""
+    """Fine-tune on (built input, gold answer) pairs; resumes from the last checkpoint in ``output_dir``.
+
+    ``callbacks``: ``transformers.TrainerCallback`` objects (``benchmarks/train_gpu.py`` times steps thus).
+    """
     from transformers import Trainer, TrainingArguments
 
     generator = generator or Generator.load(config, device="cpu")  # Trainer moves it to the GPU itself
@@ -402,6 +406,7 @@ def train(
         train_dataset=train_rows,  # a list is a map-style dataset
         eval_dataset=eval_rows or None,
         data_collator=Collator(generator.tokenizer.pad_token_id),
+        callbacks=list(callbacks) or None,
     )
     log(
         f"training on {len(train_rows)} examples"
