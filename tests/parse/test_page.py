@@ -137,6 +137,55 @@ def test_deeply_nested_markup_is_rejected():
     assert parse_html(deep, "https://x.example/deep").rejection == TOO_DEEP
 
 
+STEPS = " ".join(f"step{i}" for i in range(80))
+
+
+def _deep_page(opening: str, levels: int) -> bytes:
+    return (
+        "<html><head><title>Deep</title></head><body><article><p>Old generators never closed their tags.</p>"
+        + opening * levels
+        + f"<p>{STEPS}</p></article></body></html>"
+    ).encode()
+
+
+@pytest.mark.parametrize("tag", ["font", "b", "div"])
+def test_markup_past_libxml2s_default_depth_is_kept_with_all_its_words(tag):
+    page = parse_html(_deep_page(f"<{tag}>", 300), "https://x.example/deep")
+    assert page.ok, page.detail
+    assert "step0" in page.text and "step79 " in page.text + " " and len(page.text.split()) >= 85
+
+
+def test_markup_deeper_than_the_bound_is_rejected_with_its_depth():
+    from wikihowqa.parse.page import MAX_DEPTH
+
+    page = parse_html(_deep_page("<div>", MAX_DEPTH + 100), "https://x.example/deep")
+    assert page.rejection == TOO_DEEP and f"> {MAX_DEPTH}" in page.detail
+
+
+def _called_from_depth(frames: int, call):
+    return call() if frames == 0 else _called_from_depth(frames - 1, call)
+
+
+def test_the_deepest_kept_page_parses_from_a_caller_300_frames_deep():
+    """Nested lists are the deepest recursion downstream (trafilatura handles them one frame per level):
+    a page nested right up to the bound still parses, not cut short by a RecursionError, with 300 frames
+    (and pytest's own) already on the stack."""
+    import sys
+
+    import lxml.html
+
+    from wikihowqa.parse.page import MAX_DEPTH, tree_depth
+
+    levels = (MAX_DEPTH - 6) // 2  # each level is a <ul> and an <li>
+    body = _deep_page("<ul><li>item", levels)
+    tree = lxml.html.document_fromstring(body, lxml.html.HTMLParser(huge_tree=True))
+    assert MAX_DEPTH - 6 < tree_depth(tree) <= MAX_DEPTH
+    assert sys.getrecursionlimit() == 1000
+    page = _called_from_depth(300, lambda: parse_html(body, "https://x.example/lists"))
+    assert page.ok, page.detail
+    assert page.text.count("item") == levels and "step79" in page.text
+
+
 ROSES = (
     "<html><head><title>Cut</title></head><body><article><p>"
     + "Pruning roses in late winter encourages strong new growth and more flowers in summer. " * 4

@@ -1,7 +1,7 @@
 """One archived web page → :class:`ParsedPage` (text, Markdown, passages, title), or a rejection reason.
 
 :func:`parse_html` never raises on bad input: an empty body, bytes that are not HTML, a page over the size
-limit, markup nested past the parser's depth limit, or a page without article text each come back as a
+limit, markup nested deeper than :data:`MAX_DEPTH` levels, or a page without article text each come back as a
 ``ParsedPage`` whose ``rejection`` names the reason, so a crawl of millions of pages loses none of its work
 to one bad page. A page that was cut off (a short transfer or capture) keeps the text it has, for a
 dataset is better with it than without, and is flagged ``truncated``.
@@ -50,6 +50,11 @@ _MARKUP = re.compile(r"<(?:[a-zA-Z][a-zA-Z0-9-]*|!--|!doctype)[\s>/]", re.I)
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*>", re.I)
 # Characters an XML tree cannot hold (lxml refuses them in text); browsers do not show them either.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+#: Deepest markup kept (levels of elements). libxml2 nests 256 levels by default and up to 2048 with
+#: ``huge_tree``; past 256 a page is parsed again with it and kept up to this depth. The deepest recursion
+#: met downstream, trafilatura's nested-list handler, takes about one Python frame per level: a page of
+#: nested lists this deep needs about 550 of Python's default 1000 frames, leaving the rest to the caller.
+MAX_DEPTH = 512
 _TITLE_SEP = re.compile(r"\s+(?:[|·•–—»-]|::)\s+")
 _DOCUMENT_END = re.compile(r"</(?:body|html)\s*>", re.I)
 # The last tag of a whole document that leaves out its optional </body></html>: an end tag, a void or
@@ -291,8 +296,6 @@ def parse_html(
 def _parse(
     html: bytes | str, url: str, headers: Mapping[str, str] | None, settings: ParseSettings
 ) -> ParsedPage:
-    import lxml.html
-
     from wikihowqa.parse.boilerplate import remove_boilerplate
     from wikihowqa.parse.decode import decode_html
     from wikihowqa.parse.html import extract
@@ -315,13 +318,17 @@ def _parse(
     if not _MARKUP.search(text[:65536]):
         return rejected(url, NON_HTML, "no markup", **seen)
     seen["truncated"] = truncation(text, headers, size)
-    parser = lxml.html.HTMLParser(recover=True, remove_comments=True, remove_pis=True, collect_ids=False)
     try:
-        root = lxml.html.document_fromstring(text, parser=parser)
+        root, too_deep = _tree(text, huge=False)
+        if too_deep:  # rare: try again without libxml2's default depth limit
+            root, too_deep = _tree(text, huge=True)
+            if too_deep:
+                return rejected(url, TOO_DEEP, "nested past libxml2's limit even with huge_tree", **seen)
+            depth = tree_depth(root)
+            if depth > MAX_DEPTH:
+                return rejected(url, TOO_DEEP, f"{depth} levels of markup > {MAX_DEPTH}", **seen)
     except Exception as exc:  # lxml raises ParserError on documents it cannot recover at all
         return rejected(url, PARSE_ERROR, f"{type(exc).__name__}: {exc}"[:300], **seen)
-    if any("Excessive depth" in entry.message for entry in parser.error_log):
-        return rejected(url, TOO_DEEP, "markup nested past the parser's depth limit (256)", **seen)
     title = _title(root)
     pagination = detect(root, url)
     for hidden in root.xpath("//noscript | //template"):  # shown only without scripts, or never
@@ -341,6 +348,29 @@ def _parse(
         mode=extraction.mode,
         **common,
     )
+
+
+def _tree(text: str, *, huge: bool) -> tuple[Any, bool]:
+    """The parsed document, and whether libxml2 stopped nesting at its depth limit (256 levels by
+    default; ``huge_tree`` raises it to 2048) and so lost what lay deeper."""
+    import lxml.html
+
+    parser = lxml.html.HTMLParser(
+        recover=True, remove_comments=True, remove_pis=True, collect_ids=False, huge_tree=huge
+    )
+    root = lxml.html.document_fromstring(text, parser=parser)
+    return root, any("Excessive depth" in entry.message for entry in parser.error_log)
+
+
+def tree_depth(root: Any) -> int:
+    """Levels of elements below and including ``root``, counted without recursion."""
+    from lxml import etree
+
+    depth = deepest = 0
+    for event, _ in etree.iterwalk(root, events=("start", "end")):
+        depth += 1 if event == "start" else -1
+        deepest = max(deepest, depth)
+    return deepest
 
 
 def _without_headline(extraction: Any, title: str | None) -> Any:
