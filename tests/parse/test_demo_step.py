@@ -34,9 +34,8 @@ def test_demo_step_scores_the_corpus_against_its_hand_written_truth(tmp_path):
     truths = truth_files()
     with_text = [t for t in truths if t.get("main_text", "").strip()]
     tables = sum(1 for t in with_text if t.get("has_table"))
-    paginated = sum(
-        1 for t in with_text if (t.get("pagination") or {}).get("next") or t["pagination"].get("view_all")
-    )
+    links = [t.get("pagination") or {} for t in with_text]
+    paginated = sum(1 for link in links if link.get("next") or link.get("view_all"))
     not_utf8 = sum(1 for t in with_text if codec_for(t.get("encoding")) not in {None, "utf-8"})
     assert tables and paginated and not_utf8 and len(with_text) < len(truths)  # the corpus has every case
 
