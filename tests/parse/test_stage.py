@@ -54,6 +54,41 @@ def test_a_page_that_takes_too_long_is_rejected_as_timeout(monkeypatch):
     assert page.rejection == "timeout" and time.perf_counter() - started < 2
 
 
+def test_a_parse_that_runs_past_the_limit_inside_the_parser_is_a_timeout_not_a_parse_error(monkeypatch):
+    import wikihowqa.parse.html as extraction
+
+    real = extraction.extract
+
+    def slow_extract(root, **kwargs):
+        time.sleep(3)
+        return real(root, **kwargs)
+
+    monkeypatch.setattr(extraction, "extract", slow_extract)
+    started = time.perf_counter()
+    page = parse_one(snap("slow", "Pressed petals."), ParseSettings(timeout_s=0.2))
+    assert (page.rejection, page.detail) == ("timeout", "over 0.2 s") and time.perf_counter() - started < 2
+
+
+def test_parse_html_itself_applies_no_time_limit(monkeypatch):
+    """As documented: the limit is the stage's; a library call runs to the end and leaves signals alone."""
+    import signal
+
+    import wikihowqa.parse.html as extraction
+    from wikihowqa.parse import parse_html
+
+    real = extraction.extract
+
+    def slow_extract(root, **kwargs):
+        time.sleep(0.3)
+        return real(root, **kwargs)
+
+    monkeypatch.setattr(extraction, "extract", slow_extract)
+    before = signal.getsignal(signal.SIGALRM)
+    item = snap("slow", "Pressed petals keep for years in a dry album.")
+    page = parse_html(item.body, item.url, item.headers, ParseSettings(timeout_s=0.05))
+    assert page.ok and "Pressed petals" in page.text and signal.getsignal(signal.SIGALRM) is before
+
+
 def test_a_worker_crash_costs_only_the_page_that_caused_it(monkeypatch):
     real = stage_module.parse_html
 

@@ -72,7 +72,9 @@ _RAW_TEXT = re.compile(r"<(script|style)\b.*?</\1\s*>|<!--.*?-->", re.I | re.S)
 @dataclass(frozen=True, slots=True)
 class ParseSettings:
     """How pages are parsed. ``pagination``: ``join`` fetches (through the collector) and joins the pages
-    of a paginated article, ``flag`` only records its continuation links."""
+    of a paginated article, ``flag`` only records its continuation links. ``timeout_s`` is applied by the
+    parse stage (:func:`wikihowqa.parse.stage.parse_one`, in its worker processes), not by
+    :func:`parse_html`."""
 
     max_words: int = DEFAULT_MAX_WORDS
     min_words: int = 1  # fewer words of article text than this: rejected as empty_text
@@ -281,7 +283,13 @@ def parse_html(
     headers: Mapping[str, str] | None = None,
     settings: ParseSettings | None = None,
 ) -> ParsedPage:
-    """Parse one page fetched from ``url`` (its original URL; links resolve against it)."""
+    """Parse one page fetched from ``url`` (its original URL; links resolve against it).
+
+    No time limit is applied here, whatever ``settings.timeout_s`` says: stopping a parse that is stuck
+    inside libxml2 or trafilatura takes a timer signal (main thread only, replacing the caller's own
+    ``SIGALRM`` handler) or a process per page (slow), neither fit for a library call. For a limit, parse
+    through :func:`wikihowqa.parse.stage.parse_one` (one page) or the stage (many), which use the signal in
+    their worker processes."""
     settings = settings or ParseSettings()
     try:
         return _parse(html, url, headers, settings)

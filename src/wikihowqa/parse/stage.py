@@ -147,8 +147,9 @@ class FolderSnapshots:
                 yield snap
 
 
-class _Timeout(Exception):
-    pass
+class _Timeout(BaseException):
+    """Raised by the timer signal. Not an ``Exception``: ``parse_html`` turns every ``Exception`` into a
+    ``parse_error`` page and trafilatura swallows some, so an ``Exception`` would not reach ``parse_one``."""
 
 
 def _alarm(signum: int, frame: object) -> None:
@@ -157,18 +158,22 @@ def _alarm(signum: int, frame: object) -> None:
 
 def parse_one(snapshot: RawSnapshot, settings: ParseSettings) -> ParsedPage:
     """Parse one snapshot under ``settings.timeout_s`` (enforced with a timer signal where one is available:
-    the main thread of a Unix process, as in the stage's worker processes)."""
+    the main thread of a Unix process, as in the stage's worker processes). This is where the limit lives:
+    ``parse_html`` itself applies none."""
     timed = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
     if timed:
         previous = signal.signal(signal.SIGALRM, _alarm)
         signal.setitimer(signal.ITIMER_REAL, settings.timeout_s)
     try:
-        return parse_html(snapshot.body, snapshot.url, snapshot.headers, settings)
+        try:
+            return parse_html(snapshot.body, snapshot.url, snapshot.headers, settings)
+        finally:
+            if timed:  # disarmed inside the handler's reach: an alarm that fires now still ends as a timeout
+                signal.setitimer(signal.ITIMER_REAL, 0)
     except _Timeout:
         return rejected(snapshot.url, TIMEOUT, f"over {settings.timeout_s:g} s")
     finally:
         if timed:
-            signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
 
 
