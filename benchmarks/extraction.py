@@ -7,7 +7,9 @@ machine slows all of them alike. The peers get the page as the benchmark's own h
 bytes decoded as UTF-8); wikihowqa gets the bytes and the URL and does everything ``parse_html`` does
 (decoding, pagination detection, boilerplate removal, extraction, Markdown, passages).
 
-    python benchmarks/extraction.py [--data DIR] [--rounds 3] [--ablation] [--results benchmarks/RESULTS.md]
+    python benchmarks/extraction.py [--data DIR] [--rounds 3] [--ablation] [--record]
+
+``--record`` puts the table at the top of ``benchmarks/RESULTS.md`` (``results_md.append_run``: date, commit).
 """
 
 from __future__ import annotations
@@ -167,7 +169,7 @@ def main() -> None:
     )
     parser.add_argument("--rounds", type=int, default=3, help="timed rounds; the fastest counts")
     parser.add_argument("--ablation", action="store_true", help="also score the cascade's steps one by one")
-    parser.add_argument("--results", type=Path, help="prepend the table to this Markdown file")
+    parser.add_argument("--record", action="store_true", help="add the table to benchmarks/RESULTS.md")
     args = parser.parse_args()
 
     import logging
@@ -188,21 +190,17 @@ def main() -> None:
     outputs, speeds = measure(extractors, pages, urls, args.rounds)
     rows = [(name, evaluate(truth, outputs[name]), speeds[name]) for name in extractors]
     text = table(rows, speeds["trafilatura (default settings)"])
-    heading = f"## extraction — {date.today().isoformat()}, commit {_commit()}"
     note = (
         f"`python benchmarks/extraction.py --rounds {args.rounds}{' --ablation' if args.ablation else ''}` "
         f"on {len(pages)} pages ({args.data.name}); metric: 4-gram shingle F1 of the article-extraction "
-        "benchmark "
-        "(`wikihowqa.parse.metric`); speed: fastest of the interleaved rounds, one process."
+        "benchmark (`wikihowqa.parse.metric`); speed: fastest of the interleaved rounds, one process."
     )
-    print(heading, "", note, "", text, sep="\n")
-    if args.results:
-        previous = args.results.read_text(encoding="utf-8") if args.results.is_file() else ""
-        title = "# Benchmark results\n\nNewest first. Each run names its command, date and commit.\n"
-        body = previous.removeprefix(title).lstrip("\n")
-        args.results.write_text(
-            f"{title}\n{heading}\n\n{note}\n\n{text}\n\n{body}".rstrip() + "\n", encoding="utf-8"
-        )
+    print(f"extraction — {date.today().isoformat()}, commit {_commit()}", "", note, "", text, sep="\n")
+    if args.record:
+        sys.path.insert(0, str(Path(__file__).parent))
+        from results_md import append_run
+
+        append_run("extraction (benchmarks/extraction.py)", f"{note}\n\n{text}")
 
 
 if __name__ == "__main__":
