@@ -98,9 +98,9 @@ def rank_bm25_top(tokens: Sequence[list[str]], query: list[str]) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--questions", type=int, default=11_746)
-    parser.add_argument("--documents", type=int, default=74_527)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--questions", type=int, default=11_746, help="questions of the synthetic corpus")
+    parser.add_argument("--documents", type=int, default=74_527, help="documents of the synthetic corpus")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the synthetic corpus")
     parser.add_argument(
         "--supporting-questions", type=int, default=2000, help="questions timed in supporting mode (0: all)"
     )
@@ -116,6 +116,7 @@ def main() -> None:
     parser.add_argument(
         "--dense-questions", type=int, default=20, help="questions in the dense sample (0: skip dense)"
     )
+    parser.add_argument("--record", action="store_true", help="append the table to benchmarks/RESULTS.md")
     args = parser.parse_args()
 
     seconds, (examples, documents, source) = timed(lambda: corpus(args))
@@ -124,10 +125,12 @@ def main() -> None:
         by_article.setdefault(doc.article_id, []).append(doc)
     questions = [(e.question, passages_of(by_article.get(e.article_id, []))) for e in examples]
     n_passages = sum(len(p) for _, p in questions)
-    print(
+    head = (
         f"corpus: {len(examples):,} questions, {len(documents):,} documents, {n_passages:,} passages "
-        f"({n_passages / len(examples):.0f} per question) from {source} in {seconds:.0f} s"
+        f"({n_passages / len(examples):.0f} per question) from {source} in {seconds:.0f} s; "
+        f"{os.cpu_count()} CPUs, `python benchmarks/retrieval.py`"
     )
+    print(head)
     rows: list[tuple[str, str, int, float, str]] = []  # setting, system, questions, seconds, note
 
     bm25 = BM25Retriever()
@@ -257,7 +260,7 @@ def main() -> None:
     from wikihowqa.retrieve.dense import DenseRetriever
 
     if not args.dense_questions:
-        print_table(rows)
+        finish(head, rows, args.record)
         return
     dense_sample = questions[: args.dense_questions]
     retriever = DenseRetriever.from_settings()
@@ -284,7 +287,17 @@ def main() -> None:
         )
     )
 
-    print_table(rows)
+    finish(head, rows, args.record)
+
+
+def finish(head: str, rows: list[tuple[str, str, int, float, str]], record: bool) -> None:
+    lines = table_lines(rows)
+    print("\n".join(lines))
+    if record:
+        sys.path.insert(0, str(Path(__file__).parent))
+        from results_md import append_run
+
+        append_run("retrieval speed (benchmarks/retrieval.py)", "\n".join([head, "", *lines]))
 
 
 def _rank_bm25_index(bm25: BM25Retriever, pool: list[Passage]):
@@ -293,7 +306,8 @@ def _rank_bm25_index(bm25: BM25Retriever, pool: list[Passage]):
     return BM25Okapi(bm25.tokenize([p.text for p in pool]))
 
 
-def print_table(rows: list[tuple[str, str, int, float, str]]) -> None:
+def table_lines(rows: list[tuple[str, str, int, float, str]]) -> list[str]:
+    """The rows as a Markdown table, each system's speed also as a ratio to rank-bm25 in its setting."""
     table = []
     peers: dict[str, float] = {}
     for setting, system, n, seconds, note in rows:
@@ -309,11 +323,11 @@ def print_table(rows: list[tuple[str, str, int, float, str]]) -> None:
                 row[5] + "; " if row[5] else ""
             ) + f"{float(row[4].replace(',', '')) / peers[setting]:.1f}× rank-bm25"
     header = ["setting", "system", "questions", "seconds", "questions/s", "note"]
-    widths = [max(len(h), *(len(r[i]) for r in table)) for i, h in enumerate(header)]
-    print(" | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
-    print("-|-".join("-" * w for w in widths))
-    for r in table:
-        print(" | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)))
+    return [
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+        *("| " + " | ".join(r) + " |" for r in table),
+    ]
 
 
 if __name__ == "__main__":
