@@ -205,5 +205,5 @@ def test_demo_step_answers_the_demo_dataset_into_the_predictions_folder(tmp_path
     (p,) = read_predictions(tmp_path / "predictions" / "bm25+lead.jsonl")
     assert p.system == "bm25+lead" and p.answer
     assert ctx.produced == [
-        ("predictions: bm25+lead", f"{tmp_path.name}/predictions/bm25+lead.jsonl", "1 answer(s)")
+        ("predictions: bm25+lead", "predictions/bm25+lead.jsonl", "1 answer(s)")
     ]

@@ -218,7 +218,7 @@ def test_cli_reports_user_errors_in_one_line(tmp_path):
     assert "missing.jsonl: no such file" in run.stderr and "Traceback" not in run.stderr
 
 
-def test_demo_step_evaluates_predictions_and_lower_bounds(fast_models, tmp_path):
+def test_demo_step_evaluates_predictions_and_lower_bounds(fast_models, tmp_path, capsys):
     from wikihowqa.demo.run import DemoContext, import_real_examples
 
     ctx = DemoContext(out=tmp_path / "demo")
@@ -237,3 +237,20 @@ def test_demo_step_evaluates_predictions_and_lower_bounds(fast_models, tmp_path)
     }
     assert ctx.produced[-1][0].startswith("evaluation report")
     assert pipeline.GOLD_SYSTEM in (ctx.out / "report" / "evaluation.md").read_text()
+    # The leaderboard is printed: every system, in order, with its computed means.
+    printed = capsys.readouterr().out
+    rows = [ln for ln in printed.splitlines() if ln.startswith("│") and ln.split("│")[2].strip()]
+    assert len(rows) == len(saved["leaderboard"])
+    for line, row in zip(rows, saved["leaderboard"], strict=True):
+        cells = [c.strip() for c in line.split("│")[1:-1]]
+        assert row["system"].startswith(cells[0])
+        assert cells[1:] == [
+            f"{row['metrics'][label]['mean']:.{3 if label in {'BERTScore', 'Grounding'} else 1}f}"
+            for label in saved["scales"]
+        ]
+
+
+def test_the_demo_ends_with_the_evaluation_report():
+    from wikihowqa.demo.run import STEPS
+
+    assert STEPS[-1][0].startswith("evaluate the predictions")

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.table import Table
 
 from wikihowqa.cli._app import app, console, out
 from wikihowqa.evaluate import GROUNDING_THRESHOLD
@@ -80,7 +79,7 @@ def evaluate_command(
     from wikihowqa.evaluate.bertscore import BertScoreConfig
     from wikihowqa.evaluate.grounding import GroundingConfig
     from wikihowqa.evaluate.pipeline import EvaluationSettings, evaluate
-    from wikihowqa.evaluate.report import write_report
+    from wikihowqa.evaluate.report import leaderboard_table, write_report
 
     if not predictions and not lower_bounds:
         raise SettingsError("give at least one predictions file (or --lower-bounds)")
@@ -127,20 +126,8 @@ def evaluate_command(
         evaluation = evaluate(dataset, predictions or [], settings, cache_dir=target, progress=progress)
     report = write_report(evaluation, target)
 
-    table = Table(
-        title=f"{report['questions']} {report['split']} questions (means; CIs in {target}/evaluation.md)"
-    )
-    labels = list(report["scales"])
-    table.add_column("system", overflow="fold")
-    for label in labels:
-        table.add_column(label, justify="right", no_wrap=True)
-    for row in report["leaderboard"]:
-        table.add_row(row["system"], *(_fmt(row["metrics"][lb], lb) for lb in labels))
+    table = leaderboard_table(report, target)
     out.print(table)
     note = (report["metrics"].get("bertscore") or {}).get("note")
     if note:
         console.print(f"[yellow]BERTScore:[/] {note}", highlight=False)
-
-
-def _fmt(entry: dict[str, float], label: str) -> str:
-    return f"{entry['mean']:.{3 if label in {'BERTScore', 'Grounding'} else 1}f}"

@@ -57,12 +57,9 @@ class DemoContext:
     produced: list[tuple[str, str, str]] = field(default_factory=list)  # (what, where, how many)
 
     def record(self, what: str, where: Path, count: str) -> None:
+        # Relative to the demo's folder, which the closing table's title names.
         self.produced.append(
-            (
-                what,
-                str(where.relative_to(self.out.parent) if where.is_relative_to(self.out.parent) else where),
-                count,
-            )
+            (what, str(where.relative_to(self.out) if where.is_relative_to(self.out) else where), count)
         )
 
 
@@ -126,8 +123,8 @@ STEPS: list[tuple[str, Step]] = [
     ("check the parser against the corpus's ground truth", _check_parser),
     ("split the dataset without leakage and describe it (Tables 1–2, audit, figures)", _split_and_describe),
     ("answer the questions: BM25 + lead sentences; SmolLM2 + passages (3 questions)", _answer),
-    ("evaluate the predictions", _evaluate),
     ("human evaluation: deteriorate, build a study, simulate judgments, analyse", _human_evaluation),
+    ("evaluate the predictions (the leaderboard ends the demo)", _evaluate),
 ]
 
 

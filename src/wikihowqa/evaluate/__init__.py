@@ -19,9 +19,11 @@ def demo_step(ctx: Any) -> None:
 
     Uses the bundled MiniLM for BERTScore (the demo runs offline); the report says so.
     """
+    from rich.console import Console
+
     from wikihowqa.evaluate.bertscore import BertScoreConfig
     from wikihowqa.evaluate.pipeline import EvaluationSettings, evaluate
-    from wikihowqa.evaluate.report import write_report
+    from wikihowqa.evaluate.report import leaderboard_table, write_report
     from wikihowqa.io import DatasetFolder
 
     dataset = ctx.out / "dataset"
@@ -39,3 +41,8 @@ def demo_step(ctx: Any) -> None:
         report_dir / "evaluation.md",
         f"{len(report['leaderboard'])} systems × {report['questions']} {split} questions",
     )
+    console = Console()
+    console.print(leaderboard_table(report, report_dir))
+    note = (report["metrics"].get("bertscore") or {}).get("note")
+    if note:
+        console.print(f"BERTScore: {note}", markup=False, highlight=False)

@@ -124,6 +124,28 @@ def _p(value: float) -> str:
     return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
+def leaderboard_table(report: dict[str, Any], where: Path | str) -> Any:
+    """The leaderboard's means as a rich table for a terminal (``where``: the folder with the full report)."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(
+        title=escape(
+            f"{report['questions']} {report['split']} questions (means; CIs in {where}/evaluation.md)"
+        )
+    )
+    labels = list(report["scales"])
+    table.add_column("system", overflow="fold")
+    for label in labels:
+        table.add_column(label, justify="right", no_wrap=True)
+    for row in report["leaderboard"]:
+        table.add_row(
+            escape(row["system"]),
+            *(f"{row['metrics'][lb]['mean']:.{_DECIMALS.get(lb, 1)}f}" for lb in labels),
+        )
+    return table
+
+
 def render_markdown(report: dict[str, Any]) -> str:
     labels = list(report["scales"])
     pct = round(report["settings"]["confidence"] * 100)
