@@ -45,6 +45,34 @@ SMOLLM2_135M = {
 }
 
 
+def result_row(
+    precision: str,
+    params: int,
+    batch: int,
+    seq_len: int,
+    steps: int,
+    timed: int,
+    elapsed: float,
+    peak: float,
+    losses: list[float],
+) -> dict:
+    """One row of the table: throughput over the timed steps (the first ones warm up)."""
+    return {
+        "precision": precision,
+        "params": params,
+        "batch": batch,
+        "seq_len": seq_len,
+        "steps": steps,
+        "timed_steps": timed,
+        "seconds": elapsed,
+        "steps_per_s": timed / elapsed,
+        "tokens_per_s": timed * batch * seq_len / elapsed,
+        "peak_gib": peak,
+        "first_loss": losses[0] if losses else float("nan"),
+        "last_loss": losses[-1] if losses else float("nan"),
+    }
+
+
 def batches(vocab: int, batch: int, seq_len: int, device: str, seed: int):
     """Endless synthetic batches: random first half, copied second half (learnable, so loss falls)."""
     gen = torch.Generator().manual_seed(seed)
@@ -97,20 +125,8 @@ def run(args: argparse.Namespace, device: str, bf16: bool, steps: int, batch: in
     del model, optimizer
     if device == "cuda":
         torch.cuda.empty_cache()
-    return {
-        "precision": "loop, bf16 autocast" if bf16 else "loop, fp32",
-        "params": params,
-        "batch": batch,
-        "seq_len": seq_len,
-        "steps": steps,
-        "timed_steps": timed,
-        "seconds": elapsed,
-        "steps_per_s": timed / elapsed,
-        "tokens_per_s": timed * batch * seq_len / elapsed,
-        "peak_gib": peak,
-        "first_loss": losses[0],
-        "last_loss": losses[-1],
-    }
+    precision = "loop, bf16 autocast" if bf16 else "loop, fp32"
+    return result_row(precision, params, batch, seq_len, steps, timed, elapsed, peak, losses)
 
 
 def word_tokenizer(vocab: int):
@@ -201,20 +217,8 @@ def run_trainer(args: argparse.Namespace, device: str, steps: int, batch: int, s
     if device == "cuda":
         torch.cuda.empty_cache()
     timed = steps - timed_from
-    return {
-        "precision": f"Trainer, {'bf16' if bf16 else 'fp32'}",
-        "params": params,
-        "batch": batch,
-        "seq_len": seq_len,
-        "steps": steps,
-        "timed_steps": timed,
-        "seconds": elapsed,
-        "steps_per_s": timed / elapsed,
-        "tokens_per_s": timed * batch * seq_len / elapsed,
-        "peak_gib": peak,
-        "first_loss": losses[0] if losses else float("nan"),
-        "last_loss": losses[-1] if losses else float("nan"),
-    }
+    precision = f"Trainer, {'bf16' if bf16 else 'fp32'}"
+    return result_row(precision, params, batch, seq_len, steps, timed, elapsed, peak, losses)
 
 
 def main() -> None:
@@ -229,12 +233,12 @@ def main() -> None:
         "--steps", type=int, default=300, help="optimizer steps of the bf16 (and Trainer) run"
     )
     parser.add_argument("--peer-steps", type=int, default=40, help="steps of the fp32 peer run (0: skip it)")
-    parser.add_argument("--batch-size", type=int, default=16)
+    parser.add_argument("--batch-size", type=int, default=16, help="sequences per optimizer step")
     parser.add_argument("--seq-len", type=int, default=1024, help="tokens per sequence (input + answer)")
-    parser.add_argument("--lr", type=float, default=3e-4)
+    parser.add_argument("--lr", type=float, default=3e-4, help="peak learning rate (AdamW)")
     parser.add_argument("--warmup", type=int, default=30, help="warm-up steps of the learning rate")
     parser.add_argument("--skip", type=int, default=5, help="untimed first steps (kernel, allocator warm-up)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random init and the synthetic data")
     parser.add_argument("--device", choices=["auto", "cuda", "cpu"], default="auto")
     args = parser.parse_args()
 

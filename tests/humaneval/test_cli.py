@@ -104,6 +104,7 @@ def test_demo_step_builds_simulates_and_analyses_a_study_and_prints_its_tables(t
     a, b, tests = (result["trials"][k] for k in ("trial_a", "trial_b", "t_test_b_vs_a"))
     assert rows["all"] == [
         "all",
+        "edits",
         fmt(a["idr"]["mean"]),
         f"(n={a['idr']['n']})",
         fmt(b["idr"]["mean"]),

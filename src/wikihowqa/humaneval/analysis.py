@@ -562,6 +562,23 @@ def fmt(value: Any, digits: int = 2) -> str:
     return str(value)
 
 
+def idr_rows(trials: Mapping[str, Any], parts: Sequence[str]) -> list[tuple[str, list[str], Any]]:
+    """IDR rows of a report: all edits, then each edit type present, as (name, cells per part, t-test)."""
+    tests = trials.get("t_test_b_vs_a") or {}
+    rows: list[tuple[str, list[str], Any]] = [
+        (
+            "all edits",
+            [f"{fmt(trials[p]['idr']['mean'])} (n={trials[p]['idr']['n']})" for p in parts],
+            tests.get("idr"),
+        )
+    ]
+    for t in REVIEW_TYPES:
+        if any(t in trials[p]["by_type"] for p in parts):
+            cells = [fmt(trials[p]["by_type"].get(t, {}).get("mean")) for p in parts]
+            rows.append((t, cells, (tests.get("by_type") or {}).get(t)))
+    return rows
+
+
 def markdown_report(result: Mapping[str, Any]) -> str:
     """The analysis as Markdown: the paper's numbers first, then agreement, time and passage use."""
     j = result["judgments"]
@@ -590,15 +607,8 @@ def markdown_report(result: Mapping[str, Any]) -> str:
                 f"{fmt(test and test['p'], 4)} |"
             )
 
-        row(
-            "all edits",
-            [f"{fmt(trials[p]['idr']['mean'])} (n={trials[p]['idr']['n']})" for p in parts],
-            tests.get("idr"),
-        )
-        for t in EDIT_TYPES:
-            if any(t in trials[p]["by_type"] for p in parts):
-                cells = [fmt(trials[p]["by_type"].get(t, {}).get("mean")) for p in parts]
-                row(t, cells, tests.get("by_type", {}).get(t))
+        for name, cells, test in idr_rows(trials, parts):
+            row(name, cells, test)
         for f in ("high", "low"):
             cells = [fmt(trials[p]["by_familiarity"].get(f, {}).get("mean")) for p in parts]
             row(f"familiarity {f}", cells, tests.get("by_familiarity", {}).get(f))

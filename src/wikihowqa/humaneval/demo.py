@@ -94,14 +94,12 @@ def analysis_tables(result: Mapping[str, Any]) -> list[Table]:
     95% Wilson intervals and the sign test. The full report is analysis.md."""
     from rich import box
 
-    from wikihowqa.humaneval.analysis import fmt
-    from wikihowqa.humaneval.deteriorate import REVIEW_TYPES
+    from wikihowqa.humaneval.analysis import fmt, idr_rows
 
     tables = []
     trials = result.get("trials") or {}
     parts = [p for p in ("trial_a", "trial_b") if p in trials]
     if parts:
-        tests = trials.get("t_test_b_vs_a") or {}
         idr = Table(title="Inconsistency detection rate (simulated assessors)", box=box.SIMPLE_HEAD)
         idr.add_column("edits")
         for p in parts:
@@ -112,15 +110,8 @@ def analysis_tables(result: Mapping[str, Any]) -> list[Table]:
         def row(name: str, cells: list[str], test: Mapping[str, Any] | None) -> None:
             idr.add_row(name, *cells, fmt(test and test["t"]), fmt(test and test["p"], 3))
 
-        row(
-            "all",
-            [f"{fmt(trials[p]['idr']['mean'])} (n={trials[p]['idr']['n']})" for p in parts],
-            tests.get("idr"),
-        )
-        for t in REVIEW_TYPES:
-            if any(t in trials[p]["by_type"] for p in parts):
-                cells = [fmt(trials[p]["by_type"].get(t, {}).get("mean")) for p in parts]
-                row(t, cells, (tests.get("by_type") or {}).get(t))
+        for name, cells, test in idr_rows(trials, parts):
+            row(name, cells, test)
         fp = [trials[p]["false_positives"] for p in parts]
         idr.add_row("false positives", *[f"{x['count']}/{x['n']}" for x in fp], "", "")
         tables.append(idr)
