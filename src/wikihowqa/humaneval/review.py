@@ -31,16 +31,23 @@ def _pieces(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _PIECE.finditer(text)]
 
 
+def _piece_diff(
+    a_text: str, b_text: str
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]], list[tuple[int, int, int, int]]]:
+    """Both texts' pieces and the piece ranges ``(i1, i2, j1, j2)`` where they differ (difflib, no junk)."""
+    a, b = _pieces(a_text), _pieces(b_text)
+    matcher = difflib.SequenceMatcher(
+        None, [a_text[s:e] for s, e in a], [b_text[s:e] for s, e in b], autojunk=False
+    )
+    return a, b, [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+
+
 def derive_edits(original: str, deteriorated: str) -> tuple[Edit, ...]:
     """Edits turning ``original`` into ``deteriorated``, from a word-level diff, all typed ``other``; a
     deletion takes a neighbouring word along so that every edit leaves text an assessor can highlight."""
-    a, b = _pieces(original), _pieces(deteriorated)
-    wa = [original[s:e] for s, e in a]
-    wb = [deteriorated[s:e] for s, e in b]
+    a, b, differing = _piece_diff(original, deteriorated)
     edits = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, wa, wb, autojunk=False).get_opcodes():
-        if tag == "equal":
-            continue
+    for i1, i2, j1, j2 in differing:
         if j1 == j2:  # pure deletion: include the preceding (else following) unchanged piece
             if i1 > 0 and j1 > 0:
                 i1, j1 = i1 - 1, j1 - 1
@@ -80,16 +87,12 @@ def _joined(edits: Sequence[Edit], original: str, fixed: str, *, touching: bool)
 
 def _changes(a_text: str, b_text: str) -> list[tuple[int, int, int, int]]:
     """The regions where two texts differ, by a word-level diff: ``(a_start, a_end, b_start, b_end)``."""
-    a, b = _pieces(a_text), _pieces(b_text)
-    matcher = difflib.SequenceMatcher(
-        None, [a_text[s:e] for s, e in a], [b_text[s:e] for s, e in b], autojunk=False
-    )
+    a, b, differing = _piece_diff(a_text, b_text)
     out = []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag != "equal":
-            a_lo = a[i1][0] if i1 < len(a) else len(a_text)
-            b_lo = b[j1][0] if j1 < len(b) else len(b_text)
-            out.append((a_lo, a[i2 - 1][1] if i2 > i1 else a_lo, b_lo, b[j2 - 1][1] if j2 > j1 else b_lo))
+    for i1, i2, j1, j2 in differing:
+        a_lo = a[i1][0] if i1 < len(a) else len(a_text)
+        b_lo = b[j1][0] if j1 < len(b) else len(b_text)
+        out.append((a_lo, a[i2 - 1][1] if i2 > i1 else a_lo, b_lo, b[j2 - 1][1] if j2 > j1 else b_lo))
     return out
 
 
