@@ -93,22 +93,63 @@ async def test_429_without_retry_after_backs_off_and_pauses_the_host(server):
     assert server.hits_of("/a")[1].at - server.hits_of("/a")[0].at >= expected - 0.01
 
 
-async def test_a_burst_of_429s_pauses_the_host_and_halves_the_lane_rate(server):
-    url = server.script("/a", [Step(429, headers={"Retry-After": "0"})] * 3 + [Step(200)])
+async def test_each_window_of_429s_halves_the_lane_rate_and_answers_raise_it_again(server):
+    url = server.script("/a", [Step(429, headers={"Retry-After": "0"})] * 2 + [Step(200)])
+    events: list[str] = []
+    async with HttpClient(fast_settings(rates={CDX: 40.0}), on_event=events.append) as http:
+        await http.get(url, lane=CDX)
+        pacer = http.pacer(CDX)
+        # Two 429s, each answering a request sent after the last decrease: 40 → 20 → 10, then one answer.
+        assert pacer.rate == 10.0 + 40.0 * Pacer.STEP
+        assert [e.split(": ", 2)[-1] for e in events] == ["rate lowered to 20/s", "rate lowered to 10/s"]
+        for _ in range(40):
+            pacer.increase()
+        assert pacer.rate == 40.0  # climbed back to the configured rate, and stays there
+
+
+async def test_429s_answering_requests_sent_together_lower_the_rate_once(server):
+    url = server.script("/a", [Step(429, headers={"Retry-After": "0"}, delay_s=0.05)] * 4 + [Step(200)])
+    async with HttpClient(fast_settings(concurrency=4, rates={CDX: 400.0, PLAYBACK: None})) as http:
+        await asyncio.gather(*(http.get(url, lane=CDX, cache=False) for _ in range(4)))
+    # Four in flight at once, four 429s: one loss event, as TCP counts them, not four halvings.
+    assert http.pacer(CDX).top == 400.0 and http.pacer(CDX).rate >= 200.0
+
+
+async def test_an_unpaced_lane_learns_a_rate_from_429s_and_is_unpaced_again_once_it_recovers(server):
+    """Issue 17 item 14: with ``--cdx-rate 0`` a burst of 429s used to leave the lane unpaced."""
+    ok = server.script("/ok", [Step(200)])
+    url = server.script("/a", [Step(429, headers={"Retry-After": "0"}), Step(200)])
+    events: list[str] = []
+    async with HttpClient(fast_settings(rates={}), on_event=events.append) as http:
+        for _ in range(10):
+            await http.get(ok, lane=CDX, cache=False)
+        measured = http.pacer(CDX).measured()
+        await http.get(url, lane=CDX)
+        pacer = http.pacer(CDX)
+        assert pacer.rate is not None and pacer.top is not None
+        assert pacer.top >= 0.5 * measured  # learnt from how fast it was sending
+        assert "unpaced" not in events[0] and "rate lowered to" in events[0]
+        for _ in range(40):
+            pacer.increase()
+        assert pacer.rate is None  # back to unpaced
+
+
+async def test_a_burst_of_429s_at_the_lowest_rate_pauses_the_host(server):
+    url = server.script("/a", [Step(429, headers={"Retry-After": "0"})] * 5 + [Step(200)])
     other = server.script("/b", [Step(200)])
     events: list[str] = []
-    settings = fast_settings(throttle_burst=3, throttle_pause_s=0.6, rates={CDX: 50.0})
+    settings = fast_settings(throttle_burst=3, throttle_pause_s=0.6, throttle_retries=8, rates={CDX: 400.0})
     async with HttpClient(settings, on_event=events.append) as http:
         await http.get(url, lane=CDX)
         t0 = time.monotonic()
         await http.get(other, lane=PLAYBACK)  # same host, other lane: paused all the same
         waited = time.monotonic() - t0
-    assert len(events) == 1 and "pausing the host" in events[0]
-    assert http.pacer(CDX).rate == 25.0
+    # 400 → 200 → 100 → 50 (the floor, 1/8): the third 429 and two more at the floor make one pause.
+    assert [e for e in events if "pausing the host" in e] == [events[-1]] and "(50/s)" in events[-1]
     hits = server.hits_of("/a")
-    assert hits[3].at - hits[2].at >= 0.55
+    assert hits[5].at - hits[4].at >= 0.55
     assert waited > 0  # the pause covered the other lane's request too
-    assert server.hits_of("/b")[0].at - hits[2].at >= 0.55
+    assert server.hits_of("/b")[0].at - hits[4].at >= 0.55
 
 
 async def test_persistent_429s_give_up_after_the_throttle_retries(server):

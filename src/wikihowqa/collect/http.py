@@ -4,7 +4,9 @@ The Wayback Machine blocks an address for an hour when it keeps sending requests
 wikiHow's API asks clients to back off when its replicas lag; so every request goes through one place
 that paces it (a token bucket per *lane*: MediaWiki API, Wayback CDX, Wayback playback), caps how many
 are in flight, retries what is worth retrying with exponential backoff and full jitter, honours
-``Retry-After`` (seconds or an HTTP date), and pauses a whole host when 429s come in a burst. Completed
+``Retry-After`` (seconds or an HTTP date) by pausing the whole host that long, lowers a lane's rate on
+429s and raises it again as answers come (AIMD, even for a lane configured unpaced), and pauses a host
+for longer only when 429s keep coming at the lowest rate. Completed
 responses can be cached (:class:`ResponseCache`) so a killed run never asks for them again.
 
 The client is aiohttp's rather than httpx's: building 150 articles × 6 references from the replay site
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import math
 import random
 import time
 from collections.abc import Callable, Mapping
@@ -61,9 +64,9 @@ class HttpSettings:
     backoff_s: float = 1.0
     backoff_max_s: float = 120.0
     throttle_backoff_s: float = 10.0  # base backoff after a 429 without Retry-After
-    throttle_burst: int = 3  # this many 429s from one host within throttle_window_s ...
+    throttle_burst: int = 3  # this many 429s from one host within throttle_window_s at the lowest rate ...
     throttle_window_s: float = 60.0
-    throttle_pause_s: float = 120.0  # ... pause the whole host this long and halve the lane's rate
+    throttle_pause_s: float = 120.0  # ... pause the whole host this long
     max_retry_after_s: float = 3600.0
     contact: str | None = None
 
@@ -181,13 +184,28 @@ def backoff_delay(attempt: int, base_s: float, max_s: float, rng: random.Random)
 
 class Pacer:
     """A token bucket as a schedule: each caller reserves the next free slot, so the achieved rate is the
-    configured one even under any concurrency, and ``burst`` requests may go at once after idling."""
+    configured one even under any concurrency, and ``burst`` requests may go at once after idling.
+
+    The rate adapts to 429s as TCP's congestion window adapts to loss (AIMD): a 429 halves it, once per
+    window (only a request sent after the last decrease can lower it again), and each answered request
+    adds back a twentieth of the rate it climbs to, the configured one. An unpaced lane learns its rate
+    at the first 429 from how fast it was sending, paces itself from then on, and is unpaced again once
+    it has climbed back to that rate. Against a server that throttles a share of requests whatever the
+    pace, the rate settles well above its floor instead of falling to it."""
+
+    #: The rate never falls below this share of the rate it climbs to.
+    FLOOR = 0.125
+    #: Each answered request adds this share of that rate back.
+    STEP = 0.05
 
     def __init__(self, rate: float | None, burst: int = 1) -> None:
         self.configured = rate
         self.rate = rate
         self.burst = burst
+        self.top = rate  # what the rate climbs back to (an unpaced lane: its rate at the first 429)
         self._next = 0.0
+        self._decreased_at = -math.inf
+        self._sends: collections.deque[float] = collections.deque(maxlen=32)
 
     def reserve(self, now: float) -> float:
         """Reserve a slot; returns how long to wait for it."""
@@ -198,16 +216,50 @@ class Pacer:
         self._next = slot + interval
         return max(0.0, slot - now)
 
-    def slow_down(self, factor: float = 0.5, floor: float = 0.125) -> None:
-        """Lower the rate after a burst of 429s (never below ``floor`` of the configured rate)."""
-        if self.rate and self.configured:
-            self.rate = max(self.configured * floor, self.rate * factor)
+    def measured(self) -> float | None:
+        """Requests/s of the recent sends (``None`` before there are two)."""
+        if len(self._sends) < 2:
+            return None
+        span = self._sends[-1] - self._sends[0]
+        return (len(self._sends) - 1) / span if span > 0 else None
+
+    @property
+    def floor(self) -> float | None:
+        return self.top * self.FLOOR if self.top else None
+
+    @property
+    def at_floor(self) -> bool:
+        return bool(self.rate and self.floor and self.rate <= self.floor + 1e-12)
+
+    def decrease(self, sent_at: float, now: float) -> bool:
+        """Halve the rate after a 429 answering a request sent at ``sent_at``; ``False`` when an earlier
+        429 of the same window has already halved it."""
+        if sent_at <= self._decreased_at:
+            return False
+        if self.rate is None:
+            # Unpaced until now: start from how fast it was really sending (1/s when unknown).
+            self.top = self.measured() or 1.0
+            self.rate = self.top
+        floor = self.floor or 0.0
+        self.rate = max(floor, self.rate * 0.5)
+        self._decreased_at = now
+        return True
+
+    def increase(self) -> None:
+        """Add back a step of the rate after an answered request; at the top, the configured pacing
+        (none for a lane that was unpaced) takes over again."""
+        if self.rate is None or not self.top or self.rate == self.configured:
+            return
+        self.rate += self.top * self.STEP
+        if self.rate >= self.top:
+            self.rate = self.configured
 
     def postpone(self, until: float) -> None:
         self._next = max(self._next, until)
 
     def sent(self, now: float) -> None:
         """Space the next slot from when a request really left (it may have waited for a free slot)."""
+        self._sends.append(now)
         if self.rate:
             self._next = max(self._next, now + (1 - self.burst) / self.rate + 1.0 / self.rate)
 
@@ -313,9 +365,15 @@ class HttpClient:
         if until > self._paused_until.get(host, 0.0):
             self._paused_until[host] = until
 
-    def _note_429(self, host: str, lane: str) -> None:
+    def _note_429(self, host: str, lane: str, sent_at: float) -> None:
+        """Lower the lane's rate (AIMD); a burst of 429s at the rate's floor also pauses the whole host."""
         s = self.settings
         now = time.monotonic()
+        pacer = self.pacer(lane)
+        if pacer.decrease(sent_at, now):
+            self._event(f"{host}: 429 on {lane}: rate lowered to {pacer.rate:.3g}/s")
+        if not pacer.at_floor:
+            return
         recent = self._recent_429.setdefault(host, collections.deque())
         recent.append(now)
         while recent and now - recent[0] > s.throttle_window_s:
@@ -323,12 +381,9 @@ class HttpClient:
         if len(recent) >= s.throttle_burst:
             recent.clear()
             self._pause(host, s.throttle_pause_s)
-            pacer = self.pacer(lane)
-            pacer.slow_down()
-            rate = f"{pacer.rate:g}/s" if pacer.rate else "unpaced"
             self._event(
-                f"{host}: {s.throttle_burst} × 429 within {s.throttle_window_s:g} s: pausing the host "
-                f"{s.throttle_pause_s:g} s; {lane} rate now {rate}"
+                f"{host}: {s.throttle_burst} × 429 within {s.throttle_window_s:g} s at {lane}'s lowest rate "
+                f"({pacer.rate:.3g}/s): pausing the host {s.throttle_pause_s:g} s"
             )
 
     async def _wait_turn(self, host: str, lane: str) -> None:
@@ -357,25 +412,40 @@ class HttpClient:
         lane: str,
         retry_if: Callable[[Response], bool] | None = None,
         cache: bool = True,
+        follow_redirects: bool = True,
+        headers: Mapping[str, str] | None = None,
     ) -> Response:
         """GET ``url``; returns the final response (any status) or raises :class:`FetchError`.
 
         Retried: 429 (after ``Retry-After`` or a backoff, the host paused meanwhile), 5xx, timeouts,
         dropped connections, bodies shorter than announced, and responses ``retry_if`` rejects.
+        ``follow_redirects=False`` returns a 3xx as it is: an archive's client decides where a redirect
+        may lead (never out of the archive). ``headers`` (e.g. Memento's ``Accept-Datetime``) are sent
+        and are part of the cache key.
         """
         key = request_key(url, params)
+        cache_key = key
+        if headers:
+            cache_key += " " + " ".join(f"{k}: {v}" for k, v in sorted(headers.items()))
         stats = self.lane_stats(lane)
         if cache and self.cache is not None:
-            hit = self.cache.get_response(key)
+            hit = self.cache.get_response(cache_key)
             if hit is not None:
                 stats.cached += 1
                 return hit
-        response = await self._fetch(key, lane, retry_if)
+        response = await self._fetch(key, lane, retry_if, follow_redirects, headers)
         if cache and self.cache is not None:
-            self.cache.put_response(key, response)
+            self.cache.put_response(cache_key, response)
         return response
 
-    async def _fetch(self, key: str, lane: str, retry_if: Callable[[Response], bool] | None) -> Response:
+    async def _fetch(
+        self,
+        key: str,
+        lane: str,
+        retry_if: Callable[[Response], bool] | None,
+        follow_redirects: bool = True,
+        headers: Mapping[str, str] | None = None,
+    ) -> Response:
         assert self._client is not None, "use HttpClient as an async context manager"
         s = self.settings
         stats = self.lane_stats(lane)
@@ -389,13 +459,14 @@ class HttpClient:
             async with self._lane_lock(lane):
                 await self._wait_turn(host, lane)
                 await self._slots.acquire()
-                self.pacer(lane).sent(time.monotonic())
+                sent_at = time.monotonic()
+                self.pacer(lane).sent(sent_at)
             try:
                 stats.requests += 1
                 stats.last_sent = time.monotonic()
                 if stats.first_sent is None:
                     stats.first_sent = stats.last_sent
-                reason, response = await self._attempt(key, stats)
+                reason, response = await self._attempt(key, stats, follow_redirects, headers)
                 stats.last_done = time.monotonic()
             finally:
                 self._slots.release()
@@ -414,7 +485,7 @@ class HttpClient:
                         else backoff_delay(throttles, s.throttle_backoff_s, s.backoff_max_s, self._rng)
                     )
                     self._pause(host, wait)
-                    self._note_429(host, lane)
+                    self._note_429(host, lane, sent_at)
                     if throttles > s.throttle_retries:
                         break
                     stats.retries += 1
@@ -429,6 +500,7 @@ class HttpClient:
                 else:
                     stats.responses += 1
                     stats.bytes += len(response.content)
+                    self.pacer(lane).increase()
                     return response
                 wait = retry_after_s(response.header("retry-after"))
             errors += 1
@@ -442,11 +514,19 @@ class HttpClient:
         stats.failed += 1
         raise FetchError(key, reason or "failed", attempts)
 
-    async def _attempt(self, key: str, stats: LaneStats) -> tuple[str | None, Response | None]:
+    async def _attempt(
+        self,
+        key: str,
+        stats: LaneStats,
+        follow_redirects: bool = True,
+        headers: Mapping[str, str] | None = None,
+    ) -> tuple[str | None, Response | None]:
         """One request: ``(None, response)`` or ``(reason, None)`` for a failure worth retrying."""
         assert self._client is not None
         try:
-            async with self._client.get(_url(key), allow_redirects=True, max_redirects=10) as r:
+            async with self._client.get(
+                _url(key), allow_redirects=follow_redirects, max_redirects=10, headers=headers
+            ) as r:
                 content = await r.read()
                 headers = {k.lower(): v for k, v in r.headers.items()}
                 final_url, status = str(r.url), r.status
