@@ -127,3 +127,17 @@ def test_page_number_reads_query_and_path_forms():
     assert page_number("https://a.example/x?page=4")[1] == 4
     assert page_number("https://a.example/x/page/5/")[1] == 5
     assert page_number("https://a.example/x")[1] is None
+
+
+@pytest.mark.parametrize("href", ["http://[oops/", "https://[::1/?page=2", "//[bad"])
+def test_a_malformed_link_is_skipped_never_the_page(href):
+    body = "<p>" + "Knead the dough for ten minutes until it is smooth. " * 8 + "</p>"
+    link = f"<a rel='next' href='{href}'>Next</a>"
+    html = f"<html><body><article><h1>Dough</h1>{body}{link}</article></body></html>"
+    page = parse_html(html.encode(), f"{BASE}?page=1")
+    assert page.ok and len(page.text.split()) >= 80 and page.pagination.next_url is None
+
+
+def test_a_malformed_base_href_falls_back_to_the_page_url():
+    html = "<html><head><base href='http://[oops/'></head><body><a href='?page=2'>Next</a></body></html>"
+    assert links(html, BASE).next_url == f"{BASE}?page=2"

@@ -116,7 +116,11 @@ def _absolute(base: str, href: str | None) -> str | None:
     href = href.strip()
     if not href or href.startswith(("#", "javascript:", "mailto:", "tel:")):
         return None
-    url = urljoin(base, href).split("#", 1)[0]
+    try:  # a malformed link (``http://[oops/``) is skipped, never the page it is on
+        url = urljoin(base, href).split("#", 1)[0]
+        urlsplit(url)
+    except ValueError:
+        return None
     return url if url.startswith(("http://", "https://")) else None
 
 
@@ -135,8 +139,13 @@ _ALL_HINT = re.compile(r"\ball\b|single|one\s+page", re.I)
 
 def detect(root: HtmlElement, url: str) -> Pagination:
     """Pagination of the page at ``url`` (its original URL, so relative links resolve as they did)."""
+    try:
+        urlsplit(url)
+    except ValueError:  # a page whose own URL is malformed has no continuation we could name
+        return Pagination()
     base_href = root.find(".//base[@href]")
-    base = urljoin(url, base_href.get("href")) if base_href is not None else url
+    base = _absolute(url, base_href.get("href")) if base_href is not None else url
+    base = base or url
     own = url.split("#", 1)[0]
     _, current = page_number(url)
     next_url = view_all = hinted = None
