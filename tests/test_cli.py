@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import re
+import shutil
 import subprocess
 import sys
+
+import pytest
+
+from tests import tiny_fs
 
 
 def run(*args, cwd=None):
@@ -124,3 +132,182 @@ def test_a_broken_document_line_is_one_line_naming_the_documents_file(tmp_path, 
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.strip() == (f"error: {docs}:2: field 'passages' must be a list of strings, got str")
     assert not (tmp_path / "out").exists()
+
+
+# --------------------------------------------------------------------------- write failures
+
+
+def _one_line(stderr: str) -> str:
+    """The one error line (a progress bar's last state may precede it), with no traceback."""
+    lines = [line for line in stderr.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1 and "Traceback" not in stderr, stderr
+    return lines[0]
+
+
+def _run_outcome(result) -> tuple[int, str]:
+    """(exit status, stderr) of the command a tiny_fs script ran as its last step (``echo rc=$?``)."""
+    match = re.search(r"rc=(\d+)", result.stdout)
+    assert match, (result.stdout, result.stderr)
+    return int(match.group(1)), result.stderr
+
+
+def test_import_into_a_read_only_folder_is_one_line_naming_it(tmp_path, real_examples_dir):
+    qa = real_examples_dir / "qa.jsonl"
+    script = f'readonly\nwikihowqa import "$FS/ds" --qa {qa} && echo rc=0 || echo rc=$?'
+    result = tiny_fs.run(tmp_path / "mnt", script)
+    status, stderr = _run_outcome(result)
+    assert status == 2
+    assert _one_line(stderr) == f"error: {tmp_path / 'mnt' / 'ds'}: Read-only file system (EROFS)"
+
+
+def test_import_onto_a_full_disk_is_one_line_naming_the_file_and_leaves_nothing(tmp_path, real_examples_dir):
+    script = f"""
+fill 16384
+wikihowqa import "$FS/ds" --qa {real_examples_dir / "qa.jsonl"} \\
+    --documents {real_examples_dir / "documents.jsonl"} && echo rc=0 || echo rc=$?
+ls -A "$FS"
+"""
+    result = tiny_fs.run(tmp_path / "mnt", script, size="256k")
+    status, stderr = _run_outcome(result)
+    assert status == 2
+    line = _one_line(stderr)
+    folder = re.escape(str(tmp_path / "mnt" / "ds"))
+    assert re.fullmatch(rf"error: {folder}/\w+\.jsonl: No space left on device \(ENOSPC\)", line), line
+    assert result.stdout.split("rc=2")[1].split() == [".filler"]  # no half-written folder, no staging left
+
+
+def test_build_onto_a_full_disk_is_one_line_naming_the_state_database(tmp_path):
+    from wikihowqa.demo import corpus_path
+    from wikihowqa.replay import ReplaySite
+
+    with ReplaySite(corpus_path()) as site:
+        script = (
+            f'wikihowqa build "$FS/ds" --api-url {site.mediawiki_url} --wayback-url {site.wayback_url} '
+            "--mediawiki-rate 0 --cdx-rate 0 --playback-rate 0 --limit 6 && echo rc=0 || echo rc=$?"
+        )
+        result = tiny_fs.run(tmp_path / "mnt", script, size="400k")
+    status, stderr = _run_outcome(result)
+    assert status == 2
+    line = _one_line(stderr)
+    assert line.startswith(f"error: {tmp_path / 'mnt' / 'ds' / 'build.sqlite'}: "), line
+    assert "disk is full" in line and "SQLITE_FULL" in line
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    from tests.humaneval.app.conftest import build_test_study
+
+    return build_test_study(tmp_path_factory.mktemp("study-src"), payloads=False)
+
+
+@pytest.mark.parametrize("how", ["read-only", "full"])
+def test_serve_on_a_read_only_or_full_disk_is_one_line_naming_the_path(tmp_path, study, how):
+    prepare = 'readonly' if how == "read-only" else "fill 0"
+    script = f"""
+cp -r {study} "$FS/study"
+{prepare}
+timeout 60 "$PY" -m wikihowqa serve "$FS/study" --port 0 --admin-token t0k3n-for-the-test \\
+    && echo rc=0 || echo rc=$?
+"""
+    result = tiny_fs.run(tmp_path / "mnt", script, size="2m")
+    status, stderr = _run_outcome(result)
+    assert status == 2
+    line = _one_line(stderr)
+    folder = tmp_path / "mnt" / "study"
+    if how == "read-only":
+        assert re.fullmatch(rf"error: {re.escape(str(folder))}/[\w.]+: Read-only file system \(EROFS\)", line)
+    else:
+        assert line.startswith(f"error: {folder}/") and ("(ENOSPC)" in line or "SQLITE_FULL" in line), line
+
+
+def test_export_judgments_into_a_read_only_folder_is_one_line_naming_the_file(tmp_path, study):
+    work = tmp_path / "study"
+    shutil.copytree(study, work)
+    from wikihowqa.humaneval.app.db import StudyDB
+
+    StudyDB(work / "server.sqlite").close()
+    script = f'readonly\nwikihowqa export-judgments {work} --out "$FS/j.jsonl" && echo rc=0 || echo rc=$?'
+    result = tiny_fs.run(tmp_path / "mnt", script)
+    status, stderr = _run_outcome(result)
+    assert status == 2
+    assert _one_line(stderr) == f"error: {tmp_path / 'mnt' / 'j.jsonl'}: Read-only file system (EROFS)"
+
+
+def _main(monkeypatch, capsys, *args: str) -> tuple[int, str]:
+    from wikihowqa.cli import main
+
+    monkeypatch.setattr(sys, "argv", ["wikihowqa", *args])
+    with pytest.raises(SystemExit) as stop:
+        main()
+    return stop.value.code, capsys.readouterr().err
+
+
+def _disk_full(*args, **kwargs):
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def test_an_injected_disk_full_is_one_line_naming_the_file_for_each_writing_command(
+    tmp_path, monkeypatch, capsys, real_examples_dir
+):
+    """The same failure as on a real full disk, injected where every atomic write ends (fsync): runs
+    everywhere, also where the tmpfs tests skip."""
+    from tests.humaneval.app.conftest import build_test_study
+    from wikihowqa.humaneval.app.db import StudyDB
+    from wikihowqa.importer import import_release
+    from wikihowqa.io import write_predictions
+    from wikihowqa.records import Prediction
+
+    folder, _ = import_release([real_examples_dir / "qa.jsonl"], [], tmp_path / "ds")
+    write_predictions(tmp_path / "p.jsonl", [Prediction(1366001, "echo", "Dry the figs.")])
+    (tmp_path / "src").mkdir()
+    study = build_test_study(tmp_path / "src", payloads=False)
+    StudyDB(study / "server.sqlite").close()
+    monkeypatch.setattr(os, "fsync", _disk_full)
+    cases = {
+        "import": (["import", str(tmp_path / "new"), "--qa", str(real_examples_dir / "qa.jsonl")],
+                   tmp_path / "new" / "qa.jsonl"),
+        "evaluate": (["evaluate", str(folder.path), str(tmp_path / "p.jsonl"), "--no-bertscore",
+                      "--no-grounding", "--resamples", "100", "--out", str(tmp_path / "rep")],
+                     tmp_path / "rep" / "evaluation.json"),
+        "export-judgments": (["export-judgments", str(study), "--out", str(tmp_path / "j.jsonl")],
+                             tmp_path / "j.jsonl"),
+    }  # fmt: skip
+    for args, path in cases.values():
+        status, stderr = _main(monkeypatch, capsys, *args)
+        assert status == 2
+        assert _one_line(stderr) == f"error: {path}: No space left on device (ENOSPC)"
+    assert not (tmp_path / "new").exists() and not (tmp_path / "j.jsonl").exists()
+
+
+def test_an_os_error_without_a_file_name_is_named_by_the_file_open_where_it_failed(tmp_path):
+    import sqlite3
+
+    from wikihowqa.cli._failures import lost_path
+
+    def append(path):
+        with open(path, "a") as fh:
+            fh.write("x")
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    def store(path):
+        db = sqlite3.connect(path)
+        db.execute("CREATE TABLE t (x)")
+        raise sqlite3.OperationalError("database or disk is full")
+
+    for failing, name in ((append, "log.txt"), (store, "state.sqlite")):
+        try:
+            failing(tmp_path / name)
+        except (OSError, sqlite3.Error) as exc:
+            assert lost_path(exc.__traceback__) == str(tmp_path / name)
+
+
+def test_an_os_error_that_is_a_bug_keeps_its_traceback(monkeypatch, capsys):
+    """Only a disk's or path's state is a user's to fix; e.g. EBADF is the program's fault."""
+    import wikihowqa.cli as cli
+
+    def broken():
+        raise OSError(errno.EBADF, "Bad file descriptor")
+
+    monkeypatch.setattr(cli, "app", broken)
+    with pytest.raises(OSError, match="Bad file descriptor"):
+        cli.main()

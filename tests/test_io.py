@@ -342,3 +342,96 @@ def test_dataset_folder_filters_by_split_and_groups_documents(tmp_path):
     assert [d.original_url for d in folder.documents_by_article()[2]] == ["u1", "u3"]
     with pytest.raises(DatasetError, match="no such dataset folder"):
         DatasetFolder(tmp_path / "nope").examples()
+
+
+# --------------------------------------------------------------------------- valid inputs that crashed
+
+
+def _parquet_with(tmp_path, column, kind, value):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table({**{k: [v] for k, v in GOOD.items()}, column: pa.array([value], type=kind)})
+    pq.write_table(table, tmp_path / "qa.parquet")
+    return tmp_path / "qa.parquet"
+
+
+@pytest.mark.parametrize(
+    ("kind", "value", "text"),
+    [
+        (
+            "timestamp[us, tz=UTC]",
+            "2020-01-02T03:04:05.123456+00:00",
+            "2020-01-02T03:04:05.123456+00:00",
+        ),
+        ("timestamp[ns]", 1577934245123456789, "2020-01-02T03:04:05.123456789"),
+        ("date32", "2020-01-02", "2020-01-02"),
+        ("decimal128(20, 6)", "12.345600", "12.345600"),
+        ("binary", b"\x00\xffab", "AP9hYg=="),
+        ("duration[ms]", 3005, "PT3.005S"),
+    ],
+)
+def test_parquet_columns_json_has_no_type_for_are_kept_exactly_as_text(tmp_path, kind, value, text):
+    """A timestamp, decimal or binary extra column was "not JSON serializable" at write time."""
+    import base64
+    import datetime
+    import decimal
+
+    import pyarrow as pa
+
+    types = {
+        "timestamp[us, tz=UTC]": pa.timestamp("us", tz="UTC"),
+        "timestamp[ns]": pa.timestamp("ns"),
+        "date32": pa.date32(),
+        "decimal128(20, 6)": pa.decimal128(20, 6),
+        "binary": pa.binary(),
+        "duration[ms]": pa.duration("ms"),
+    }
+    convert = {
+        "timestamp[us, tz=UTC]": datetime.datetime.fromisoformat,
+        "date32": datetime.date.fromisoformat,
+        "decimal128(20, 6)": decimal.Decimal,
+    }
+    raw = convert.get(kind, lambda v: v)(value)
+    [example] = read_examples(_parquet_with(tmp_path, "extra_col", types[kind], raw))
+    assert example.extra["extra_col"] == text
+    write_examples(tmp_path / "out.jsonl", [example])
+    assert json.loads((tmp_path / "out.jsonl").read_text())["extra_col"] == text
+    if kind == "binary":
+        assert base64.b64decode(text) == value
+    if kind == "decimal128(20, 6)":
+        assert decimal.Decimal(text) == raw and text == str(raw)
+
+
+def test_a_nested_parquet_column_is_converted_inside_lists_and_structs(tmp_path):
+    import datetime
+
+    import pyarrow as pa
+
+    kind = pa.list_(pa.struct([("at", pa.timestamp("s")), ("n", pa.int64())]))
+    value = [{"at": datetime.datetime(2021, 5, 6, 7, 8, 9), "n": 3}]
+    [example] = read_examples(_parquet_with(tmp_path, "events", kind, value))
+    assert example.extra["events"] == [{"at": "2021-05-06T07:08:09", "n": 3}]
+
+
+@pytest.mark.parametrize(
+    ("tail", "message"),
+    [
+        ('"x": "ok \\ud800 broken"', r"field 'x' \(character 4: \\ud800\) holds a lone surrogate"),
+        ('"x": ["a", {"y": "\\udfff"}]', r"field 'x'\[1\]\['y'\] \(character 1: \\udfff\) holds a lone"),
+        ('"x": ' + "9" * 5000, "an integer with more than 4300 digits, which Python does not read"),
+        ('"x": ' + "[" * 100_000 + "]" * 100_000, "JSON nested too deeply"),
+    ],
+)
+def test_json_lines_python_cannot_hold_are_refused_with_file_and_line(tmp_path, tail, message):
+    line = json.dumps(GOOD)[:-1] + ", " + tail + "}"
+    path = write_lines(tmp_path / "qa.jsonl", json.dumps(GOOD), line)
+    with pytest.raises(DatasetError, match=rf"qa\.jsonl:2: {message}"):
+        read_examples(path)
+
+
+def test_a_valid_surrogate_pair_and_an_escaped_backslash_u_are_read_as_text(tmp_path):
+    line = json.dumps({**GOOD, "x": "\U0001f642", "y": "\\ud800"})  # the emoji is written as a pair
+    assert "\\ud83d\\ude42" in line
+    [example] = read_examples(write_lines(tmp_path / "qa.jsonl", line))
+    assert example.extra == {"x": "\U0001f642", "y": "\\ud800"}

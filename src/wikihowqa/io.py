@@ -6,10 +6,15 @@ go through a temporary file (or folder) and a rename, so a crash never leaves a 
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import datetime
+import decimal
 import json
 import os
+import re
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -232,6 +237,57 @@ def prediction_to_dict(pred: Prediction) -> dict[str, Any]:
 # --------------------------------------------------------------------------- files
 
 
+#: A ``\\uD800``–``\\uDFFF`` escape: only then can a decoded string hold a lone surrogate.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _lone_surrogate(value: Any, where: str = "") -> str | None:
+    """Where in ``value`` a string holds a lone surrogate (``field 'x'``, ``field 'x'[2]``), if anywhere."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            return f"{where or 'a string'} (character {exc.start + 1}: \\u{ord(value[exc.start]):04x})"
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = _lone_surrogate(key, f"a key of {where or 'the line'}") or _lone_surrogate(
+                item, f"field {key!r}" if not where else f"{where}[{key!r}]"
+            )
+            if found:
+                return found
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            if found := _lone_surrogate(item, f"{where}[{i}]"):
+                return found
+    return None
+
+
+def _decode_line(line: str) -> Any:
+    """One JSON line; every way a valid-looking line can fail is a ``_RowError`` saying why."""
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise _RowError(f"invalid JSON ({exc.msg} at column {exc.colno})") from None
+    except RecursionError:
+        raise _RowError(
+            f"JSON nested too deeply (more than about {sys.getrecursionlimit()} levels of [ and {{)"
+        ) from None
+    except ValueError as exc:  # Python refuses integers of more than sys.get_int_max_str_digits() digits
+        if "digits" not in str(exc):
+            raise
+        raise _RowError(
+            f"an integer with more than {sys.get_int_max_str_digits()} digits, which Python does not read; "
+            "write it as a string"
+        ) from None
+    if _SURROGATE_ESCAPE.search(line) and (where := _lone_surrogate(obj)):
+        raise _RowError(
+            f"{where} holds a lone surrogate, which is not Unicode text (an escape from a broken UTF-16 "
+            "conversion); fix or remove it"
+        )
+    return obj
+
+
 def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line_number, object)`` for each non-blank line; a bad line raises with file and line."""
     path = Path(path)
@@ -248,11 +304,9 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DatasetError(
-                    f"{path}:{lineno}: invalid JSON ({exc.msg} at column {exc.colno})"
-                ) from None
+                obj = _decode_line(line)
+            except _RowError as exc:
+                raise DatasetError(f"{path}:{lineno}: {exc}") from None
             if not isinstance(obj, dict):
                 raise DatasetError(f"{path}:{lineno}: expected a JSON object, got {type(obj).__name__}")
             seen = True
@@ -261,7 +315,59 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         raise DatasetError(f"{path}: empty file (no JSON lines)")
 
 
+def _json_value(value: Any) -> Any:
+    """An Arrow value JSON has no type for, as text that keeps it exactly (see ``_iter_parquet``)."""
+    if isinstance(value, datetime.datetime | datetime.date | datetime.time):
+        return value.isoformat()  # a pandas Timestamp (nanosecond column) keeps its nanoseconds
+    if isinstance(value, decimal.Decimal):
+        return str(value)
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode("ascii")
+    if isinstance(value, datetime.timedelta):
+        return _iso_duration(value)
+    if isinstance(value, dict):
+        return {k: _json_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_value(v) for v in value]
+    return value
+
+
+def _iso_duration(value: datetime.timedelta) -> str:
+    """ISO 8601 ``PT<seconds>S`` with every digit (a pandas Timedelta keeps its nanoseconds)."""
+    nanos = getattr(value, "value", None)  # pandas.Timedelta: integer nanoseconds
+    if not isinstance(nanos, int):
+        nanos = ((value.days * 86_400 + value.seconds) * 1_000_000 + value.microseconds) * 1_000
+    sign, nanos = ("-" if nanos < 0 else ""), abs(nanos)
+    whole, frac = divmod(nanos, 1_000_000_000)
+    seconds = f"{whole}.{frac:09d}".rstrip("0").rstrip(".")
+    return f"{sign}PT{seconds}S"
+
+
+def _needs_text(kind: Any) -> bool:
+    """Does an Arrow type hold (at any depth) values JSON has no type for?"""
+    import pyarrow as pa
+    import pyarrow.types as t
+
+    if (
+        t.is_temporal(kind)
+        or t.is_decimal(kind)
+        or t.is_binary(kind)
+        or t.is_large_binary(kind)
+        or t.is_fixed_size_binary(kind)
+    ):
+        return True
+    if isinstance(kind, pa.DictionaryType):
+        return _needs_text(kind.value_type)
+    return any(_needs_text(kind.field(i).type) for i in range(kind.num_fields))
+
+
 def _iter_parquet(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Rows of a Parquet file as JSON values.
+
+    Columns of types JSON lacks are kept exactly, as text: timestamps, dates and times as ISO 8601
+    (with the column's time zone offset, and nanoseconds where the column has them), durations as
+    ISO 8601 ``PT…S``, decimals as their digits, binary as base64. Written back to Parquet they stay text.
+    """
     import pyarrow.parquet as pq
 
     if not path.is_file():
@@ -272,7 +378,15 @@ def _iter_parquet(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         raise DatasetError(f"{path}: not a readable Parquet file ({exc})") from None
     if table.num_rows == 0:
         raise DatasetError(f"{path}: empty file (no rows)")
-    yield from enumerate(table.to_pylist(), start=1)
+    as_text = [f.name for f in table.schema if _needs_text(f.type)]
+    try:
+        rows = table.to_pylist()
+    except (ValueError, TypeError) as exc:  # e.g. nanosecond timestamps without pandas to hold them
+        raise DatasetError(f"{path}: a column cannot be read as Python values ({exc})") from None
+    for number, row in enumerate(rows, start=1):
+        for name in as_text:
+            row[name] = _json_value(row[name])
+        yield number, row
 
 
 def iter_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -311,22 +425,61 @@ def read_predictions(path: Path) -> list[Prediction]:
     return read_records(path, prediction_from_dict)
 
 
+def _renamed(exc: OSError, old: str | Path, new: str | Path) -> OSError:
+    """``exc`` with ``old`` (a temporary sibling) replaced by ``new`` (what the user asked for) in its paths,
+    and ``new`` as its path when it has none (a failed ``write()``/``fsync()`` names no file)."""
+
+    def swap(name: Any) -> Any:
+        if name is None:
+            return None
+        text, prefix = os.fspath(name), os.fspath(old)
+        if text == prefix or text.startswith(prefix + os.sep):
+            return os.fspath(new) + text[len(prefix) :]
+        return name
+
+    if exc.errno is None:
+        return exc
+    filename = swap(exc.filename) if exc.filename is not None else os.fspath(new)
+    renamed = OSError(exc.errno, exc.strerror, filename, None, swap(exc.filename2))
+    renamed.__cause__ = exc
+    return renamed
+
+
+@contextlib.contextmanager
+def naming(path: Path) -> Iterator[None]:
+    """OS errors in the block that name no file name ``path`` (a full disk fails ``write()`` nameless)."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is not None or exc.errno is None:
+            raise
+        raise _renamed(exc, path, path) from exc
+
+
 @contextlib.contextmanager
 def atomic_write(path: Path, mode: str = "w") -> Iterator[Any]:
-    """Open a temporary sibling of ``path``; it replaces ``path`` only if the block finishes."""
+    """Open a temporary sibling of ``path``; it replaces ``path`` only if the block finishes.
+
+    An OS error (full disk, read-only folder) names ``path``, not the temporary file.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; the result should have ordinary permissions
     try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise _renamed(exc, exc.filename or path, path) from exc
+    try:
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; the result should have ordinary permissions
         with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise _renamed(exc, tmp, path) from exc
         raise
 
 
@@ -470,24 +623,86 @@ class DatasetFolder:
         return write_examples(target, examples)
 
 
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths in one step (Linux ``renameat2(RENAME_EXCHANGE)``); ``False`` where unsupported.
+
+    The stdlib has no atomic exchange; two renames leave a moment with no folder at all.
+    """
+    import ctypes
+    import ctypes.util
+    import errno
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):  # file system or kernel without it
+        return False
+    raise OSError(code, os.strerror(code), os.fspath(a), None, os.fspath(b))
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:  # a file system without hard links: a copy costs space, a link does not
+        shutil.copy2(src, dst)
+
+
+def _carry_over(old: Path, staging: Path) -> None:
+    """Put every entry of ``old`` that the new content does not have into ``staging``, by hard link."""
+    for entry in old.iterdir():
+        target = staging / entry.name
+        if target.exists() or target.is_symlink():
+            continue
+        if entry.is_symlink():
+            os.symlink(os.readlink(entry), target)
+        elif entry.is_dir():
+            shutil.copytree(entry, target, symlinks=True, copy_function=_link_or_copy)
+        else:
+            _link_or_copy(str(entry), str(target))
+
+
 @contextlib.contextmanager
-def atomic_folder(out: Path) -> Iterator[Path]:
-    """Yield an empty staging folder beside ``out``; it replaces ``out`` only if the block finishes."""
+def atomic_folder(out: Path, *, keep_others: bool = False) -> Iterator[Path]:
+    """Yield an empty staging folder beside ``out``; it replaces ``out`` only if the block finishes.
+
+    With ``keep_others`` the entries of an existing ``out`` that the block did not write are kept (hard
+    links, so the old folder stays whole until the swap). Where the system can, old and new are
+    exchanged in one step. An OS error names ``out`` (and the file in it), not the staging folder.
+    """
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp"))
-    os.chmod(staging, 0o777 & ~_UMASK)
     try:
+        staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp"))
+    except OSError as exc:
+        raise _renamed(exc, exc.filename or out, out) from exc
+    try:
+        os.chmod(staging, 0o777 & ~_UMASK)
         yield staging
+        if out.is_dir() and keep_others:
+            _carry_over(out, staging)
         if out.exists():
+            if _exchange(staging, out):
+                shutil.rmtree(staging, ignore_errors=True)  # now the old folder
+                return
             trash = out.with_name(f".{out.name}.old-{os.getpid()}")
             os.replace(out, trash)
             os.replace(staging, out)
             shutil.rmtree(trash, ignore_errors=True)
         else:
             os.replace(staging, out)
-    except BaseException:
+    except BaseException as exc:
         shutil.rmtree(staging, ignore_errors=True)
+        if isinstance(exc, OSError):
+            raise _renamed(exc, staging, out) from exc
         raise
 
 
