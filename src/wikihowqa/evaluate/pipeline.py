@@ -17,7 +17,7 @@ from typing import Any
 from wikihowqa.errors import DatasetError, SettingsError
 from wikihowqa.evaluate.bertscore import BertScoreConfig
 from wikihowqa.evaluate.grounding import GroundingConfig
-from wikihowqa.io import DatasetFolder, read_predictions
+from wikihowqa.io import DatasetFolder, naming, read_predictions
 from wikihowqa.records import Document, Example, Prediction, passages_of
 
 ROUGE_COLUMNS = tuple(
@@ -141,7 +141,7 @@ class ScoreCache:
             self._values[key] = values
         if self.path is not None and items:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as fh:
+            with naming(self.path), self.path.open("a", encoding="utf-8") as fh:
                 for key, values in items:
                     fh.write(json.dumps({"key": key, "values": values}) + "\n")
 

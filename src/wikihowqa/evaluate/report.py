@@ -1,9 +1,9 @@
 """The evaluation report: a leaderboard with confidence intervals, paired tests, per-question scores, a chart.
 
-Files (all written atomically): ``evaluation.json`` (everything), ``evaluation.md`` (the leaderboard as
-the paper's Table 3 reports it: ROUGE F1 x 100, BERTScore F1, plus grounding), ``per_question.csv`` and
-``per_question.jsonl`` (every score of every answer; the JSONL adds the answer and its grounding), and
-``evaluation.png`` (bars with 95% intervals).
+Files (written as one set: staged in a sibling folder, then swapped in): ``evaluation.json``
+(everything), ``evaluation.md`` (the leaderboard as the paper's Table 3 reports it: ROUGE F1 x 100,
+BERTScore F1, plus grounding), ``per_question.csv`` and ``per_question.jsonl`` (every score of every
+answer; the JSONL adds the answer and its grounding), and ``evaluation.png`` (bars with 95% intervals).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from wikihowqa.evaluate.pipeline import (
     Evaluation,
     SystemResult,
 )
-from wikihowqa.io import atomic_write, write_json, write_jsonl
+from wikihowqa.io import atomic_folder, atomic_write, write_json, write_jsonl
 
 FILES = ("evaluation.json", "evaluation.md", "per_question.csv", "per_question.jsonl", "evaluation.png")
 _DECIMALS = {"BERTScore": 3, "Grounding": 3}
@@ -308,20 +308,24 @@ def render_chart(report: dict[str, Any], path: Path) -> None:
 
 
 def write_report(evaluation: Evaluation, out_dir: Path) -> dict[str, Any]:
-    """Write every report file into ``out_dir``; returns the report data."""
+    """Write every report file into ``out_dir`` as one set; returns the report data.
+
+    The files are staged in a sibling folder and swapped in together, so a failure (a full disk) leaves
+    the previous report whole; other files of ``out_dir`` (the score cache) are kept.
+    """
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     report = build_report(evaluation)
-    write_json(out_dir / "evaluation.json", report)
-    with atomic_write(out_dir / "evaluation.md") as fh:
-        fh.write(render_markdown(report))
-    rows = _rows(evaluation)
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]) if rows else ["article_id", "system"])
-    writer.writeheader()
-    writer.writerows(rows)
-    with atomic_write(out_dir / "per_question.csv") as fh:
-        fh.write(buffer.getvalue())
-    write_jsonl(out_dir / "per_question.jsonl", _jsonl_rows(evaluation))
-    render_chart(report, out_dir / "evaluation.png")
+    with atomic_folder(out_dir, keep_others=True) as staging:
+        write_json(staging / "evaluation.json", report)
+        with atomic_write(staging / "evaluation.md") as fh:
+            fh.write(render_markdown(report))
+        rows = _rows(evaluation)
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]) if rows else ["article_id", "system"])
+        writer.writeheader()
+        writer.writerows(rows)
+        with atomic_write(staging / "per_question.csv") as fh:
+            fh.write(buffer.getvalue())
+        write_jsonl(staging / "per_question.jsonl", _jsonl_rows(evaluation))
+        render_chart(report, staging / "evaluation.png")
     return report
