@@ -203,3 +203,56 @@ def test_ab_task_ids_name_no_system_anywhere_an_assessor_or_label_studio_sees(tm
     assert again.key == study.key
     result = analyse(study, simulate_judgments(study, SimulationSettings(seed=1)))
     assert set(result["preference"]) == set(systems)
+
+
+def test_the_plan_never_gives_one_assessor_two_tasks_of_an_article_in_any_part(study):
+    """The plan's pools are disjoint per part and one article per list, so no slot sees an article's
+    gold answer (relevance, A/B) beside its deteriorated or model answer (trials, A/B)."""
+    from wikihowqa.humaneval.tasks import plan_problems
+
+    assert plan_problems(study.tasks, study.assignments) == []
+    by_id = study.tasks_by_id()
+    for a in study.assignments:
+        articles = [by_id[t]["article_id"] for t in a["task_ids"]]
+        assert len(articles) == len(set(articles)) and {by_id[t]["part"] for t in a["task_ids"]} == {
+            a["part"]
+        }
+
+
+def test_plan_problems_names_each_broken_rule():
+    from wikihowqa.humaneval.tasks import plan_problems
+
+    tasks = [
+        {"task_id": "relevance:1:0", "part": "relevance", "article_id": 1},
+        {"task_id": "trial_a:1", "part": "trial_a", "article_id": 1},
+        {"task_id": "trial_a:2", "part": "trial_a", "article_id": 2},
+        {"task_id": "trial_b:2", "part": "trial_b", "article_id": 2},
+        {"task_id": "preference:1:x", "part": "preference", "article_id": 1},
+        {"task_id": "preference:1:y", "part": "preference", "article_id": 1},
+    ]
+    ok = [{"assessor_id": "t1", "part": "trial_a", "task_ids": ["trial_a:1", "trial_a:2"]}]
+    assert plan_problems(tasks, ok) == []
+    cases = {
+        "of part trial_a lists task relevance:1:0 of part relevance": [
+            {"assessor_id": "t1", "part": "trial_a", "task_ids": ["relevance:1:0", "trial_a:1"]}
+        ],
+        "lists two tasks of article 1 (preference:1:x, preference:1:y)": [
+            {"assessor_id": "p1", "part": "preference", "task_ids": ["preference:1:x", "preference:1:y"]}
+        ],
+        "is listed more than once": [
+            {"assessor_id": "x", "part": "trial_a", "task_ids": ["trial_a:2"]},
+            {"assessor_id": "x", "part": "trial_b", "task_ids": ["trial_b:2"]},
+        ],
+        "is in exclusive parts trial_a, trial_b": [
+            {"assessor_id": "x", "part": "trial_a", "task_ids": ["trial_a:2"]},
+            {"assessor_id": "x", "part": "trial_b", "task_ids": ["trial_b:2"]},
+        ],
+        "lists unknown task 'trial_a:9'": [
+            {"assessor_id": "t1", "part": "trial_a", "task_ids": ["trial_a:9"]}
+        ],
+        "lists task trial_a:2 twice": [
+            {"assessor_id": "t1", "part": "trial_a", "task_ids": ["trial_a:2", "trial_a:2"]}
+        ],
+    }
+    for words, plan in cases.items():
+        assert any(words in p for p in plan_problems(tasks, plan)), (words, plan_problems(tasks, plan))

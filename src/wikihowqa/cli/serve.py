@@ -18,7 +18,8 @@ def serve_command(
     admin_token: str = typer.Option(
         None,
         "--admin-token",
-        help="Admin token (default: $WIKIHOWQA_ADMIN_TOKEN, else a random one printed at start).",
+        help="Admin token (default: $WIKIHOWQA_ADMIN_TOKEN, else a random one per start). Its link is "
+        "shown only on a terminal; otherwise it is written to STUDY/admin-link.txt (owner-only).",
     ),
     base_url: str = typer.Option(
         None, "--base-url", help="Public address for links, e.g. https://study.example.org (behind a proxy)."
@@ -41,8 +42,9 @@ def serve_command(
 ) -> None:
     """Serve a study to assessors in the browser and collect their judgments (in STUDY/server.sqlite).
 
-    Prints the admin link; the admin page lists every assessor's link, shows progress and downloads
-    judgments.jsonl for `wikihowqa analyze`. Stop with Ctrl+C; starting again resumes the study.
+    Shows the admin link on a terminal (else writes it to STUDY/admin-link.txt, readable by you only,
+    so that tokens stay out of logs); the admin page lists every assessor's link, shows progress and
+    downloads judgments.jsonl for `wikihowqa analyze`. Stop with Ctrl+C; starting again resumes the study.
     """
     from wikihowqa.humaneval.app import ServerSettings, serve
 

@@ -43,6 +43,12 @@ TASK_TYPES: Mapping[str, str] = {
 }
 #: Parts no assessor may work in both of (the paper: "no worker participated in both rounds").
 EXCLUSIVE_PARTS: tuple[tuple[str, ...], ...] = (("trial_a", "trial_b"),)
+# One task per article and assessor, in the whole study, keeps the answer key secret across parts:
+# relevance shows the gold answer, a trial task the deteriorated one (or the intact one, which is gold),
+# an A/B task gold beside a model's answer; any two of them side by side give away the planted errors, an
+# answer's being intact, or the gold side. The rule does not look at the key, so which tasks an assessor
+# is dealt says nothing about it either. The plan (`plan_problems`), the server's dealing
+# (`app/assign.py`) and the analysis' screening (`analysis.screen`) all keep it.
 
 SCALES: Mapping[str, Mapping[str, Any]] = {
     "relevance": {
@@ -264,9 +270,10 @@ def plan_assignments(
     items: Mapping[str, Sequence[tuple[str, int]]], settings: StudySettings
 ) -> list[dict[str, Any]]:
     """Assessors per part so that every task gets ``assessors_per_item`` distinct assessors, no assessor
-    gets two tasks of the same question within a part, and parts have disjoint assessor pools (so no
-    one is in both trials). Tasks of one question sit in consecutive slots dealt round-robin, which is
-    what keeps them apart."""
+    gets two tasks of the same question, and parts have disjoint assessor pools (so no one is in both
+    trials, and no one sees an article's gold answer in one part and its deteriorated or model answer in
+    another). Tasks of one question sit in consecutive slots dealt round-robin, which is what keeps them
+    apart."""
     n = settings.assessors_per_item
     rng = random.Random(f"{settings.seed}:assign")
     plan = []
@@ -288,6 +295,49 @@ def plan_assignments(
             rng.shuffle(queue)
             plan.append({"assessor_id": f"{part}-{k + 1:03d}", "part": part, "task_ids": queue})
     return plan
+
+
+def plan_problems(
+    tasks: Iterable[Mapping[str, Any]],
+    assignments: Iterable[Mapping[str, Any]],
+    exclusive: Iterable[Iterable[str]] = EXCLUSIVE_PARTS,
+) -> list[str]:
+    """What breaks the plan's rules (an empty list when nothing does): an assessor listed twice, a task
+    that is unknown, listed twice, of another part than its assessor's, or a second task of one article
+    for one assessor (which would give away the answer key); an assessor in two exclusive parts."""
+    by_id = {str(t["task_id"]): t for t in tasks}
+    groups = [set(g) for g in exclusive]
+    problems: list[str] = []
+    parts_of: dict[str, set[str]] = defaultdict(set)
+    for a in assignments:
+        who, part = str(a["assessor_id"]), str(a["part"])
+        if parts_of[who]:
+            problems.append(f"assessor {who} is listed more than once")
+        parts_of[who].add(part)
+        articles: dict[int, str] = {}
+        seen: set[str] = set()
+        for task_id in a["task_ids"]:
+            task = by_id.get(task_id)
+            if task is None:
+                problems.append(f"assessor {who} lists unknown task {task_id!r}")
+                continue
+            if task_id in seen:
+                problems.append(f"assessor {who} lists task {task_id} twice")
+            seen.add(task_id)
+            if task["part"] != part:
+                problems.append(f"assessor {who} of part {part} lists task {task_id} of part {task['part']}")
+            article = int(task["article_id"])
+            if article in articles and articles[article] != task_id:
+                problems.append(
+                    f"assessor {who} lists two tasks of article {article} ({articles[article]}, {task_id}): "
+                    "one would give away the other's answer key"
+                )
+            articles.setdefault(article, task_id)
+    for who, parts in parts_of.items():
+        for group in groups:
+            if len(group & parts) > 1:
+                problems.append(f"assessor {who} is in exclusive parts {', '.join(sorted(group & parts))}")
+    return problems
 
 
 # --------------------------------------------------------------------------- the study
@@ -421,6 +471,9 @@ def build_study(
             "nothing to put in the study: no answers, no documents for relevance, no predictions"
         )
     plan = plan_assignments(items, settings)
+    broken = plan_problems(tasks, plan)
+    if broken:  # pragma: no cover - plan_assignments keeps these rules by construction
+        raise AssertionError(f"the assignment plan breaks its rules: {broken[0]}")
     counts = {p: len(v) for p, v in items.items()}
     manifest = {
         "format": STUDY_FORMAT,

@@ -120,3 +120,59 @@ def test_demo_serve_serves_the_demo_study_on_loopback_and_opens_its_admin_page(s
         servers[0].should_exit = True
         thread.join(timeout=10)
     assert not thread.is_alive()
+
+
+def _serve_once(study_dir, monkeypatch, **kwargs):
+    """Run ``serve`` up to the point where uvicorn would take over, and return what it said."""
+    import uvicorn
+
+    from wikihowqa.humaneval.app import ServerSettings, run
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)
+    said: list[str] = []
+    settings = ServerSettings(**kwargs.pop("settings", {}))
+    run.serve(study_dir, port=0, settings=settings, say=said.append, **kwargs)
+    return said
+
+
+def test_the_admin_token_goes_to_an_owner_only_file_when_stdout_is_not_a_terminal(study_dir, monkeypatch):
+    """Logs keep what a server prints: off a terminal no token is printed, neither the admin's nor an
+    assessor's; the admin link is in STUDY/admin-link.txt, mode 0600, and the path is printed."""
+    import stat
+
+    said = _serve_once(study_dir, monkeypatch, tty=False, settings={"admin_token": "t" * 24})
+    text = "\n".join(said)
+    tokens = [r.token for r in StudyService(study_dir).assessors.values()]
+    assert "t" * 24 not in text and not any(t in text for t in tokens)
+    path = study_dir / "admin-link.txt"
+    assert str(path) in text
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    link = path.read_text().strip()
+    assert link.startswith("http://127.0.0.1:") and link.endswith("/admin/#" + "t" * 24)
+
+
+def test_an_existing_readable_link_file_is_made_owner_only(study_dir, monkeypatch):
+    import stat
+
+    path = study_dir / "admin-link.txt"
+    path.write_text("old")
+    path.chmod(0o644)
+    _serve_once(study_dir, monkeypatch, tty=False)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and "/admin/#" in path.read_text()
+
+
+def test_on_a_terminal_the_admin_link_is_shown_once(study_dir, monkeypatch):
+    said = _serve_once(study_dir, monkeypatch, tty=True, settings={"admin_token": "u" * 24})
+    assert sum("u" * 24 in line for line in said) == 1
+    assert not (study_dir / "admin-link.txt").exists()
+
+
+def test_serve_at_the_command_line_prints_no_token_into_a_pipe(study_dir, monkeypatch):
+    import uvicorn
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)
+    monkeypatch.setenv("WIKIHOWQA_ADMIN_TOKEN", "v" * 24)
+    r = CliRunner().invoke(app, ["serve", str(study_dir), "--port", "0"])
+    assert r.exit_code == 0, r.output
+    assert "v" * 24 not in r.output and "admin-link.txt" in r.output
+    assert (study_dir / "admin-link.txt").read_text().strip().endswith("v" * 24)

@@ -113,3 +113,82 @@ def test_a_completion_url_carries_the_code(study_dir, valid_body):
             end["finished"]
             and end["completion_url"] == f"https://example.org/done?cc={end['completion_code']}"
         )
+
+
+# --------------------------------------------------------------------------- one article per worker
+
+
+def _articles(study_dir):
+    return {t["task_id"]: t["article_id"] for t in read_study(study_dir).tasks}
+
+
+def _work(api, valid_body, token, truth):
+    """Judge every task the server deals; the task ids received."""
+    got = []
+    while task := api.next(token).get("task"):
+        got.append(task["task_id"])
+        assert api.submit(token, valid_body(task, attention=truth[task["task_id"]])).status_code == 201
+    return got
+
+
+def test_a_worker_who_saw_an_articles_gold_in_relevance_never_gets_its_trial_or_ab_task(
+    api, valid_body, study_dir
+):
+    """The issue's attack: join relevance (gold answers), then trial_a and the A/B part, and diff. In the
+    test study all three articles have a task in every part; the worker judges two relevance tasks, so
+    trial A may only deal the third article, and the A/B part nothing at all."""
+    articles = _articles(study_dir)
+    truth = {k["task_id"]: k["attention_answer"] for k in read_study(study_dir).key}
+    token = join(api, part="relevance", worker_id="W1").headers["location"].split("#", 1)[1]
+    relevance = _work(api, valid_body, token, truth)
+    assert len(relevance) == 2  # --items-per-assessor 2
+    seen = {articles[t] for t in relevance}
+    token = join(api, part="trial_a", worker_id="W1").headers["location"].split("#", 1)[1]
+    trial = _work(api, valid_body, token, truth)
+    assert len(trial) == 1 and articles[trial[0]] not in seen
+    seen.add(articles[trial[0]])
+    token = join(api, part="preference", worker_id="W1").headers["location"].split("#", 1)[1]
+    end = api.next(token)
+    assert "task" not in end and end["finished"] is False and "No task" in end["message"]
+    assert seen == set(articles.values())
+
+
+def test_a_worker_who_saw_a_deteriorated_or_ab_answer_never_gets_the_articles_gold_later(
+    api, valid_body, study_dir
+):
+    """The reverse order: an A/B task (gold beside a model answer) and a trial task first, relevance
+    after; and a task on screen but not judged counts as seen."""
+    articles = _articles(study_dir)
+    truth = {k["task_id"]: k["attention_answer"] for k in read_study(study_dir).key}
+    token = join(api, part="preference", worker_id="W2").headers["location"].split("#", 1)[1]
+    ab = api.next(token)["task"]["task_id"]  # shown, left unjudged
+    token = join(api, part="trial_b", worker_id="W2").headers["location"].split("#", 1)[1]
+    trial = _work(api, valid_body, token, truth)
+    token = join(api, part="relevance", worker_id="W2").headers["location"].split("#", 1)[1]
+    relevance = _work(api, valid_body, token, truth)
+    received = [ab, *trial, *relevance]
+    assert len(trial) == 2 and len(relevance) == 0
+    assert len({articles[t] for t in received}) == len(received) == 3
+
+
+def test_the_rule_holds_across_a_restart(study_dir, valid_body):
+    """Assignment state is rebuilt from the database: what a worker was shown before a restart (two
+    relevance tasks judged, the third left on screen: all three articles) still counts for every part
+    they join after it."""
+    from fastapi.testclient import TestClient
+
+    settings = ServerSettings(admin_token="c" * 20, crowd=True, items_per_assessor=3)
+    truth = {k["task_id"]: k["attention_answer"] for k in read_study(study_dir).key}
+    with TestClient(create_app(study_dir, settings)) as client:
+        r = client.get("/join", params={"worker_id": "W3", "part": "relevance"}, follow_redirects=False)
+        headers = {"Authorization": f"Bearer {r.headers['location'].split('#')[1]}"}
+        for _ in range(2):
+            task = client.get("/api/next", headers=headers).json()["task"]
+            body = valid_body(task, attention=truth[task["task_id"]])
+            assert client.post("/api/judgments", json=body, headers=headers).status_code == 201
+        assert client.get("/api/next", headers=headers).json()["task"]  # the third, left on screen
+    with TestClient(create_app(study_dir, settings)) as client:
+        for part in ("trial_a", "preference"):  # (trial_b: refused, the worker is in trial_a)
+            r = client.get("/join", params={"worker_id": "W3", "part": part}, follow_redirects=False)
+            headers = {"Authorization": f"Bearer {r.headers['location'].split('#')[1]}"}
+            assert "task" not in client.get("/api/next", headers=headers).json(), part

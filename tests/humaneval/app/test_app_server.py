@@ -241,3 +241,126 @@ def test_the_progress_counts_inattentive_judgments_apart(api, valid_body, study_
     assert api.submit(token, valid_body(task, attention=wrong)).status_code == 201
     part = api.client.get("/api/admin/progress", headers=api.admin).json()["parts"]["relevance"]
     assert (part["judgments"], part["inattentive"], part["counted"]) == (1, 1, 0)
+
+
+# --------------------------------------------------------------------------- issue 17: hostile input
+
+
+SECURITY = ("content-security-policy", "x-content-type-options", "referrer-policy", "x-frame-options")
+
+
+def test_links_are_built_from_the_configured_address_never_from_the_host_header(study_dir):
+    """A client chooses its Host header; links built from it would send assessors (with their tokens)
+    to any site. Without --base-url the links carry the address the server was started on."""
+    from fastapi.testclient import TestClient
+
+    from wikihowqa.humaneval.app import ServerSettings, create_app
+
+    for base, expected in (
+        (None, "http://127.0.0.1:8000"),  # create_app alone: serve's default address
+        ("https://study.example.org/", "https://study.example.org"),
+    ):
+        settings = ServerSettings(admin_token="h" * 20, crowd=True, base_url=base)
+        with TestClient(create_app(study_dir, settings)) as client:
+            headers = {"Authorization": f"Bearer {'h' * 20}", "Host": "evil.example"}
+            rows = client.get("/api/admin/assessors", headers=headers).json()["assessors"]
+            made = client.post("/api/admin/assessors", json={"part": "relevance"}, headers=headers).json()
+            renewed = client.post(f"/api/admin/assessors/{rows[0]['assessor_id']}/token", headers=headers)
+            csv = client.get("/api/admin/links.csv", headers=headers).text
+            joins = client.get("/api/admin/progress", headers=headers).json()["join_urls"]
+            links = [r["link"] for r in rows] + [made["link"], renewed.json()["link"], *joins.values()]
+            assert all(link.startswith(f"{expected}/") for link in links), links
+            assert "evil.example" not in csv and f"{expected}/a/#" in csv
+
+
+def test_running_links_point_at_the_address_it_listens_on(study_dir):
+    import httpx
+
+    from wikihowqa.humaneval.app import ServerSettings
+    from wikihowqa.humaneval.app.run import running
+
+    with running(study_dir, ServerSettings(admin_token="r" * 20)) as (base, _):
+        rows = httpx.get(
+            f"{base}/api/admin/assessors",
+            headers={"Authorization": f"Bearer {'r' * 20}", "Host": "evil.example"},
+        ).json()["assessors"]
+    assert base.startswith("http://127.0.0.1:") and all(r["link"].startswith(f"{base}/a/#") for r in rows)
+
+
+def test_a_second_submission_under_a_stored_id_with_other_answers_is_refused_with_409(api, valid_body):
+    """A retry (same id, same answers) is acknowledged as the duplicate it is; the same id with other
+    answers is not a retry: it answers 409 and the first submission stays as it was."""
+    token = api.tokens()["trial_a-001"]
+    task = api.next(token)["task"]
+    body = valid_body(task)
+    assert api.submit(token, body).status_code == 201
+    retry = dict(body, duration_ms=body["duration_ms"])  # a retry sends the very same body
+    assert api.submit(token, retry).status_code == 200
+    changed = dict(body, usefulness=1, spans=[])
+    r = api.submit(token, changed)
+    assert r.status_code == 409, r.text
+    assert body["judgment_id"] in r.json()["error"] and "different answers" in r.json()["error"]
+    lines = api.client.get("/api/admin/judgments.jsonl", headers=api.admin).text.splitlines()
+    assert len(lines) == 1 and json.loads(lines[0])["usefulness"] == body["usefulness"]
+
+
+def test_the_stored_duration_is_the_servers_and_the_pages_is_kept_apart(api, valid_body, study_dir):
+    """A page claiming 7 days for a task it was shown a moment ago: duration_ms is the server's clock
+    (first shown → stored), the claim is client_duration_ms, and the analysis flags the pair."""
+    week = 7 * 24 * 3600 * 1000
+    token = api.tokens()["trial_a-001"]
+    task = api.next(token)["task"]
+    body = dict(valid_body(task), duration_ms=week)
+    assert api.submit(token, body).status_code == 201
+    (line,) = api.client.get("/api/admin/judgments.jsonl", headers=api.admin).text.splitlines()
+    stored = json.loads(line)
+    assert stored["client_duration_ms"] == week
+    assert 0 <= stored["duration_ms"] < 60_000
+    started = stored["started_at"].replace("Z", "+00:00")
+    submitted = stored["submitted_at"].replace("Z", "+00:00")
+    from datetime import datetime
+
+    measured = (datetime.fromisoformat(submitted) - datetime.fromisoformat(started)).total_seconds() * 1000
+    assert abs(stored["duration_ms"] - measured) <= 2  # the server's own clock, to the millisecond
+    result = analyse(read_study(study_dir), [stored])
+    assert [f["judgment_id"] for f in result["clock_check"]["flagged"]] == [body["judgment_id"]]
+
+
+@pytest.mark.parametrize("side", [[1], {"x": 1}, ["A"]])
+def test_an_event_whose_side_is_a_list_or_object_gets_422_with_the_security_headers(api, valid_body, side):
+    token, _, body = _body_for(api, valid_body)
+    body["events"] = [{"t_ms": 1, "kind": "sentence_open", "sentence": 0, "side": side}]
+    r = api.submit(token, body)
+    assert r.status_code == 422, r.text
+    assert "events[0].side must be null" in r.json()["error"]
+    assert all(h in r.headers for h in SECURITY)
+
+
+def test_an_integer_of_more_than_4300_digits_gets_400_with_the_security_headers(api, valid_body):
+    token, _, body = _body_for(api, valid_body)
+    raw = json.dumps(body).replace('"duration_ms": 1234', '"duration_ms": ' + "9" * 5000).encode()
+    for path in ("/api/judgments", "/api/admin/assessors"):
+        headers = api.auth(token) if path == "/api/judgments" else api.admin
+        r = api.client.post(path, content=raw, headers=headers)
+        assert r.status_code == 400, r.text
+        assert "not valid JSON" in r.json()["error"] and len(r.json()["error"]) < 200
+        assert all(h in r.headers for h in SECURITY)
+
+
+def test_an_unexpected_error_is_a_json_500_with_the_security_headers(study_dir, monkeypatch):
+    from fastapi.testclient import TestClient
+
+    from wikihowqa.humaneval.app import ServerSettings, StudyService, create_app
+
+    def broken(self, a):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(StudyService, "me", broken)
+    app = create_app(study_dir, ServerSettings(admin_token="e" * 20))
+    with TestClient(app, raise_server_exceptions=False) as client:
+        token = app.state.service.assessors["trial_a-001"].token
+        r = client.get("/api/me", headers={"Authorization": f"Bearer {token}"})
+    assert r.status_code == 500 and r.json() == {
+        "error": "internal error: the server could not handle this request"
+    }
+    assert "a bug" not in r.text and all(h in r.headers for h in SECURITY)

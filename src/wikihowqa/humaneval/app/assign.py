@@ -7,12 +7,19 @@ Two kinds of assessor:
   already guarantees N assessors per task, no task twice, no two tasks of one question in a part, and
   disjoint pools for the two trials;
 * a **dynamic** assessor (a crowd worker who joined, or one the admin added) gets, one at a time, a task
-  of its part that still *needs* judgments, that it has never been shown, and whose question it has not
-  seen in this part. ``need = N - counted judgments - live leases``, where a judgment counts unless the
-  key says its attentiveness answer was wrong (the analysis rejects those, so the task goes out again),
-  and a lease is a task shown but not yet judged within ``lease_s`` seconds. A task can therefore end with
-  more than N judgments (a lease expires, then its holder submits after all) but never with fewer while
-  assessors keep coming. Which parts a crowd worker may join (never both trials) is decided by the server.
+  of its part that still *needs* judgments, that it has never been shown, and whose question its
+  *person* has not been shown in any part. ``need = N - counted judgments - live leases``, where a
+  judgment counts unless the key says its attentiveness answer was wrong (the analysis rejects those, so
+  the task goes out again), and a lease is a task shown but not yet judged within ``lease_s`` seconds. A
+  task can therefore end with more than N judgments (a lease expires, then its holder submits after all)
+  but never with fewer while assessors keep coming. Which parts a crowd worker may join (never both
+  trials) is decided by the server.
+
+A *person* is what one human holds: a crowd worker has one assessor per part they joined, all linked to
+the worker (:meth:`Assigner.link`); every other assessor is a person of its own. One article per person
+keeps the answer key secret: relevance tasks show an article's gold answer, trial tasks its deteriorated
+(or intact) one and A/B tasks gold beside a model's answer, so a worker who saw two of them could diff
+them (docs/humaneval-formats.md §3.4).
 """
 
 from __future__ import annotations
@@ -42,6 +49,8 @@ class Assigner:
     counted: Counter[str] = field(default_factory=Counter)
     judgments: Counter[str] = field(default_factory=Counter)
     leases: dict[str, dict[str, float]] = field(default_factory=lambda: defaultdict(dict))
+    persons: dict[str, str] = field(default_factory=dict)  # assessor -> person; absent: itself
+    articles_seen: dict[str, set[int]] = field(default_factory=lambda: defaultdict(set))  # per person
 
     def __post_init__(self) -> None:
         if not self.part_tasks:
@@ -54,10 +63,20 @@ class Assigner:
 
     # ------------------------------------------------------------------ state changes
 
+    def person(self, assessor_id: str) -> str:
+        return self.persons.get(assessor_id, assessor_id)
+
+    def link(self, assessor_id: str, person: str) -> None:
+        """Count ``assessor_id`` as one of ``person``'s assessors (before anything is shown to it)."""
+        self.persons[assessor_id] = person
+        for task_id in self.shown[assessor_id]:
+            self.articles_seen[person].add(self.tasks[task_id].article_id)
+
     def mark_shown(self, assessor_id: str, task_id: str, at: float) -> None:
         if task_id in self.shown[assessor_id]:
             return
         self.shown[assessor_id][task_id] = at
+        self.articles_seen[self.person(assessor_id)].add(self.tasks[task_id].article_id)
         if task_id not in self.judged[assessor_id]:
             self.leases[task_id][assessor_id] = at
 
@@ -92,7 +111,7 @@ class Assigner:
         if len(self.judged[assessor_id]) >= quota:
             return None
         seen = self.shown[assessor_id]
-        articles = {self.tasks[t].article_id for t in seen if self.tasks[t].part == part}
+        articles = self.articles_seen[self.person(assessor_id)]
         best: tuple[int, int] | None = None
         choice = None
         for task_id in self.part_tasks.get(part, ()):
@@ -106,8 +125,14 @@ class Assigner:
                 best, choice = rank, task_id
         return choice
 
-    def open_need(self, part: str, now: float) -> int:
-        return sum(max(self.need(t, now), 0) for t in self.part_tasks.get(part, ()))
+    def open_need(self, part: str, now: float, person: str | None = None) -> int:
+        """Judgments the part still needs; with ``person``, only of articles that person has not seen."""
+        seen = self.articles_seen.get(person, set()) if person is not None else set()
+        return sum(
+            max(self.need(t, now), 0)
+            for t in self.part_tasks.get(part, ())
+            if self.tasks[t].article_id not in seen
+        )
 
     def may_take(self, assessor_id: str, task_id: str) -> bool:
         """A submission is for a task this assessor was shown (a plan slot is only ever shown its own)."""

@@ -1,9 +1,16 @@
-"""Run the study server: one uvicorn process, links printed at start (``wikihowqa serve``, demo)."""
+"""Run the study server: one uvicorn process, links shown at start (``wikihowqa serve``, demo).
+
+Links carry tokens, which are credentials. They go to a terminal only: when standard output is not one
+(a log file, a service manager's journal, a CI job), the admin link is written to ``STUDY/admin-link.txt``
+(readable by its owner only) and only that file's path is printed.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
+import sys
 import threading
 import time
 import webbrowser
@@ -12,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from wikihowqa.humaneval.app.state import ServerSettings
+
+ADMIN_LINK_FILE = "admin-link.txt"
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -38,6 +47,35 @@ def url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
+def write_private(path: Path, text: str) -> Path:
+    """Write ``text`` to a file only its owner can read (also when the file was there, readable)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        os.fchmod(fh.fileno(), 0o600)
+        fh.write(text)
+    return path
+
+
+def announce(app: Any, base: str, say: Callable[[str], Any], *, tty: bool) -> None:
+    """The start-up lines: the study, and the admin link; tokens only to a terminal."""
+    service = app.state.service
+    progress = service.progress()
+    parts = ", ".join(f"{p} {v['tasks']} tasks" for p, v in progress["parts"].items())
+    say(f"study {service.study_id} ({parts}); {progress['judgments']} judgments so far in {service.db.path}")
+    admin_url = f"{base}/admin/#{app.state.admin_token}"
+    if tty:
+        say(f"admin page: {admin_url}")
+        firsts = {}
+        for row in service.assessor_rows():
+            firsts.setdefault(row["part"], (row["assessor_id"], row["token"]))
+        for part, (assessor_id, token) in firsts.items():
+            say(f"  first {part} assessor ({assessor_id}): {base}/a/#{token}")
+    else:
+        path = write_private(service.folder / ADMIN_LINK_FILE, admin_url + "\n")
+        say(f"admin page: {base}/admin/ — its link with the admin token is in {path} (readable by you only)")
+    say("all assessor links: the admin page, or /api/admin/links.csv")
+
+
 def serve(
     study_dir: Path,
     *,
@@ -46,42 +84,38 @@ def serve(
     settings: ServerSettings | None = None,
     open_browser: bool = False,
     say: Callable[[str], Any] = print,
+    tty: bool | None = None,
 ) -> None:
-    """Serve ``study_dir`` until interrupted. Prints the admin link (with its token) and where to find
-    the assessors' links."""
+    """Serve ``study_dir`` until interrupted. Shows the admin link (with its token) when standard output
+    is a terminal (``tty``, default: ask ``sys.stdout``), else writes it to ``STUDY/admin-link.txt``."""
     import uvicorn
 
     from wikihowqa.humaneval.app.server import create_app
 
     settings = settings or ServerSettings()
     app = create_app(study_dir, settings)
-    sock = bind(host, port)
-    real_port = sock.getsockname()[1]
-    base = (settings.base_url or f"http://{url_host(host)}:{real_port}").rstrip("/")
-    service = app.state.service
-    progress = service.progress()
-    parts = ", ".join(f"{p} {v['tasks']} tasks" for p, v in progress["parts"].items())
-    say(f"study {service.study_id} ({parts}); {progress['judgments']} judgments so far in {service.db.path}")
-    admin_url = f"{base}/admin/#{app.state.admin_token}"
-    say(f"admin page: {admin_url}")
-    firsts = {}
-    for row in service.assessor_rows():
-        firsts.setdefault(row["part"], (row["assessor_id"], row["token"]))
-    for part, (assessor_id, token) in firsts.items():
-        say(f"  first {part} assessor ({assessor_id}): {base}/a/#{token}")
-    say("all assessor links: the admin page, or /api/admin/links.csv")
-    if settings.crowd:
-        say(f"crowd workers join at {base}/join?part=PART&worker_id=WORKER_ID")
-    if host not in ("127.0.0.1", "localhost", "::1"):
-        say(f"warning: listening on {host} over plain HTTP; put it behind an HTTPS reverse proxy")
-    if open_browser:
-        threading.Timer(1.0, webbrowser.open, [admin_url]).start()
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_keep_alive=30)
-    server = uvicorn.Server(config)
     try:
-        server.run(sockets=[sock])
+        sock = bind(host, port)
+    except BaseException:
+        app.state.service.close()
+        raise
+    try:
+        base = (settings.base_url or f"http://{url_host(host)}:{sock.getsockname()[1]}").rstrip("/")
+        app.state.base_url = base  # links point here, never at a request's Host header
+        announce(app, base, say, tty=sys.stdout.isatty() if tty is None else tty)
+        if settings.crowd:
+            say(f"crowd workers join at {base}/join?part=PART&worker_id=WORKER_ID")
+        if host not in ("127.0.0.1", "localhost", "::1"):
+            say(f"warning: listening on {host} over plain HTTP; put it behind an HTTPS reverse proxy")
+        if open_browser:
+            threading.Timer(1.0, webbrowser.open, [f"{base}/admin/#{app.state.admin_token}"]).start()
+        config = uvicorn.Config(
+            app, log_level="warning", access_log=False, lifespan="on", timeout_keep_alive=30
+        )
+        uvicorn.Server(config).run(sockets=[sock])
     finally:
         sock.close()
+        app.state.service.close()  # (the app's shutdown did it, unless the server never started)
 
 
 @contextlib.contextmanager
@@ -96,6 +130,8 @@ def running(
 
     app = create_app(study_dir, settings)
     sock = bind(host, port)
+    if not (settings and settings.base_url):
+        app.state.base_url = f"http://{url_host(host)}:{sock.getsockname()[1]}"
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
@@ -117,4 +153,4 @@ def demo_serve(ctx: Any, *, host: str = "127.0.0.1", port: int = 8000, open_brow
     serve(ctx.out / "study", host=host, port=port, open_browser=open_browser)
 
 
-__all__ = ["bind", "demo_serve", "running", "serve"]
+__all__ = ["ADMIN_LINK_FILE", "announce", "bind", "demo_serve", "running", "serve", "write_private"]

@@ -11,7 +11,9 @@ Pages are static files (``static/``, no build step, nothing from a CDN) that tal
 
 Every response carries a strict Content-Security-Policy (scripts only from this server, no inline
 script, no plugins, no framing), ``X-Content-Type-Options: nosniff`` and ``Referrer-Policy: no-referrer``;
-errors are JSON ``{"error": "…"}`` with a 4xx status.
+errors are JSON ``{"error": "…"}`` with a 4xx status (a bug answers 500 the same way, headers included).
+Links handed out (assessor links, crowd join URLs) are built from the configured public address only,
+never from the request's ``Host`` header, which the client chooses.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import csv
 import html
 import io
 import json
+import logging
 from collections.abc import Awaitable, Callable
 from contextlib import asynccontextmanager
 from importlib import resources
@@ -49,6 +52,10 @@ SECURITY_HEADERS = [
     (b"permissions-policy", b"camera=(), microphone=(), geolocation=(), payment=()"),
 ]
 JSON_TYPE = "application/json"
+#: Where links point when the app is made without an address (``create_app`` alone, as in tests):
+#: ``serve`` and ``running`` always pass the address they listen on, or the configured ``--base-url``.
+DEFAULT_BASE_URL = "http://127.0.0.1:8000"
+log = logging.getLogger(__name__)
 
 ASGIApp = Callable[[dict, Callable[[], Awaitable[dict]], Callable[[dict], Awaitable[None]]], Awaitable[None]]
 
@@ -131,6 +138,12 @@ class Guard:
         except _TooLarge:
             if not started:
                 await reject(413, f"request body too large: at most {self.max_body} bytes")
+        except Exception:
+            # A bug, not the client's fault: logged with its traceback, and answered like every other
+            # error (JSON, security headers) instead of by the framework's bare 500 outside this guard.
+            log.exception("unexpected error on %s %s", scope.get("method"), scope.get("path"))
+            if not started:
+                await reject(500, "internal error: the server could not handle this request")
 
 
 def _json(obj: Any, status: int = 200) -> Response:
@@ -173,6 +186,8 @@ def create_app(study_dir: Path, settings: ServerSettings | None = None) -> FastA
     )
     app.state.service = service
     app.state.admin_token = admin_token
+    # The public address of links: configured, or set by `serve`/`running` to the address they bound.
+    app.state.base_url = (settings.base_url or DEFAULT_BASE_URL).rstrip("/")
     app.add_middleware(Guard, max_body=settings.max_body_bytes)
 
     @app.exception_handler(ApiError)
@@ -200,10 +215,10 @@ def create_app(study_dir: Path, settings: ServerSettings | None = None) -> FastA
         raw = await request.body()
         try:
             return json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ApiError(400, f"the body is not valid JSON ({exc})") from None
         except RecursionError:
             raise ApiError(400, "the body is nested too deeply") from None
+        except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, an integer past 4,300 digits
+            raise ApiError(400, f"the body is not valid JSON ({str(exc)[:120]})") from None
 
     # ------------------------------------------------------------------ pages
 
@@ -275,18 +290,18 @@ def create_app(study_dir: Path, settings: ServerSettings | None = None) -> FastA
 
     # ------------------------------------------------------------------ admin API
 
-    def base_url(request: Request) -> str:
-        return (settings.base_url or str(request.base_url)).rstrip("/")
+    def public() -> str:
+        return str(app.state.base_url)
 
-    def link(request: Request, token: str) -> str:
-        return f"{base_url(request)}/a/#{token}"
+    def link(token: str) -> str:
+        return f"{public()}/a/#{token}"
 
     @app.get("/api/admin/progress")
     async def progress(request: Request) -> Response:
         admin(request)
         answer = service.progress()
         answer["join_urls"] = (
-            {p: f"{base_url(request)}/join?part={p}&worker_id={{WORKER_ID}}" for p in answer["parts"]}
+            {p: f"{public()}/join?part={p}&worker_id={{WORKER_ID}}" for p in answer["parts"]}
             if settings.crowd
             else {}
         )
@@ -297,7 +312,7 @@ def create_app(study_dir: Path, settings: ServerSettings | None = None) -> FastA
         admin(request)
         rows = service.assessor_rows()
         for r in rows:
-            r["link"] = link(request, r.pop("token"))
+            r["link"] = link(r.pop("token"))
         return _json({"assessors": rows})
 
     @app.post("/api/admin/assessors")
@@ -308,15 +323,13 @@ def create_app(study_dir: Path, settings: ServerSettings | None = None) -> FastA
         if not isinstance(part, str):
             raise ApiError(422, "part is required")
         row = service.add_assessor(part)
-        return _json(
-            {"assessor_id": row.assessor_id, "part": row.part, "link": link(request, row.token)}, 201
-        )
+        return _json({"assessor_id": row.assessor_id, "part": row.part, "link": link(row.token)}, 201)
 
     @app.post("/api/admin/assessors/{assessor_id}/token")
     async def reissue(assessor_id: str, request: Request) -> Response:
         admin(request)
         row = service.reissue(assessor_id)
-        return _json({"assessor_id": row.assessor_id, "link": link(request, row.token)})
+        return _json({"assessor_id": row.assessor_id, "link": link(row.token)})
 
     @app.get("/api/admin/judgments.jsonl")
     async def download(request: Request) -> Response:
@@ -346,7 +359,7 @@ def create_app(study_dir: Path, settings: ServerSettings | None = None) -> FastA
         )
         for r in service.assessor_rows():
             cells = [r["assessor_id"], r["part"], r["kind"], r["done"], r["total"], r["completion_code"]]
-            writer.writerow([*cells, _cell(r["worker_id"] or ""), link(request, r["token"])])
+            writer.writerow([*cells, _cell(r["worker_id"] or ""), link(r["token"])])
         return Response(
             buffer.getvalue(),
             media_type="text/csv; charset=utf-8",
@@ -356,4 +369,4 @@ def create_app(study_dir: Path, settings: ServerSettings | None = None) -> FastA
     return app
 
 
-__all__ = ["CSP", "create_app"]
+__all__ = ["CSP", "DEFAULT_BASE_URL", "create_app"]

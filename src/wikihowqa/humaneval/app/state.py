@@ -21,7 +21,7 @@ from wikihowqa.humaneval.app import auth
 from wikihowqa.humaneval.app.assign import Assigner, slots_from_tasks
 from wikihowqa.humaneval.app.db import AssessorRow, StudyDB
 from wikihowqa.humaneval.app.submission import SubmissionError, build_judgment
-from wikihowqa.humaneval.tasks import EXCLUSIVE_PARTS, SCALES, Study, read_study
+from wikihowqa.humaneval.tasks import EXCLUSIVE_PARTS, SCALES, Study, plan_problems, read_study
 
 DB_FILE = "server.sqlite"
 LOCK_FILE = "server.lock"
@@ -50,8 +50,8 @@ INSTRUCTIONS: Mapping[str, str] = {
 class ServerSettings:
     """How ``wikihowqa serve`` runs; everything has a safe default."""
 
-    admin_token: str | None = None  # None: a random one, printed at start
-    base_url: str | None = None  # for links; None: http://HOST:PORT
+    admin_token: str | None = None  # None: a random one, shown at start (terminal) or written to a file
+    base_url: str | None = None  # the public address links are built from; None: http://HOST:PORT
     crowd: bool = False  # allow /join?worker_id=… (crowd platforms)
     items_per_assessor: int | None = None  # crowd/extra quota; None: the study's setting
     lease_s: float = 1800.0
@@ -65,6 +65,13 @@ class ServerSettings:
             auth.check_admin_token(self.admin_token)
         if self.completion_url is not None and not self.completion_url.startswith(("https://", "http://")):
             raise SettingsError("completion URL must start with https:// or http://")
+        if self.base_url is not None and (
+            not self.base_url.startswith(("https://", "http://")) or any(c in self.base_url for c in "#? ")
+        ):
+            raise SettingsError(
+                f"base URL {self.base_url!r}: give the public address, e.g. https://study.example.org "
+                "(http:// or https://, no query or fragment)"
+            )
         if self.items_per_assessor is not None and self.items_per_assessor < 1:
             raise SettingsError("items per assessor must be at least 1")
         if self.max_body_bytes < 1024:
@@ -121,6 +128,22 @@ def _lock(path: Path) -> Any:
     return handle
 
 
+def _person(worker_id: str) -> str:
+    """The one human behind a crowd worker's assessors (one per part they joined)."""
+    return f"worker:{worker_id}"
+
+
+#: Fields of a judgment measured rather than answered: a retried submission differs in these only.
+TIMING_FIELDS = frozenset({"started_at", "submitted_at", "duration_ms", "client_duration_ms", "active_ms"})
+
+
+def same_answers(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Whether two judgments say the same, timings aside (a retry is re-timed by the server)."""
+    return {k: v for k, v in a.items() if k not in TIMING_FIELDS} == {
+        k: v for k, v in b.items() if k not in TIMING_FIELDS
+    }
+
+
 def public_task(task: Mapping[str, Any]) -> dict[str, Any]:
     return {k: task[k] for k in PUBLIC_FIELDS[task["type"]] if k in task}
 
@@ -150,8 +173,9 @@ class StudyService:
             )
             for p in {t["part"] for t in self.tasks.values()}
         }
-        groups = self.manifest.get("exclusive_parts") or [list(g) for g in EXCLUSIVE_PARTS]
-        self.exclusive = {p: set(g) - {p} for g in groups for p in g}
+        self.groups = self.manifest.get("exclusive_parts") or [list(g) for g in EXCLUSIVE_PARTS]
+        self.exclusive = {p: set(g) - {p} for g in self.groups for p in g}
+        self._check_plan()
         self._lock = _lock(self.folder / LOCK_FILE)
         try:
             self.db = StudyDB(self.folder / self.settings.db_file, durable=self.settings.durable)
@@ -168,6 +192,9 @@ class StudyService:
         self.assigner = Assigner(
             slots_from_tasks(self.study.tasks), self.plan, self.per_item, self.settings.lease_s
         )
+        for row in self.assessors.values():
+            if row.worker_id is not None:
+                self.assigner.link(row.assessor_id, _person(row.worker_id))
         for assessor_id, task_id, shown_at in self.db.shown():
             self.assigner.mark_shown(assessor_id, task_id, _epoch(shown_at))
         for task_id, assessor_id, attentive in self.db.judgment_keys():
@@ -182,12 +209,14 @@ class StudyService:
                 raise DatasetError(
                     f"{self.folder}/tasks.jsonl: task {task_id}: unknown type {task.get('type')!r}"
                 )
-        for a in self.study.assignments:
-            unknown = [t for t in a["task_ids"] if t not in self.tasks]
-            if unknown:
-                raise DatasetError(
-                    f"{self.folder}/assignments.jsonl: {a['assessor_id']} lists unknown task {unknown[0]!r}"
-                )
+
+    def _check_plan(self) -> None:
+        """A plan that breaks the rules (say, edited by hand to give one slot the relevance and the trial
+        task of one article) would leak the answer key to that slot: refused before anything is served."""
+        problems = plan_problems(self.study.tasks, self.study.assignments, self.groups)
+        if problems:
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            raise DatasetError(f"{self.folder}/assignments.jsonl: {problems[0]}{more}")
 
     def _register(self) -> None:
         """First start: create the study in the database (a token per plan slot). Later starts: the same
@@ -276,7 +305,8 @@ class StudyService:
                 p for p in self.per_item if not (self.exclusive.get(p, set()) & set(mine)) and p not in mine
             ]
             now = time.time()
-            open_parts = [(self.assigner.open_need(p, now), p) for p in allowed]
+            person = _person(worker_id)
+            open_parts = [(self.assigner.open_need(p, now, person), p) for p in allowed]
             open_parts = [x for x in open_parts if x[0] > 0]
             if not open_parts:
                 raise ApiError(409, "there are no tasks left for you in this study; thank you")
@@ -292,6 +322,7 @@ class StudyService:
         row = self._new_row(assessor_id, part, "crowd", worker_id, now_iso())
         self.db.add_assessors([row])
         self._remember(row)
+        self.assigner.link(assessor_id, _person(worker_id))
         return row
 
     def add_assessor(self, part: str) -> AssessorRow:
@@ -420,6 +451,12 @@ class StudyService:
             raise ApiError(409, "this judgment_id is already used by another submission")
         if stored.outcome == "already_judged":
             raise ApiError(409, f"you already judged task {task_id}")
+        if stored.outcome == "duplicate" and not same_answers(json.loads(stored.body or "{}"), judgment):
+            raise ApiError(
+                409,
+                f"judgment {judgment['judgment_id']} is already stored with different answers; "
+                "the first submission is kept",
+            )
         if stored.outcome == "stored":
             self.assigner.mark_judged(a.assessor_id, task_id, attentive is not False)
         self.last_seen[a.assessor_id] = now

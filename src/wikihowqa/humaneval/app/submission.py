@@ -127,7 +127,7 @@ def _events(value: Any, task: Mapping[str, Any]) -> list[dict[str, Any]]:
             raise SubmissionError(f"events[{k}].kind must be one of {', '.join(EVENT_KINDS)}")
         t_ms = _int(e.get("t_ms"), f"events[{k}].t_ms", 0, MAX_DURATION_MS)
         side = e.get("side")
-        if side not in sides:
+        if not (side is None or isinstance(side, str)) or side not in sides:
             expected = "null" if None in sides else "A or B"
             raise SubmissionError(f"events[{k}].side must be {expected}, got {side!r:.20}")
         n_sentences, passage_ids = sides[side]
@@ -156,8 +156,10 @@ def build_judgment(
     scales: Mapping[str, Mapping[str, Any]] = SCALES,
 ) -> dict[str, Any]:
     """The judgments.jsonl row for a submission (fields in the order of the format doc), or a
-    :class:`SubmissionError`. ``elapsed_ms`` is the server's own clock since the task was first shown,
-    used when the page sends no duration."""
+    :class:`SubmissionError`. ``elapsed_ms`` is the server's own clock since the task was first shown:
+    it is the stored ``duration_ms``, and what the page measured is kept apart as
+    ``client_duration_ms`` (a page can send anything; the analysis flags large disagreements). Without
+    ``elapsed_ms`` the page's measure is all there is."""
     if not isinstance(body, Mapping):
         raise SubmissionError("the body must be a JSON object", 400)
     jid = body.get("judgment_id")
@@ -172,8 +174,10 @@ def build_judgment(
             raise SubmissionError("attention must be one of the four categories shown")
     elif attention is not None:
         raise SubmissionError("attention must be null: this task has no attentiveness check")
-    duration = body.get("duration_ms")
-    duration = elapsed_ms if duration is None else _int(duration, "duration_ms", 0, MAX_DURATION_MS)
+    client = body.get("duration_ms")
+    if client is not None:
+        client = _int(client, "duration_ms", 0, MAX_DURATION_MS)
+    duration = client if elapsed_ms is None else elapsed_ms
     judgment: dict[str, Any] = {
         "format_version": FORMAT_VERSION,
         "judgment_id": jid,
@@ -183,8 +187,10 @@ def build_judgment(
         "started_at": started_at,
         "submitted_at": submitted_at,
         "duration_ms": duration,
-        "attention": attention,
     }
+    if elapsed_ms is not None and client is not None:
+        judgment["client_duration_ms"] = client
+    judgment["attention"] = attention
     kind = task["type"]
     if kind == "relevance":
         judgment["relevance"] = _scale(body, "relevance", scales)
