@@ -14,6 +14,7 @@ from wikihowqa.humaneval.analysis import (
     analyse,
     cohen_kappa,
     krippendorff_alpha,
+    markdown_report,
     mean_pairwise_kappa,
     overlap_coefficient,
     screen,
@@ -29,12 +30,12 @@ TWO = (TEXT.index("2 "), TEXT.index("2 ") + 1)
 CLEAN = "Use warm water. Bake for 3 hours."
 
 
-def _answer_task(task_id: str, part: str, text: str) -> dict:
+def _answer_task(task_id: str, part: str, text: str, article_id: int) -> dict:
     return {
         "task_id": task_id,
         "part": part,
         "type": "answer",
-        "article_id": 1,
+        "article_id": article_id,
         "question": "How to bake",
         "attention_check": {"prompt": "?", "options": ["Health", "Travel", "Youth", "Food and Entertaining"]},
         "answer": {"text": text, "sentences": [{"start": 0, "end": 15}, {"start": 16, "end": len(text)}]},
@@ -58,7 +59,7 @@ def _edit(kind: str, span: tuple[int, int], old: str, new: str) -> dict:
 def tiny() -> Study:
     tasks, key = [], []
     for part in ("trial_a", "trial_b"):
-        tasks += [_answer_task(f"{part}:1", part, TEXT), _answer_task(f"{part}:2", part, CLEAN)]
+        tasks += [_answer_task(f"{part}:1", part, TEXT, 1), _answer_task(f"{part}:2", part, CLEAN, 2)]
         key += [
             {
                 "task_id": f"{part}:1",
@@ -77,7 +78,6 @@ def tiny() -> Study:
                 "edits": [],
             },
         ]
-    tasks[2]["article_id"] = tasks[0]["article_id"]
     return Study({"study_id": "tiny"}, tasks, key, [])
 
 
@@ -239,13 +239,13 @@ def test_preference_shares_and_passage_opens_are_counted(tiny):
 DOC = "Water the plant. Keep the pot in bright light, and water it again in spring."
 
 
-def _add_relevance_task(study: Study, text: str = DOC) -> str:
+def _add_relevance_task(study: Study, text: str = DOC, article_id: int = 1) -> str:
     study.tasks.append(
         {
             "task_id": "relevance:1:0",
             "part": "relevance",
             "type": "relevance",
-            "article_id": 1,
+            "article_id": article_id,
             "question": "How to grow a plant",
             "attention_check": None,
             "answer": {"text": "Water it.", "sentences": [{"start": 0, "end": 9}]},
@@ -253,7 +253,7 @@ def _add_relevance_task(study: Study, text: str = DOC) -> str:
         }
     )
     study.key.append(
-        {"task_id": "relevance:1:0", "part": "relevance", "article_id": 1, "attention_answer": None}
+        {"task_id": "relevance:1:0", "part": "relevance", "article_id": article_id, "attention_answer": None}
     )
     return "relevance:1:0"
 
@@ -276,7 +276,7 @@ def _rel(assessor: str, highlights=(), relevance=3) -> dict:
 def test_an_assessor_in_both_trials_is_rejected_whatever_part_came_first(tiny, order):
     """Merged Label Studio exports give one annotator the same id in every project: a relevance
     judgment first must not hide that the same person then judged trial A and trial B."""
-    _add_relevance_task(tiny)
+    _add_relevance_task(tiny, article_id=3)  # another article: only the trials rule is at stake
     by_part = {
         "relevance": _rel("same"),
         "trial_a": _j("trial_a:1", "same"),
@@ -288,6 +288,85 @@ def test_an_assessor_in_both_trials_is_rejected_whatever_part_came_first(tiny, o
     earlier = "trial_a" if later == "trial_b" else "trial_b"
     assert rejected[0].reason == f"exclusive: the assessor already judged {earlier}"
     assert sorted(j["task_id"] for j in accepted) == sorted(["relevance:1:0", f"{earlier}:1"])
+
+
+def test_a_trial_or_ab_judgment_after_another_task_of_its_article_is_rejected_as_contaminated(tiny):
+    """Merged Label Studio projects give one annotator one id: after relevance (which shows article 1's
+    gold answer) their trial judgment of article 1 could be a diff; an A/B judgment after a trial task of
+    the article knows which side is gold. The later judgment goes; a relevance task, which hides
+    nothing, may come after a trial task; other articles are not affected."""
+    _add_relevance_task(tiny, article_id=1)
+    tiny.tasks.append(
+        {
+            "task_id": "preference:2:abc",
+            "part": "preference",
+            "type": "preference",
+            "article_id": 2,
+            "question": "q",
+            "attention_check": None,
+            "answers": {s: {"text": "A b.", "sentences": [{"start": 0, "end": 4}]} for s in "AB"},
+            "passages": {"A": [], "B": []},
+        }
+    )
+    tiny.key.append(
+        {
+            "task_id": "preference:2:abc",
+            "part": "preference",
+            "article_id": 2,
+            "attention_answer": None,
+            "gold_side": "A",
+            "system": "s",
+        }
+    )
+    ab = {
+        "format_version": 1,
+        "task_id": "preference:2:abc",
+        "choice": "A",
+        "duration_ms": 1,
+        "events": [],
+    }
+    judgments = [
+        _rel("r1"),
+        _j("trial_a:1", "r1"),  # gold of article 1 seen in relevance: contaminated
+        _j("trial_a:2", "r1"),  # another article: fine
+        _j("trial_b:1", "t1"),
+        _rel("t1"),  # relevance after the trial: it hides nothing, so fine
+        _j("trial_b:2", "t1"),
+        {**ab, "assessor_id": "t1", "judgment_id": "ab-t1"},  # after trial B of article 2: contaminated
+        {**ab, "assessor_id": "p1", "judgment_id": "ab-p1"},
+    ]
+    accepted, rejected = screen(judgments, tiny)
+    assert [(r.task_id, r.assessor_id) for r in rejected] == [
+        ("trial_a:1", "r1"),
+        ("preference:2:abc", "t1"),
+    ]
+    assert rejected[0].reason.startswith("contaminated: the assessor judged article 1 before (relevance:1:0)")
+    assert rejected[1].reason.startswith("contaminated: the assessor judged article 2 before (trial_b:2)")
+    assert len(accepted) == 6
+    assert analyse(tiny, judgments)["judgments"]["rejected_by_reason"] == {"contaminated": 2}
+
+
+def test_a_page_clock_far_from_the_servers_is_flagged_and_the_servers_time_is_used(tiny):
+    """``wikihowqa serve`` stores its own measure as duration_ms and the page's as client_duration_ms:
+    7 days claimed for a 3 ms task is flagged; 2 s off a minute is network time, not flagged; a judgment
+    without the page's measure (Label Studio, older files) is not checked."""
+    week = 7 * 24 * 3600 * 1000
+    judgments = [
+        _j("trial_a:1", "a1", duration_ms=3, client_duration_ms=week),
+        _j("trial_a:2", "a2", duration_ms=60_000, client_duration_ms=58_000),
+        _j("trial_b:1", "b1", duration_ms=120_000, client_duration_ms=10_000),  # 110 s short
+        _j("trial_b:2", "b2", duration_ms=5_000),
+    ]
+    result = analyse(tiny, judgments)
+    clock = result["clock_check"]
+    assert clock["checked"] == 3 and clock["disagreeing"]["count"] == 2
+    assert [f["judgment_id"] for f in clock["flagged"]] == ["trial_a:1/a1", "trial_b:1/b1"]
+    assert clock["flagged"][0]["client_duration_ms"] == week and clock["flagged"][0]["duration_ms"] == 3
+    assert result["time_s"]["trial_a"]["n"] == 2 and result["time_s"]["trial_a"]["mean"] == pytest.approx(
+        (0.003 + 60) / 2
+    )
+    report = markdown_report(result)
+    assert "Clock check: in 2 of 3 judgments" in report and "trial_a:1/a1, trial_b:1/b1" in report
 
 
 def test_highlight_overlap_is_the_mean_over_assessor_pairs_of_shared_words(tiny):

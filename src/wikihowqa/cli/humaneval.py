@@ -195,34 +195,41 @@ def simulate_command(
 
 @app.command("analyze")
 def analyze_command(
-    judgments: Path = typer.Argument(..., help="judgments.jsonl, or a Label Studio JSON export (.json)."),
-    study: Path = typer.Option(None, "--study", help="Study folder (default: the judgments file's folder)."),
+    judgments: list[Path] = typer.Argument(
+        ...,
+        help="judgments.jsonl file(s) and/or Label Studio exports (.json, format JSON or JSON_MIN; one per "
+        "project, so give every part's export at once).",
+    ),
+    study: Path = typer.Option(
+        None, "--study", help="Study folder (default: the first judgments file's folder, or its parent)."
+    ),
     out_dir: Path = typer.Option(
         None,
         "--out",
-        help="Folder for analysis.json, analysis.md and figures (default: the judgments file's folder).",
+        help="Folder for analysis.json, analysis.md and figures (default: the judgments file's folder; "
+        "with several files, the study folder).",
     ),
     min_common: int = typer.Option(2, "--min-common", help="Items two assessors must share for a kappa."),
 ) -> None:
-    """IDR by type and trial, false positives, t-tests, agreement, preference shares, time, passage use."""
+    """IDR by type and trial, false positives, t-tests, agreement, preference shares, time, passage use.
+
+    Several files are analysed as one study: judgments are merged in submission order and screened
+    together (an annotator in both trials, or judging two tasks of one article, is caught across files).
+    """
     from wikihowqa.humaneval.analysis import (
         analyse,
         find_study,
         markdown_report,
-        read_judgments,
+        read_judgment_files,
         write_analysis,
     )
-    from wikihowqa.humaneval.labelstudio import judgments_from_export, read_export
     from wikihowqa.humaneval.tasks import read_study
 
-    folder = find_study(judgments, study)
+    folder = find_study(judgments[0], study)
     loaded = read_study(folder)
-    rows = (
-        judgments_from_export(read_export(judgments), loaded.manifest["study_id"])
-        if judgments.suffix == ".json"
-        else read_judgments(judgments)
-    )
+    rows = read_judgment_files(judgments, loaded.manifest["study_id"])
     result = analyse(loaded, rows, min_common=min_common)
-    written = write_analysis(result, out_dir or judgments.parent)
+    target = out_dir or (judgments[0].parent if len(judgments) == 1 else folder)
+    written = write_analysis(result, target)
     out.print(markdown_report(result))
     out.print(f"wrote {', '.join(str(p) for p in written)}")

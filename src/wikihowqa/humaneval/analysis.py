@@ -10,8 +10,12 @@ Definitions (section 5; docs/humaneval-formats.md):
   Krippendorff's alpha uses every rating; the overlap coefficient of two highlight sets of unique words
   is |H1 ∩ H2| / min(|H1|, |H2|), averaged over pairs of judgments of one task;
 * a judgment whose attentiveness answer is wrong is rejected (as in the paper), as is one that breaks
-  the format (recorded with its reason), a repeat of a (task, assessor) pair, or one by an assessor
-  already seen in the other trial.
+  the format (recorded with its reason), a repeat of a (task, assessor) pair, one by an assessor
+  already seen in the other trial, or a trial or A/B task of an article the assessor had already judged
+  in another task (its other version of the answer gives away the planted errors or the gold side;
+  a relevance task hides nothing, so it may come after);
+* a judgment whose page-measured time (``client_duration_ms``) disagrees with the server's
+  (``duration_ms``) by more than 10 s and 10 % is flagged, not rejected.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +37,10 @@ from wikihowqa.humaneval.tasks import CHOICES, EXCLUSIVE_PARTS, FORMAT_VERSION, 
 from wikihowqa.humaneval.text import overlaps, words_in_spans
 
 EVENT_KINDS = ("sentence_open", "passage_view")
+#: A page's own duration may differ from the server's by network time and retried submits; beyond this
+#: much (both at once: 10 s and 10 % of the server's measure) the page's clock, or the page, is suspect.
+CLOCK_TOLERANCE_MS = 10_000
+CLOCK_TOLERANCE_SHARE = 0.10
 
 
 # --------------------------------------------------------------------------- statistics (pure)
@@ -255,6 +264,9 @@ def screen(
     # trial B pair after a relevance judgment went through (merged Label Studio exports reuse ids).
     parts_of_assessor: dict[str, set[str]] = defaultdict(set)
     exclusive = {p: set(group) - {p} for group in EXCLUSIVE_PARTS for p in group}
+    # The first task of each article an assessor judged: a later trial or A/B task of that article is
+    # judged knowing another version of its answer (the gold one, or a deteriorated one).
+    articles_of_assessor: dict[str, dict[int, Mapping[str, Any]]] = defaultdict(dict)
     for n, j in enumerate(judgments):
         jid = str(j.get("judgment_id") or f"#{n + 1}")
         task = tasks.get(j.get("task_id"))  # type: ignore[arg-type]
@@ -278,6 +290,18 @@ def screen(
             )
             continue
         parts_of_assessor[j["assessor_id"]].add(part)
+        earlier = articles_of_assessor[j["assessor_id"]].setdefault(task["article_id"], task)
+        if earlier is not task and task["type"] != "relevance":  # a relevance task hides nothing
+            rejected.append(
+                Rejection(
+                    jid,
+                    pair[0],
+                    pair[1],
+                    f"contaminated: the assessor judged article {task['article_id']} before "
+                    f"({earlier['task_id']}), which gives away this task's key",
+                )
+            )
+            continue
         truth = key[task["task_id"]].get("attention_answer")
         if truth is not None and j.get("attention") != truth:
             rejected.append(Rejection(jid, pair[0], pair[1], "inattentive: wrong category"))
@@ -480,7 +504,41 @@ def analyse(study: Study, judgments: Sequence[Mapping[str, Any]], *, min_common:
     result["passages"] = {
         p: _passage_use(by_part[p], tasks) for p in ("trial_b", "preference") if by_part.get(p)
     }
+    result["clock_check"] = clock_check(judgments)
     return result
+
+
+def clock_disagrees(server_ms: float, client_ms: float) -> bool:
+    """Whether a page's duration is off the server's by more than the tolerance (both bounds)."""
+    gap = abs(client_ms - server_ms)
+    return gap > CLOCK_TOLERANCE_MS and gap > CLOCK_TOLERANCE_SHARE * server_ms
+
+
+def clock_check(judgments: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """Judgments whose page-measured ``client_duration_ms`` disagrees with the server's ``duration_ms``
+    (written by ``wikihowqa serve``; other sources have no ``client_duration_ms`` and are not checked)."""
+    checked, flagged = 0, []
+    for j in judgments:
+        server, client = j.get("duration_ms"), j.get("client_duration_ms")
+        if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in (server, client)):
+            continue
+        checked += 1
+        if clock_disagrees(server, client):
+            flagged.append(
+                {
+                    "judgment_id": j.get("judgment_id"),
+                    "assessor_id": j.get("assessor_id"),
+                    "task_id": j.get("task_id"),
+                    "duration_ms": server,
+                    "client_duration_ms": client,
+                }
+            )
+    return {
+        "checked": checked,
+        "disagreeing": proportion(len(flagged), checked),
+        "tolerance": {"ms": CLOCK_TOLERANCE_MS, "share": CLOCK_TOLERANCE_SHARE},
+        "flagged": flagged,
+    }
 
 
 def _count(values: Iterable[str]) -> dict[str, int]:
@@ -542,6 +600,44 @@ def read_judgments(path: Path) -> list[dict[str, Any]]:
     if path.is_file() and path.stat().st_size == 0:
         return []
     return [row for _, row in iter_jsonl(path)]
+
+
+def _moment(value: Any) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def merge_judgments(sources: Sequence[Sequence[Mapping[str, Any]]]) -> list[Mapping[str, Any]]:
+    """Judgments of several files as one list. The screening keeps the first of two judgments that
+    conflict (a repeat, the other trial, a second task of an article), so merged files are put in
+    submission order when every judgment says when it was submitted; else they stay in the order given."""
+    rows = [j for source in sources for j in source]
+    if len(sources) < 2:
+        return rows
+    moments = [_moment(j.get("submitted_at")) for j in rows]
+    if any(m is None for m in moments):
+        return rows
+    order = sorted(range(len(rows)), key=lambda k: moments[k])  # type: ignore[arg-type,return-value]
+    return [rows[k] for k in order]
+
+
+def read_judgment_files(paths: Sequence[Path], study_id: str) -> list[Mapping[str, Any]]:
+    """``judgments.jsonl`` files and Label Studio exports (``.json``: JSON or JSON_MIN; one project per
+    part, so a whole study is several files), merged by :func:`merge_judgments`."""
+    from wikihowqa.humaneval.labelstudio import judgments_from_export, read_export
+
+    sources = [
+        judgments_from_export(read_export(path), study_id, source=path)
+        if Path(path).suffix == ".json"
+        else read_judgments(path)
+        for path in paths
+    ]
+    return merge_judgments(sources)
 
 
 def find_study(judgments_path: Path, study: Path | None) -> Path:
@@ -671,6 +767,17 @@ def markdown_report(result: Mapping[str, Any]) -> str:
     lines += ["## Time and passage use", "", "| part | judgments | median s | mean s |", "|---|---|---|---|"]
     for p, t in result["time_s"].items():
         lines.append(f"| {p} | {t['n']} | {fmt(t.get('median'), 1)} | {fmt(t.get('mean'), 1)} |")
+    clock = result.get("clock_check") or {}
+    if clock.get("flagged"):
+        shown = ", ".join(str(f["judgment_id"]) for f in clock["flagged"][:10])
+        more = f" and {len(clock['flagged']) - 10} more" if len(clock["flagged"]) > 10 else ""
+        lines += [
+            "",
+            f"Clock check: in {len(clock['flagged'])} of {clock['checked']} judgments the page's own "
+            "duration disagrees with the server's by more than "
+            f"{clock['tolerance']['ms'] // 1000} s and {clock['tolerance']['share']:.0%} (times above are "
+            f"the server's): {shown}{more}.",
+        ]
     for p, u in result.get("passages", {}).items():
         lines.append("")
         lines.append(
@@ -705,4 +812,13 @@ def write_analysis(result: Mapping[str, Any], out: Path) -> list[Path]:
     return [out / "analysis.json", out / "analysis.md", *write_figures(result, out)]
 
 
-__all__ = ["analyse", "markdown_report", "read_judgments", "screen", "write_analysis"]
+__all__ = [
+    "analyse",
+    "clock_check",
+    "markdown_report",
+    "merge_judgments",
+    "read_judgment_files",
+    "read_judgments",
+    "screen",
+    "write_analysis",
+]

@@ -9,6 +9,7 @@ records neither sentence clicks nor passage views, so those fields of its judgme
 from __future__ import annotations
 
 import json
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -179,9 +180,110 @@ def write_labelstudio(study: Any, folder: Path) -> dict[str, int]:
 
 # --------------------------------------------------------------------------- exports back to judgments
 
+#: The export formats read here; Label Studio's CSV, TSV and CONLL2003 lose the spans' labels or offsets.
+EXPORT_FORMATS = ("JSON", "JSON_MIN")
+SCALE_NAMES = ("relevance", "familiarity", "usefulness")
 
-def judgments_from_export(export: Sequence[Mapping[str, Any]], study_id: str) -> list[dict[str, Any]]:
-    """Judgments (format version 1) from a Label Studio JSON export of :func:`write_labelstudio` tasks."""
+
+def export_format(rows: Sequence[Any], source: Any = "Label Studio export") -> str:
+    """``JSON`` (tasks holding their ``annotations``) or ``JSON_MIN`` (one flat record per annotation)."""
+    first = next((r for r in rows if isinstance(r, Mapping)), None)
+    if first is None or len(rows) != sum(isinstance(r, Mapping) for r in rows):
+        raise DatasetError(f"{source}: a Label Studio export is a JSON list of objects")
+    if "annotations" in first or "data" in first:
+        return "JSON"
+    if "task_id" in first and ("annotation_id" in first or "annotator" in first):
+        return "JSON_MIN"
+    raise DatasetError(
+        f"{source}: not a Label Studio export of a wikihowqa study; export the project as JSON or "
+        "JSON_MIN (Export → JSON), from tasks imported from labelstudio/<part>.json"
+    )
+
+
+def _annotator(value: Any) -> str:
+    """The annotator's Label Studio id (JSON gives ``completed_by``, JSON_MIN ``annotator``, older
+    versions an object): the same person gets the same assessor id from either format."""
+    if isinstance(value, Mapping):
+        value = value.get("id", value.get("email"))
+    return f"labelstudio-{value}"
+
+
+def _one(values: Sequence[Any]) -> Any:
+    """The answer of a single-choice control: None when missing; the distinct values when they conflict
+    (so the analysis rejects the judgment as invalid instead of picking one)."""
+    distinct: list[Any] = []
+    for v in values:
+        if v not in distinct:
+            distinct.append(v)
+    if not distinct:
+        return None
+    return distinct[0] if len(distinct) == 1 else distinct
+
+
+def _scale_value(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:
+            return value  # a configuration without the scale's aliases: rejected as invalid, named
+    return value
+
+
+def _judgment(
+    task_id: str,
+    study_id: str,
+    annotation_id: Any,
+    annotator: Any,
+    created_at: Any,
+    lead_time: Any,
+    choices: Mapping[str, list[Any]],
+    regions: Mapping[str, list[Mapping[str, Any]]],
+) -> dict[str, Any]:
+    """One judgment from an annotation's choices and text regions, whichever format they came in.
+    Regions repeated within the annotation (what Label Studio's restored drafts leave) count once."""
+    try:
+        duration = None if lead_time is None else round(float(lead_time) * 1000)
+    except (TypeError, ValueError):
+        duration = None
+    judgment: dict[str, Any] = {
+        "format_version": 1,
+        "judgment_id": f"labelstudio-{annotation_id}",
+        "study_id": study_id,
+        "task_id": task_id,
+        "assessor_id": _annotator(annotator),
+        "started_at": None,
+        "submitted_at": created_at,
+        "duration_ms": duration,
+        "attention": _one(choices.get("category", [])),
+        "events": None,
+    }
+    for name in SCALE_NAMES:
+        if choices.get(name):
+            judgment[name] = _scale_value(_one(choices[name]))
+    if choices.get("choice"):
+        judgment["choice"] = _one(choices["choice"])
+    if task_id.startswith("relevance:"):
+        judgment["highlights"] = _unique(
+            {"start": r.get("start"), "end": r.get("end")} for r in regions.get("highlights", [])
+        )
+    elif task_id.startswith("trial_"):
+        judgment["spans"] = _unique(
+            {"start": r.get("start"), "end": r.get("end"), "label": str(label).lower()}
+            for r in regions.get("spans", [])
+            for label in r.get("labels") or ()
+        )
+    return judgment
+
+
+def _unique(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for item in items:
+        if item not in out:
+            out.append(item)
+    return out
+
+
+def _from_json(export: Sequence[Mapping[str, Any]], study_id: str) -> list[dict[str, Any]]:
     judgments = []
     for task in export:
         data = task.get("data") or {}
@@ -193,43 +295,82 @@ def judgments_from_export(export: Sequence[Mapping[str, Any]], study_id: str) ->
         for ann in task.get("annotations") or ():
             if ann.get("was_cancelled"):
                 continue
-            judgment: dict[str, Any] = {
-                "format_version": 1,
-                "judgment_id": f"labelstudio-{ann.get('id')}",
-                "study_id": study_id,
-                "task_id": task_id,
-                "assessor_id": f"labelstudio-{ann.get('completed_by')}",
-                "started_at": None,
-                "submitted_at": ann.get("created_at"),
-                "duration_ms": None
-                if ann.get("lead_time") is None
-                else round(float(ann["lead_time"]) * 1000),
-                "attention": None,
-                "events": None,
-            }
-            spans, highlights = [], []
+            choices: dict[str, list[Any]] = defaultdict(list)
+            regions: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
             for r in ann.get("result") or ():
                 value = r.get("value") or {}
-                name = r.get("from_name")
-                if r.get("type") == "choices" and value.get("choices"):
-                    choice = value["choices"][0]
-                    if name == "category":
-                        judgment["attention"] = choice
-                    elif name in {"relevance", "familiarity", "usefulness"}:
-                        judgment[name] = int(choice)
-                    elif name == "choice":
-                        judgment["choice"] = choice
-                elif r.get("type") == "labels" and name == "spans":
-                    for label in value.get("labels") or ():
-                        spans.append({"start": value["start"], "end": value["end"], "label": label.lower()})
-                elif r.get("type") == "labels" and name == "highlights":
-                    highlights.append({"start": value["start"], "end": value["end"]})
-            if task_id.startswith("relevance:"):
-                judgment["highlights"] = highlights
-            elif task_id.startswith("trial_"):
-                judgment["spans"] = spans
-            judgments.append(judgment)
+                if r.get("type") == "choices":
+                    choices[r.get("from_name")] += list(value.get("choices") or ())
+                elif r.get("type") == "labels":
+                    regions[r.get("from_name")].append(value)
+            judgments.append(
+                _judgment(
+                    str(task_id),
+                    study_id,
+                    ann.get("id"),
+                    ann.get("completed_by"),
+                    ann.get("created_at"),
+                    ann.get("lead_time"),
+                    choices,
+                    regions,
+                )
+            )
     return judgments
+
+
+def _choices_min(value: Any) -> list[Any]:
+    """A JSON_MIN control value as a list of choices: a string (one choice), ``{"choices": [...]}``, or a
+    list of either (the control answered more than once)."""
+    if isinstance(value, list):
+        return [c for v in value for c in _choices_min(v)]
+    if isinstance(value, Mapping):
+        return list(value.get("choices") or ())
+    return [] if value is None else [value]
+
+
+def _regions_min(value: Any) -> list[Mapping[str, Any]]:
+    if isinstance(value, Mapping):
+        value = [value]
+    return [r for r in value or () if isinstance(r, Mapping)] if isinstance(value, list) else []
+
+
+def _from_json_min(export: Sequence[Mapping[str, Any]], study_id: str) -> list[dict[str, Any]]:
+    judgments = []
+    for row in export:
+        task_id = row.get("task_id")
+        if not task_id:
+            raise DatasetError(
+                "Label Studio export: a record has no task_id (not exported from a wikihowqa study)"
+            )
+        choices = {
+            name: _choices_min(row.get(name)) for name in ("category", "choice", *SCALE_NAMES) if name in row
+        }
+        regions = {name: _regions_min(row.get(name)) for name in ("spans", "highlights") if name in row}
+        judgments.append(
+            _judgment(
+                str(task_id),
+                study_id,
+                row.get("annotation_id"),
+                row.get("annotator"),
+                row.get("created_at"),
+                row.get("lead_time"),
+                choices,
+                regions,
+            )
+        )
+    return judgments
+
+
+def judgments_from_export(
+    export: Sequence[Mapping[str, Any]], study_id: str, *, source: Any = "Label Studio export"
+) -> list[dict[str, Any]]:
+    """Judgments (format version 1) from a Label Studio export (JSON or JSON_MIN) of
+    :func:`write_labelstudio` tasks."""
+    if not export:
+        return []
+    if export_format(export, source) == "JSON":
+        return _from_json(export, study_id)
+    return _from_json_min(export, study_id)
 
 
 def read_export(path: Path) -> list[dict[str, Any]]:
@@ -237,8 +378,12 @@ def read_export(path: Path) -> list[dict[str, Any]]:
         rows = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise DatasetError(f"{path}: no such file") from None
+    except UnicodeDecodeError as exc:
+        raise DatasetError(f"{path}: not valid UTF-8 ({exc.reason})") from None
     except json.JSONDecodeError as exc:
         raise DatasetError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+    except (ValueError, RecursionError) as exc:
+        raise DatasetError(f"{path}: unreadable JSON ({str(exc)[:100]})") from None
     if not isinstance(rows, list):
         raise DatasetError(f"{path}: a Label Studio export is a JSON list of tasks")
     return rows
