@@ -4,6 +4,7 @@ passage text runs nothing; one assessor cannot read another's judgment."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 from pathlib import Path
@@ -356,5 +357,87 @@ def test_a_submit_whose_answer_is_lost_is_retried_and_stored_once(browser, live)
         s.submit()
         j = wait_stored(live, s, task["task_id"], "preference-002")  # exactly one row (asserted inside)
         assert lost == [201] and j["choice"] == "tie"
+    finally:
+        s.close()
+
+
+# --------------------------------------------------------------------------- layout
+
+
+#: Every visible option box of the page: its rectangle, and how far its content reaches past it.
+OPTION_BOXES = """() => [...document.querySelectorAll('fieldset .options')].filter((g) => g.offsetParent)
+  .map((group) => [...group.querySelectorAll('label.option')].map((label) => {
+    const box = label.getBoundingClientRect();
+    let right = box.right, bottom = box.bottom;
+    for (const child of label.querySelectorAll('*')) {
+      for (const r of child.getClientRects()) {
+        right = Math.max(right, r.right);
+        bottom = Math.max(bottom, r.bottom);
+      }
+    }
+    return {text: label.textContent, left: box.left, top: box.top, right: box.right, bottom: box.bottom,
+            overflowRight: right - box.right, overflowBottom: bottom - box.bottom,
+            scroll: label.scrollWidth - label.clientWidth};
+  }))"""
+
+LONG_OPTIONS = [
+    "Computers and Electronics, Hobbies and Crafts, and Everything Else People Do at Home on Weekends",
+    "Pneumonoultramicroscopicsilicovolcanoconiosis-and-Supercalifragilisticexpialidocious",
+    "Food and Entertaining",
+    "Philosophy and Religion, Relationships, Youth, and Work World",
+]
+
+
+def _overlap(a: dict, b: dict) -> float:
+    width = min(a["right"], b["right"]) - max(a["left"], b["left"])
+    height = min(a["bottom"], b["bottom"]) - max(a["top"], b["top"])
+    return min(width, height)
+
+
+@pytest.fixture(scope="module")
+def long_options(study_template, tmp_path_factory):
+    """The test study with long attention-check options (a long phrase, a long unbroken word)."""
+    from wikihowqa.humaneval.app import ServerSettings
+    from wikihowqa.humaneval.app.run import running
+
+    folder = Path(shutil.copytree(study_template, tmp_path_factory.mktemp("long") / "study"))
+    for name in ("tasks.jsonl", "key.jsonl"):
+        rows = [json.loads(line) for line in (folder / name).read_text().splitlines() if line]
+        for row in rows:
+            if name == "tasks.jsonl" and row.get("attention_check"):
+                row["attention_check"]["options"] = LONG_OPTIONS
+            if name == "key.jsonl" and row.get("attention_answer"):
+                row["attention_answer"] = "Food and Entertaining"
+        (folder / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with running(folder, ServerSettings(admin_token=ADMIN)) as (base, app):
+        tokens = {r["assessor_id"]: r["token"] for r in app.state.service.assessor_rows()}
+        yield {"base": base, "tokens": tokens, "study": read_study(folder)}
+
+
+@pytest.mark.parametrize("width", [1366, 1024, 700, 390])
+@pytest.mark.parametrize("assessor", ["relevance-001", "trial_b-001", "preference-001"])
+def test_long_attention_check_options_wrap_and_never_overlap(browser, long_options, width, assessor):
+    """Measured in the page: no two option boxes of a group intersect, and no option's text reaches
+    outside its own box (it wraps, also a word longer than the box), at laptop to phone widths; the
+    same for every scale once the task is shown."""
+    s = Session(browser, long_options, assessor)
+    try:
+        s.page.set_viewport_size({"width": width, "height": 800})
+        s.task()
+        for stage in ("check", "task"):
+            groups = s.page.evaluate(OPTION_BOXES)
+            assert groups, "no options on the page"
+            if stage == "check":
+                assert [b["text"] for b in groups[0]] == LONG_OPTIONS
+            for boxes in groups:
+                for b in boxes:
+                    assert b["overflowRight"] <= 0.5 and b["overflowBottom"] <= 0.5, (stage, width, b)
+                    assert b["scroll"] <= 0, (stage, width, b)
+                for a, b in itertools.combinations(boxes, 2):
+                    assert _overlap(a, b) <= 0, (stage, width, a["text"], b["text"])
+            if stage == "check":
+                s.page.click("fieldset.attention label.option:has-text('Food and Entertaining')")
+                assert s.page.is_visible(".task-body")
+        assert not s.errors
     finally:
         s.close()
