@@ -147,8 +147,12 @@ def test_a_url_cited_by_two_articles_is_looked_up_and_fetched_once(corpus_dir, t
     with ReplaySite(corpus_dir) as fresh:
         build(tmp_path / "out", settings_for(fresh))
         stats = fresh.stats()
-    assert stats["cdx"]["requests"] == EXPECTED_FUNNEL["references"]["unique_urls"]
-    assert stats["playback"]["requests"] == EXPECTED_FUNNEL["references"]["snapshot_found"]
+    refs = EXPECTED_FUNNEL["references"]
+    # One CDX query per distinct URL; the three without a 200 capture ask for a redirect capture too,
+    # and GONE's 301 is followed to its target (a 200 query and a redirect query, both empty).
+    assert stats["cdx"]["requests"] == refs["unique_urls"] + 3 + 2
+    # One playback per capture found, and one of GONE's redirect capture to read where it points.
+    assert stats["playback"]["requests"] == refs["snapshot_found"] + 1
 
 
 def test_the_manifest_names_sources_settings_and_dates(clean_build, site):
@@ -295,7 +299,8 @@ def test_references_whose_snapshot_cannot_be_fetched_are_rejected_and_retried_on
     with ReplaySite(corpus_dir, faults=Faults(playback=EndpointFaults(error_p=1.0))) as broken:
         out = tmp_path / "out"
         m = build(out, settings_for(broken, http=http)).manifest
-        assert m["rejections"]["reference_fetch_failed"] == 7
+        # The 7 captures found, and GONE's redirect capture, whose playback says where it leads.
+        assert m["rejections"]["reference_fetch_failed"] == 8
         assert m["funnel"]["references"]["fetched"] == 0
         assert m["funnel"]["articles"]["with_usable_document"] == 0
         failed = rejections_by_url(out)[BREW]
@@ -304,7 +309,7 @@ def test_references_whose_snapshot_cannot_be_fetched_are_rejected_and_retried_on
         # The same command keeps the recorded outcome; --retry-failed asks again once the archive recovers.
         broken.app.injector = Injector(Faults())
         assert (
-            build(out, settings_for(broken, http=http)).manifest["rejections"]["reference_fetch_failed"] == 7
+            build(out, settings_for(broken, http=http)).manifest["rejections"]["reference_fetch_failed"] == 8
         )
         healed = build(out, settings_for(broken, http=http, retry_failed=True)).manifest
     assert healed["funnel"] == EXPECTED_FUNNEL
@@ -326,8 +331,8 @@ class Refusing(Injector):
 @pytest.mark.parametrize(
     ("group", "status", "failed", "detail"),
     [
-        ("playback", 501, 7, "HTTP 501"),
-        ("playback", 403, 7, "HTTP 403"),
+        ("playback", 501, 8, "HTTP 501"),
+        ("playback", 403, 8, "HTTP 403"),
         ("cdx", 403, 10, "CDX answered HTTP 403"),
     ],
 )
@@ -349,10 +354,13 @@ def test_retry_failed_asks_again_for_answers_that_were_not_worth_retrying_at_the
         healed = build(out, settings_for(refusing, http=http, retry_failed=True)).manifest
         stats = refusing.stats()
     assert healed["funnel"] == EXPECTED_FUNNEL
-    # Only what failed is asked again: each refused request once, a good CDX answer is not re-asked.
-    assert stats[group]["requests"] == failed
+    # Only what failed is asked again: each refused request once, a good CDX answer is not re-asked;
+    # past a refused CDX query come the queries it stood in front of (a redirect capture for the 3 URLs
+    # without a 200, and both queries for GONE's redirect target).
+    assert stats[group]["requests"] == failed + (3 + 2 if group == "cdx" else 0)
     if group == "playback":
-        assert stats["cdx"]["requests"] == 0
+        # Only GONE's redirect target is asked for at the CDX server: the refusal stood in front of it.
+        assert stats["cdx"]["requests"] == 2
 
 
 def test_a_cdx_server_that_keeps_failing_rejects_references_as_fetch_failed(corpus_dir, tmp_path):

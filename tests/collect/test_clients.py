@@ -86,7 +86,7 @@ async def test_an_empty_cdx_answer_means_no_snapshot_and_garbage_is_an_error(ser
         assert (
             await Wayback(http, empty.removesuffix("/cdx/search/cdx")).closest("http://x.org", "2020") is None
         )
-        with pytest.raises(CdxError, match="not JSON"):
+        with pytest.raises(CdxError, match="not a CDX result: '<html>maintenance</html>'"):
             await Wayback(http, garbage.removesuffix("/cdx/search/cdx")).closest("http://x.org", "2020")
 
 

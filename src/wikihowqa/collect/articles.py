@@ -1,15 +1,16 @@
 """Phase 1 of the collector: the wiki's content articles, each with its summary, references and categories.
 
-Articles are read 50 at a time together with their ``Summary:`` pages (namespace 30); only those kept
-(a Quick Summary and at least one reference) cost a request more, for their creation timestamp, and the
-category graph above them is read level by level to find each one's top-level category.
+Articles are read 50 at a time together with their Quick Summary pages (namespace 30, whatever the wiki
+names it); the kept ones (a Quick Summary and at least one reference) get their creation timestamp —
+from the page-creation log, hundreds a request, or a request each — and the category graph above them
+is read level by level to find each one's top-level category, tracking categories left out.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from wikihowqa.collect.mediawiki import BATCH, CATEGORY_PREFIX, MediaWiki, category_name
@@ -131,21 +132,44 @@ async def read_articles(
     return [ArticleRecord.from_dict(results[str(pid)]) for pid, _ in pages if results.get(str(pid))]
 
 
-async def complete_articles(
-    wiki: MediaWiki, store: StateStore, articles: list[ArticleRecord], concurrency: int, reporter: Reporter
-) -> tuple[dict[int, str | None], dict[str, list[str]]]:
-    """Creation timestamps of the kept articles and the category parents above their categories."""
+async def creation_times(
+    wiki: MediaWiki,
+    store: StateStore,
+    pageids: Sequence[int],
+    concurrency: int,
+    reporter: Reporter,
+    *,
+    log_requests: int | None = None,
+) -> dict[int, str | None]:
+    """When each page was created (the ``created`` result). The page-creation log answers for 500 pages
+    a request, so it is read whole when that costs fewer requests (``log_requests``, an estimate) than
+    asking page by page; pages it does not list (created before the wiki logged creations, or
+    imported) are asked for their first revision one by one."""
     created = {int(k): v for k, v in store.results("created").items()}
-    todo = [a.article_id for a in articles if a.article_id not in created]
-    reporter.phase("article details", len(articles))
-    reporter.advance("article details", len(articles) - len(todo))
+    todo = [pid for pid in pageids if pid not in created]
+    reporter.phase("article details", len(pageids))
+    reporter.advance("article details", len(pageids) - len(todo))
+    if todo and log_requests is not None and len(todo) > log_requests:
+        logged = await wiki.creations(0)
+        found = [(str(pid), logged[pid]) for pid in todo if pid in logged]
+        store.put_results("created", found)
+        created.update((int(k), v) for k, v in found)
+        reporter.advance("article details", len(found))
+        todo = [pid for pid in todo if pid not in logged]
 
     async def one(pageid: int) -> None:
         created[pageid] = store.put_result("created", str(pageid), await wiki.created(pageid))
         reporter.advance("article details")
 
     await run_pool(todo, one, concurrency)
+    return {pid: created.get(pid) for pid in pageids}
 
+
+async def category_parents(
+    wiki: MediaWiki, store: StateStore, articles: list[ArticleRecord], concurrency: int
+) -> dict[str, list[str]]:
+    """The category graph above the articles' categories, read level by level (tracking categories
+    left out: MediaWiki adds them by itself, and they are no topic)."""
     parents: dict[str, list[str]] = store.results("category")
     while True:
         missing = sorted(ancestors_needed({c for a in articles for c in a.categories}, parents))
@@ -158,4 +182,35 @@ async def complete_articles(
             parents.update(found)
 
         await run_pool(chunks(missing, BATCH), level, concurrency)
-    return created, parents
+    return {name: [p for p in ps if p not in wiki.tracking] for name, ps in parents.items()}
+
+
+async def complete_articles(
+    wiki: MediaWiki,
+    store: StateStore,
+    articles: list[ArticleRecord],
+    concurrency: int,
+    reporter: Reporter,
+    *,
+    log_requests: int | None = None,
+) -> tuple[dict[int, str | None], dict[str, list[str]]]:
+    """Creation timestamps of the kept articles and the category parents above their categories."""
+    ids = [a.article_id for a in articles]
+    created = await creation_times(wiki, store, ids, concurrency, reporter, log_requests=log_requests)
+    return created, await category_parents(wiki, store, articles, concurrency)
+
+
+def without_tracking(articles: list[ArticleRecord], tracking: frozenset[str]) -> list[ArticleRecord]:
+    """The articles with the wiki's tracking categories taken out of their categories."""
+    if not tracking:
+        return articles
+    return [replace(a, categories=tuple(c for c in a.categories if c not in tracking)) for a in articles]
+
+
+def in_window(created: str | None, after: str | None, before: str | None) -> bool:
+    """Whether a creation time (ISO 8601) falls in ``[after, before)``; unknown times fall outside."""
+    if after is None and before is None:
+        return True
+    if created is None:
+        return False
+    return (after is None or created >= after) and (before is None or created < before)

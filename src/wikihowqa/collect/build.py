@@ -24,15 +24,24 @@ from pathlib import Path
 from typing import Any
 
 from wikihowqa import __version__
-from wikihowqa.collect.articles import complete_articles, enumerate_articles, read_articles
+from wikihowqa.collect.articles import (
+    complete_articles,
+    creation_times,
+    enumerate_articles,
+    in_window,
+    read_articles,
+    without_tracking,
+)
+from wikihowqa.collect.captures import LOOKUPS, CaptureFinder
 from wikihowqa.collect.documents import make_documents
 from wikihowqa.collect.funnel import assemble
 from wikihowqa.collect.http import HttpClient, HttpSettings
-from wikihowqa.collect.mediawiki import MediaWiki, category_name
+from wikihowqa.collect.mediawiki import SUMMARY_NAMESPACE, MediaWiki, category_name
+from wikihowqa.collect.memento import MementoClient
 from wikihowqa.collect.progress import QuietReporter, Reporter
 from wikihowqa.collect.references import fetch_references, forget_failed, plan_references
 from wikihowqa.collect.store import STATE_FILE, StateStore
-from wikihowqa.collect.wayback import Wayback
+from wikihowqa.collect.wayback import ArchiveEndpoints, Wayback
 from wikihowqa.errors import SettingsError
 from wikihowqa.io import MANIFEST_FILE, DatasetFolder, write_dataset_folder, write_jsonl
 from wikihowqa.parse import ParseSettings
@@ -62,10 +71,20 @@ class BuildSettings:
 
     api_url: str = DEFAULT_API_URL
     wayback_url: str = DEFAULT_WAYBACK_URL
+    cdx_url: str | None = None  # overrides the wayback_url layout's CDX endpoint
+    playback_url: str | None = None  # overrides its playback prefix
+    memento_timegate: str | None = None
+    memento_timemap: str | None = None  # a template with {url}
+    archive_hosts: tuple[str, ...] = ()  # further hosts mementos may be fetched from (aggregators)
+    lookup: str | None = None  # cdx | playback | memento (default: memento with a TimeGate/TimeMap, else cdx)
     limit: int | None = None
     category: str | None = None
     title_filter: str | None = None
     reference_time: str = "modified"
+    created_after: str | None = None  # ISO 8601 date or time: only articles created at or after it
+    created_before: str | None = None  # ... and before it
+    summary_namespace: int = SUMMARY_NAMESPACE
+    root_category: str | None = None
     maxlag: int = 5
     retry_failed: bool = False
     http: HttpSettings = field(default_factory=HttpSettings)
@@ -93,15 +112,59 @@ class BuildSettings:
             raise SettingsError(f"category must name a category, got {self.category!r}")
         if self.maxlag < 0:
             raise SettingsError(f"maxlag must be >= 0 seconds, got {self.maxlag}")
+        for name in ("created_after", "created_before"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, iso_moment(value, name.replace("_", "-")))
+        if self.created_after and self.created_before and self.created_after >= self.created_before:
+            raise SettingsError(
+                f"created-after ({self.created_after}) must be before created-before ({self.created_before})"
+            )
+        if self.root_category is not None and not category_name(self.root_category):
+            raise SettingsError(f"root category must name a category, got {self.root_category!r}")
+        if self.root_category is not None:
+            object.__setattr__(self, "root_category", category_name(self.root_category))
+        if self.lookup is not None and self.lookup not in LOOKUPS:
+            raise SettingsError(f"lookup must be one of {', '.join(LOOKUPS)}, got {self.lookup!r}")
+        if self.lookup == "memento" and not (self.memento_timegate or self.memento_timemap):
+            raise SettingsError("lookup 'memento' needs --memento-timegate or --memento-timemap")
+        self.endpoints  # noqa: B018 - checks the archive URLs
+
+    @property
+    def archive_lookup(self) -> str:
+        if self.lookup is not None:
+            return self.lookup
+        return "memento" if self.memento_timegate or self.memento_timemap else "cdx"
+
+    @property
+    def endpoints(self) -> ArchiveEndpoints:
+        """Where the archive answers: the ``wayback_url`` layout, with the explicit endpoints over it."""
+        memento_only = (self.memento_timegate or self.memento_timemap) and not (
+            self.cdx_url or self.playback_url
+        )
+        base = ArchiveEndpoints() if memento_only else ArchiveEndpoints.wayback(self.wayback_url)
+        return ArchiveEndpoints(
+            cdx_url=self.cdx_url or base.cdx_url,
+            playback_url=self.playback_url or base.playback_url,
+            timegate_url=self.memento_timegate,
+            timemap_url=self.memento_timemap,
+            extra_hosts=tuple(self.archive_hosts),
+        )
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "api_url": self.api_url,
             "wayback_url": self.wayback_url,
+            "archive": self.endpoints.as_dict(),
+            "lookup": self.archive_lookup,
             "limit": self.limit,
             "category": self.category,
             "title_filter": self.title_filter,
             "reference_time": self.reference_time,
+            "created_after": self.created_after,
+            "created_before": self.created_before,
+            "summary_namespace": self.summary_namespace,
+            "root_category": self.root_category,
             "maxlag": self.maxlag,
             "parse": self.parse.as_dict(),
             "http": self.http.as_dict(),
@@ -116,6 +179,20 @@ class BuildResult:
 
 def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def iso_moment(value: str, name: str = "date") -> str:
+    """A date (``2023-01-01``) or time (``2023-01-01T12:00:00Z``) as the API writes times, in UTC."""
+    text = value.strip()
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise SettingsError(
+            f"{name} must be a date like 2023-01-01 (or an ISO 8601 time), got {value!r}"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 # --------------------------------------------------------------------------- the output folder
@@ -173,24 +250,45 @@ async def _collect(
 ) -> tuple[list[Example], list[Document], dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
     workers = settings.http.concurrency
     async with HttpClient(settings.http, cache=store, on_event=reporter.event) as http:
-        wiki = MediaWiki(http, settings.api_url, maxlag=settings.maxlag)
-        wayback = Wayback(http, settings.wayback_url)
+        wiki = MediaWiki(
+            http, settings.api_url, maxlag=settings.maxlag, summary_namespace=settings.summary_namespace
+        )
+        endpoints = settings.endpoints
+        wayback = Wayback(http, endpoints)
+        memento = MementoClient(http, endpoints) if endpoints.timegate_url or endpoints.timemap_url else None
+        finder = CaptureFinder(wayback, settings.archive_lookup, memento)
         site = await wiki.siteinfo()
+        tracking = await wiki.tracking_categories()
+        # Reading the page-creation log costs about one request per 500 pages of the wiki.
+        log_requests = 1 + int((site.get("statistics") or {}).get("pages") or 10**9) // 500
         pages = await enumerate_articles(
             wiki, limit=settings.limit, category=settings.category, title_filter=settings.title_filter
         )
-        seen = await read_articles(wiki, store, pages, workers, reporter)
+        seen = without_tracking(await read_articles(wiki, store, pages, workers, reporter), tracking)
+        window = (settings.created_after, settings.created_before)
+        outside = 0
+        if window != (None, None):
+            # A time slice: articles created outside it are not part of the benchmark, summary or not.
+            when = await creation_times(
+                wiki, store, [a.article_id for a in seen], workers, reporter, log_requests=log_requests
+            )
+            kept = [a for a in seen if in_window(when[a.article_id], *window)]
+            outside, seen = len(seen) - len(kept), kept
         candidates = [a for a in seen if a.answer and a.references]
-        created, parents = await complete_articles(wiki, store, candidates, workers, reporter)
+        created, parents = await complete_articles(
+            wiki, store, candidates, workers, reporter, log_requests=log_requests
+        )
         tasks = plan_references(candidates, created, settings.reference_time)
         if settings.retry_failed:
-            forget_failed(wayback, store)
+            forget_failed(store)
         # Twice as many workers as connection slots: some wait for the slow CDX lane while others fetch.
-        outcomes = await fetch_references(wayback, store, tasks, 2 * workers, reporter)
-        parsed = await make_documents(wayback, store, outcomes, settings.parse, 2 * workers, reporter)
+        outcomes = await fetch_references(finder, store, tasks, 2 * workers, reporter)
+        parsed = await make_documents(finder, store, outcomes, settings.parse, 2 * workers, reporter)
         http_stats = http.stats_dict()
         events = list(http.events)
-    examples, documents, funnel, rejections = assemble(seen, created, parents, outcomes, parsed)
+    examples, documents, funnel, rejections = assemble(
+        seen, created, parents, outcomes, parsed, root_category=settings.root_category
+    )
     general = site.get("general") or {}
     sources = {
         "mediawiki": {
@@ -198,10 +296,17 @@ async def _collect(
             "sitename": general.get("sitename"),
             "generator": general.get("generator"),
             "server": general.get("server"),
+            "summary_namespace": {"id": settings.summary_namespace, "name": wiki.summary_prefix[:-1]},
+            "tracking_categories": sorted(tracking),
         },
-        "wayback": {"base_url": settings.wayback_url},
+        "wayback": {"base_url": settings.wayback_url, **settings.endpoints.as_dict()},
     }
-    run = {"http": http_stats, "events": events, "sources": sources}
+    selection = {
+        "created_after": settings.created_after,
+        "created_before": settings.created_before,
+        "outside_window": outside,
+    }
+    run = {"http": http_stats, "events": events, "sources": sources, "selection": selection}
     return examples, documents, funnel, rejections, run
 
 
@@ -227,6 +332,7 @@ def build(out: Path, settings: BuildSettings, *, reporter: Reporter | None = Non
         "tool": {"name": "wikihowqa", "version": __version__},
         "sources": run.pop("sources"),
         "settings": settings.as_dict(),
+        "selection": run.pop("selection"),
         "funnel": {"articles": funnel["articles"], "references": funnel["references"]},
         "rejections": funnel["rejections"],
         "counts": {"questions": len(examples), "documents": len(documents)},

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from wikihowqa.collect.captures import CaptureFinder
 from wikihowqa.collect.pool import run_pool
 from wikihowqa.collect.progress import Reporter
 from wikihowqa.collect.references import FETCHED, fetch_capture
 from wikihowqa.collect.store import StateStore, StoredSnapshots
-from wikihowqa.collect.wayback import Wayback
 from wikihowqa.parse import ParsedPage, ParseSettings
 from wikihowqa.parse.stage import RawSnapshot, complete_pagination, parse_snapshots
 
@@ -51,7 +51,7 @@ class _RecordingSource:
 
 
 async def make_documents(
-    wayback: Wayback,
+    finder: CaptureFinder,
     store: StateStore,
     outcomes: dict[str, dict[str, Any]],
     settings: ParseSettings,
@@ -77,7 +77,7 @@ async def make_documents(
         done[archive_url] = store.put_result("document", archive_url, _document(page))
         reporter.advance("documents parsed")
     if paginated:
-        await fetch_continuations(wayback, store, paginated, settings, workers, reporter)
+        await fetch_continuations(finder, store, paginated, settings, workers, reporter)
         for archive_url, page in sorted(paginated.items()):
             joined = complete_pagination(page, stored, settings, archive_url)
             done[archive_url] = store.put_result("document", archive_url, _document(joined))
@@ -86,7 +86,7 @@ async def make_documents(
 
 
 async def fetch_continuations(
-    wayback: Wayback,
+    finder: CaptureFinder,
     store: StateStore,
     pages: dict[str, ParsedPage],
     settings: ParseSettings,
@@ -111,7 +111,7 @@ async def fetch_continuations(
 
         async def one(item: tuple[str, str]) -> None:
             near, url = item
-            result = await fetch_capture(wayback, store, url, near)
+            result = await fetch_capture(finder, store, url, near)
             store.put_result("continuation", f"{near}|{url}", {"url": url, **result})
             reporter.advance("further pages")
 

@@ -36,6 +36,8 @@ def assemble(
     parents: dict[str, list[str]],
     outcomes: dict[str, dict[str, Any]],
     parsed: dict[str, dict[str, Any]],
+    *,
+    root_category: str | None = None,
 ) -> tuple[list[Example], list[Document], dict[str, Any], list[dict[str, Any]]]:
     """Examples, documents, the funnel and the rejection records, all in a deterministic order."""
     seen = sorted(seen, key=lambda a: a.article_id)
@@ -72,7 +74,10 @@ def assemble(
                     parsed_md=d["markdown"],
                     title=d["title"],
                     passages=tuple(d["passages"]),
-                    extra={"parse": d["info"]},
+                    extra={
+                        "parse": d["info"],
+                        **({"redirects": o["redirects"]} if o.get("redirects") else {}),
+                    },
                 )
             )
         if not docs:
@@ -92,7 +97,7 @@ def assemble(
                 question=a.title,
                 answer=a.answer or "",
                 related_document_urls_wayback_snapshots=tuple(dict.fromkeys(d.archive_url for d in docs)),
-                category=top_category(a.categories, parents),
+                category=top_category(a.categories, parents, root=root_category),
                 extra={
                     "categories": list(a.categories),
                     "created": created.get(a.article_id),
@@ -113,13 +118,16 @@ def assemble(
             ("detail", detail),
             ("archive_url", o.get("archive_url")),
             ("failed_at", o.get("failed_at")),
+            ("redirects", o.get("redirects")),
         ):
             if value is not None:
                 row[key] = value
         rejections.append(row)
     values = list(status.values())
     failed_cdx = sum(
-        1 for o in outcomes.values() if o["status"] == FETCH_FAILED and o.get("failed_at") == "cdx"
+        1
+        for o in outcomes.values()
+        if o["status"] == FETCH_FAILED and o.get("failed_at") in ("cdx", "memento")
     )
     found = len(values) - values.count(NO_SNAPSHOT) - failed_cdx
     fetched = found - (values.count(FETCH_FAILED) - failed_cdx)

@@ -14,10 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from wikihowqa.collect.http import MEDIAWIKI, FetchError, HttpClient, Response
-from wikihowqa.errors import WikihowqaError
+from wikihowqa.errors import SettingsError, WikihowqaError
 
 #: Most titles or page ids one query may name (MediaWiki's limit for clients without ``apihighlimits``).
 BATCH = 50
+#: wikiHow keeps each article's Quick Summary in namespace 30, under the article's title.
+SUMMARY_NAMESPACE = 30
 SUMMARY_PREFIX = "Summary:"
 CATEGORY_PREFIX = "Category:"
 
@@ -64,6 +66,12 @@ def _missing(page: Mapping[str, Any]) -> bool:
     return "missing" in page or "invalid" in page or page.get("pageid") in (None, 0)
 
 
+def _normalise(title: str) -> str:
+    """A category name as MediaWiki stores it: single spaces, trimmed, first letter upper case."""
+    text = re.sub(r"[ _]+", " ", title).strip()
+    return text[:1].upper() + text[1:]
+
+
 def category_name(name: str) -> str:
     """A category as the user names it, with or without its ``Category:`` prefix → its bare name."""
     return re.sub(r"^\s*category\s*:\s*", "", name, flags=re.I).strip()
@@ -76,13 +84,25 @@ def strip_namespace(title: str, prefix: str) -> str:
 class MediaWiki:
     """Read-only access to one wiki's ``api.php`` through the collector's HTTP client."""
 
-    def __init__(self, http: HttpClient, api_url: str, *, maxlag: int = 5, resumable: bool = True) -> None:
+    def __init__(
+        self,
+        http: HttpClient,
+        api_url: str,
+        *,
+        maxlag: int = 5,
+        resumable: bool = True,
+        summary_namespace: int = SUMMARY_NAMESPACE,
+    ) -> None:
         """``resumable``: the caller keeps its work in a state store, so a failure can say that rerunning
-        resumes (not so for a dry run)."""
+        resumes (not so for a dry run). ``summary_namespace``: the number of the Quick Summary namespace;
+        its name is read from the wiki (:meth:`siteinfo`)."""
         self.http = http
         self.api_url = api_url
         self.maxlag = maxlag
         self.resumable = resumable
+        self.summary_namespace = summary_namespace
+        self.summary_prefix = SUMMARY_PREFIX
+        self.tracking: frozenset[str] = frozenset()
 
     # ------------------------------------------------------------------ requests
 
@@ -149,11 +169,78 @@ class MediaWiki:
     # ------------------------------------------------------------------ what the collector asks
 
     async def siteinfo(self) -> dict[str, Any]:
-        data = await self.request({"action": "query", "meta": "siteinfo", "siprop": "general|statistics"})
+        """General information, statistics and namespaces; learns the Quick Summary namespace's name
+        from its number (a wiki may call namespace 30 anything, or not have it)."""
+        data = await self.request(
+            {"action": "query", "meta": "siteinfo", "siprop": "general|statistics|namespaces"}
+        )
         query = data.get("query")
         if not isinstance(query, Mapping) or not isinstance(query.get("general"), Mapping):
             raise MediaWikiError(f"{self.api_url}: not a MediaWiki API (no site information in its answer)")
+        spaces = query.get("namespaces") or {}
+        entries = spaces.values() if isinstance(spaces, Mapping) else spaces
+        for entry in entries:
+            if isinstance(entry, Mapping) and int(entry.get("id", -99)) == self.summary_namespace:
+                name = entry.get("name", entry.get("*"))
+                if isinstance(name, str) and name:
+                    self.summary_prefix = name + ":"
+                break
+        else:
+            if spaces:
+                raise SettingsError(
+                    f"{self.api_url}: the wiki has no namespace {self.summary_namespace} for Quick Summaries "
+                    "(pass --summary-namespace with the number of the namespace that holds them)"
+                )
         return dict(query)
+
+    async def tracking_categories(self) -> frozenset[str]:
+        """Names of the wiki's tracking categories ("Pages with broken file links", …), which MediaWiki
+        adds to pages by itself and which are no topic: each is a system message ``…-category`` that
+        has a ``…-category-desc`` message beside it (how Special:TrackingCategories lists them)."""
+        try:
+            data = await self.request(
+                {"action": "query", "meta": "allmessages", "amfilter": "category", "amenableparser": "1"}
+            )
+        except MediaWikiError:
+            return frozenset()  # a wiki without allmessages: nothing known to exclude
+        messages = (data.get("query") or {}).get("allmessages") or []
+        names = {str(m.get("name")) for m in messages if isinstance(m, Mapping)}
+        found = set()
+        for m in messages:
+            if not isinstance(m, Mapping):
+                continue
+            name = str(m.get("name", ""))
+            text = m.get("content", m.get("*"))
+            if (
+                name.endswith("category")
+                and f"{name}-desc" in names
+                and isinstance(text, str)
+                and text.strip()
+            ):
+                found.add(_normalise(text))
+        self.tracking = frozenset(found)
+        return self.tracking
+
+    async def creations(self, namespace: int = 0) -> dict[int, str]:
+        """When each page of a namespace was created, from the page-creation log (``list=logevents``,
+        500 entries a request): page id → timestamp. Pages created before the wiki logged creations,
+        or imported, are not in it."""
+        params = {
+            "list": "logevents",
+            "letype": "create",
+            "lenamespace": str(namespace),
+            "leprop": "ids|title|timestamp|type",
+            "lelimit": "max",
+        }
+        out: dict[int, str] = {}
+        async for data in self.query_all(params):
+            for item in (data.get("query") or {}).get("logevents") or []:
+                pageid, stamp = item.get("pageid"), item.get("timestamp")
+                if item.get("action", "create") != "create" or not pageid or not isinstance(stamp, str):
+                    continue
+                if int(pageid) not in out or stamp < out[int(pageid)]:
+                    out[int(pageid)] = stamp
+        return out
 
     async def allpages(self, namespace: int = 0) -> AsyncIterator[tuple[int, str]]:
         """``(pageid, title)`` of every page of a namespace that is not a redirect, in title order."""
@@ -254,9 +341,11 @@ class MediaWiki:
         return out
 
     async def summaries(self, article_titles: Sequence[str]) -> dict[str, str]:
-        """Wikitext of the ``Summary:`` pages (namespace 30) of up to 50 articles, by article title."""
-        found = await self.wikitexts([SUMMARY_PREFIX + t for t in article_titles])
-        return {t: found[SUMMARY_PREFIX + t] for t in article_titles if SUMMARY_PREFIX + t in found}
+        """Wikitext of the Quick Summary pages (namespace 30, ``Summary:`` on wikiHow) of up to 50
+        articles, by article title."""
+        prefix = self.summary_prefix
+        found = await self.wikitexts([prefix + t for t in article_titles])
+        return {t: found[prefix + t] for t in article_titles if prefix + t in found}
 
     async def created(self, pageid: int) -> str | None:
         """Timestamp of a page's first revision (when the article was created)."""

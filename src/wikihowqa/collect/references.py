@@ -1,7 +1,9 @@
-"""Phase 2 of the collector: every distinct cited URL once, its closest archived capture, its raw bytes.
+"""Phase 2 of the collector: every distinct cited URL once, its archived capture, its raw bytes.
 
 A URL cited by several articles is looked up at the reference time of the first of them (by article id):
-the capture with status 200 closest to when that article was last modified (or created, as set).
+the capture the rule of :mod:`wikihowqa.collect.captures` chooses for when that article was last
+modified (or created, as set) — the closest verified 200 capture, redirect captures followed inside the
+archive.
 """
 
 from __future__ import annotations
@@ -11,11 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from wikihowqa.collect.articles import ArticleRecord
-from wikihowqa.collect.http import FetchError
+from wikihowqa.collect.captures import CaptureFinder
 from wikihowqa.collect.pool import run_pool
 from wikihowqa.collect.progress import Reporter
 from wikihowqa.collect.store import StateStore
-from wikihowqa.collect.wayback import Capture, CdxError, Wayback, wayback_timestamp
+from wikihowqa.collect.wayback import wayback_timestamp
+from wikihowqa.errors import WikihowqaError
 
 # Outcomes of a reference, in funnel order.
 NO_SNAPSHOT, FETCH_FAILED, FETCHED = "no_snapshot", "fetch_failed", "fetched"
@@ -49,80 +52,91 @@ def plan_references(
     return list(tasks.values())
 
 
+#: How many lookups, one at a time, may fail like a misconfigured endpoint before the build stops.
+PROBES = 3
+
+
+class ArchiveError(WikihowqaError):
+    """The archive's endpoints answer like wrong settings: the build stops instead of rejecting all."""
+
+
 async def fetch_references(
-    wayback: Wayback,
+    finder: CaptureFinder,
     store: StateStore,
     tasks: list[ReferenceTask],
     workers: int,
     reporter: Reporter,
 ) -> dict[str, dict[str, Any]]:
-    """Each reference's outcome (the ``reference`` result), keyed by cited URL."""
+    """Each reference's outcome (the ``reference`` result), keyed by cited URL.
+
+    The first lookups run one at a time: while each fails the way a wrong endpoint does (connection
+    refused, a CDX 404 or an answer that is no CDX result, a playback without ``Memento-Datetime``),
+    nothing is stored, and after :data:`PROBES` of them the build stops with one line naming the endpoint
+    and its answer, rather than writing an empty dataset."""
     done = store.results("reference")
     reporter.phase("snapshots (CDX)", len(tasks))
     reporter.phase("snapshots fetched", len(tasks))
     already = sum(1 for t in tasks if t.key in done)
     reporter.advance("snapshots (CDX)", already)
     reporter.advance("snapshots fetched", already)
+    todo = [t for t in tasks if t.key not in done]
 
-    async def one(task: ReferenceTask) -> None:
-        result = await _reference(wayback, store, task, reporter)
+    def keep(task: ReferenceTask, result: dict[str, Any]) -> None:
         done[task.key] = store.put_result("reference", task.key, result)
+        reporter.advance("snapshots (CDX)")
         reporter.advance("snapshots fetched")
 
-    await run_pool([t for t in tasks if t.key not in done], one, workers)
+    held: list[tuple[ReferenceTask, dict[str, Any]]] = []
+    while todo and len(held) < PROBES:
+        task = todo.pop(0)
+        result = await _reference(finder, store, task)
+        held.append((task, result))
+        if not result.get("endpoint"):
+            break
+    if held and all(r.get("endpoint") for _, r in held) and (len(held) == PROBES or not todo):
+        first = held[0][1]
+        raise ArchiveError(
+            f"{first['endpoint']}: the first {len(held)} lookup{'s' * (len(held) != 1)} failed "
+            f"({first.get('detail')}); check --cdx-url, --playback-url or --wayback-url "
+            "(or the Memento options)"
+        )
+    for task, result in held:
+        keep(task, result)
+
+    async def one(task: ReferenceTask) -> None:
+        keep(task, await _reference(finder, store, task))
+
+    await run_pool(todo, one, workers)
     return {t.url: done[t.key] for t in tasks}
 
 
-def forget_failed(wayback: Wayback, store: StateStore) -> list[str]:
+def forget_failed(store: StateStore) -> list[str]:
     """Forget the references an earlier run gave up on (``--retry-failed``), so they are asked again.
 
-    Their outcome goes, and so does the stored answer that failed: a non-retried error (a CDX or playback
-    501, the 403 the Wayback Machine sends for a blocked capture) was kept in the response cache and
-    would otherwise be read back instead of asked for. The CDX answer of a capture whose playback failed
-    stays: it was a good answer, and a CDX request costs seconds at the real server's rate. Returns the
-    keys of the references forgotten."""
+    Their outcome goes, and so do the stored answers that failed (``stale``): a non-retried error (a
+    CDX or playback 501, the 403 the Wayback Machine sends for a blocked capture) was kept in the
+    response cache and would otherwise be read back instead of asked for. A good CDX answer of a
+    capture whose playback failed stays: a CDX request costs seconds at the real server's rate.
+    Returns the keys of the references forgotten."""
     failed = {k: v for k, v in store.results("reference").items() if v and v["status"] == FETCH_FAILED}
-    stale = []
-    for outcome in failed.values():
-        if outcome.get("failed_at") == "cdx":
-            stale.append(wayback.cdx_key(outcome["url"], outcome["reference_time"]))
-        elif "timestamp" in outcome and "original" in outcome:
-            stale.append(wayback.raw_key(Capture(outcome["timestamp"], outcome["original"], "", "")))
+    stale = [key for outcome in failed.values() for key in outcome.get("stale", [])]
     store.delete_responses(stale)
     store.delete_results("reference", failed)
     return list(failed)
 
 
-async def fetch_capture(wayback: Wayback, store: StateStore, url: str, timestamp: str) -> dict[str, Any]:
-    """The status-200 capture of ``url`` closest to ``timestamp``, its raw bytes stored: the outcome says
+async def fetch_capture(finder: CaptureFinder, store: StateStore, url: str, timestamp: str) -> dict[str, Any]:
+    """The capture the rule chooses for ``url`` at ``timestamp``, its raw bytes stored: the outcome says
     ``fetched`` (with ``archive_url``), ``no_snapshot`` or ``fetch_failed`` (with where and why)."""
-    try:
-        capture = await wayback.closest(url, timestamp)
-    except (FetchError, CdxError) as exc:
-        return {"status": FETCH_FAILED, "failed_at": "cdx", "detail": str(getattr(exc, "reason", exc))}
-    if capture is None:
-        return {"status": NO_SNAPSHOT}
-    result: dict[str, Any] = {
-        "timestamp": capture.timestamp,
-        "original": capture.original,
-        "archive_url": wayback.archive_url(capture),
-    }
-    try:
-        response = await wayback.fetch(capture)
-    except FetchError as exc:
-        return {**result, "status": FETCH_FAILED, "failed_at": "playback", "detail": exc.reason}
-    if response.status != 200:
-        return {
-            **result,
-            "status": FETCH_FAILED,
-            "failed_at": "playback",
-            "detail": f"HTTP {response.status}",
-        }
-    store.put_snapshot(result["archive_url"], capture.original, capture.timestamp, wayback.raw_key(capture))
-    return {**result, "status": FETCHED}
+    lookup = await finder.find(url, timestamp)
+    result = lookup.outcome()
+    if lookup.status == "found" and lookup.played is not None:
+        store.put_snapshot(
+            lookup.archive_url or "", lookup.original or url, lookup.timestamp or "", lookup.played.key
+        )
+    return result
 
 
-async def _reference(wayback: Wayback, store: StateStore, task: ReferenceTask, reporter: Reporter) -> dict:
-    result = await fetch_capture(wayback, store, task.url, task.timestamp)
-    reporter.advance("snapshots (CDX)")
+async def _reference(finder: CaptureFinder, store: StateStore, task: ReferenceTask) -> dict:
+    result = await fetch_capture(finder, store, task.url, task.timestamp)
     return {"url": task.url, "reference_time": task.timestamp, **result}

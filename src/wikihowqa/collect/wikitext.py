@@ -181,22 +181,33 @@ def transcludes_summary(wikitext: str) -> bool:
 
 
 def top_category(
-    categories: Sequence[str], parents: Mapping[str, Sequence[str]], *, max_depth: int = 50
+    categories: Sequence[str],
+    parents: Mapping[str, Sequence[str]],
+    *,
+    root: str | None = None,
+    max_depth: int = 50,
 ) -> str | None:
     """The top-level category above an article's categories: a breadth-first walk up the category
-    graph from each direct category in turn (the first one that reaches a root wins); a root is a
-    category with no parent. Cycles and missing entries are tolerated."""
+    graph from each direct category in turn (the first one that reaches a top wins). The top is the
+    category right under ``root`` when the site has one (``--root-category``), else a category with no
+    parent. Cycles and missing entries are tolerated; tracking and hidden categories are expected to
+    be left out of ``categories`` and ``parents`` already (they are not topics)."""
     for start in categories:
+        if start == root:
+            continue
         seen = {start}
         frontier = [start]
         for _ in range(max_depth):
-            roots = [c for c in frontier if not parents.get(c)]
-            if roots:
-                return roots[0]
+            if root is not None:
+                tops = [c for c in frontier if root in parents.get(c, ())]
+            else:
+                tops = [c for c in frontier if not parents.get(c)]
+            if tops:
+                return tops[0]
             nxt: list[str] = []
             for c in frontier:
                 for p in parents.get(c, ()):
-                    if p not in seen:
+                    if p not in seen and p != root:
                         seen.add(p)
                         nxt.append(p)
             if not nxt:
