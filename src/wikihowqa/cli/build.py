@@ -40,7 +40,42 @@ def build_command(
     ),
     api_url: str = typer.Option(_WIKI, "--api-url", help="The wiki's MediaWiki api.php."),
     wayback_url: str = typer.Option(
-        _WAYBACK, "--wayback-url", help="Base URL of a Wayback-compatible archive."
+        _WAYBACK,
+        "--wayback-url",
+        help="Base URL of an archive laid out as the Internet Archive's: BASE/cdx/search/cdx and BASE/web/.",
+    ),
+    cdx_url: str = typer.Option(
+        None,
+        "--cdx-url",
+        help="The CDX endpoint itself (pywb: http://HOST/COLLECTION/cdx); overrides --wayback-url's.",
+    ),
+    playback_url: str = typer.Option(
+        None,
+        "--playback-url",
+        help="Prefix to which TIMESTAMPid_/URL is appended (pywb: http://HOST/COLLECTION/).",
+    ),
+    memento_timegate: str = typer.Option(
+        None,
+        "--memento-timegate",
+        help="A Memento TimeGate prefix (URL appended), for archives without CDX and for aggregators.",
+    ),
+    memento_timemap: str = typer.Option(
+        None,
+        "--memento-timemap",
+        help="A Memento TimeMap URL template with {url} (pywb: http://HOST/COLLECTION/timemap/link/{url}).",
+    ),
+    archive_host: list[str] = typer.Option(
+        [],
+        "--archive-host",
+        help="Another host mementos may be fetched from (an aggregator's archives); repeatable. "
+        "No request goes to any host but the wiki's and the archive's.",
+    ),
+    lookup: str = typer.Option(
+        None,
+        "--lookup",
+        help="How captures are found: 'cdx' (one CDX query per URL), 'playback' (the archive's own "
+        "choice first, CDX only when it cannot tell: far fewer CDX requests, the same captures) or "
+        "'memento'. Default: memento with a TimeGate/TimeMap, else cdx.",
     ),
     limit: int = typer.Option(None, "--limit", min=1, help="Read at most this many articles."),
     category: str = typer.Option(
@@ -57,6 +92,23 @@ def build_command(
         "modified",
         "--reference-time",
         help="Fetch each reference as archived closest to when the article was 'created' or last 'modified'.",
+    ),
+    created_after: str = typer.Option(
+        None,
+        "--created-after",
+        help="Only articles created at or after this date (2023-01-01): a benchmark fresher than a model.",
+    ),
+    created_before: str = typer.Option(
+        None, "--created-before", help="Only articles created before this date."
+    ),
+    summary_namespace: int = typer.Option(
+        30, "--summary-namespace", help="Number of the namespace holding Quick Summaries (wikiHow: 30)."
+    ),
+    root_category: str = typer.Option(
+        None,
+        "--root-category",
+        help="The site's category root: an article's top-level category is the one right under it "
+        "(default: a category without parent; tracking categories never count).",
     ),
     concurrency: int = typer.Option(8, "--concurrency", min=1, help="Most requests in flight at once."),
     mediawiki_rate: float = typer.Option(
@@ -126,10 +178,20 @@ def build_command(
     settings = BuildSettings(
         api_url=api_url,
         wayback_url=wayback_url,
+        cdx_url=cdx_url,
+        playback_url=playback_url,
+        memento_timegate=memento_timegate,
+        memento_timemap=memento_timemap,
+        archive_hosts=tuple(archive_host),
+        lookup=lookup,
         limit=limit,
         category=category,
         title_filter=title_filter,
         reference_time=reference_time,
+        created_after=created_after,
+        created_before=created_before,
+        summary_namespace=summary_namespace,
+        root_category=root_category,
         maxlag=maxlag,
         retry_failed=retry_failed,
         http=http,

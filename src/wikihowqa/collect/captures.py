@@ -98,6 +98,7 @@ class CaptureFinder:
         self.lookup = lookup
         self.memento = memento
         self.playback_serves_captures = False  # seen a Memento-Datetime from the playback endpoint
+        self.timegate_answers_memento = False  # seen Memento headers from the TimeGate
 
     async def find(self, url: str, timestamp: str) -> Lookup:
         return await self._find(url, timestamp, [], {_key(url)})
@@ -179,6 +180,13 @@ class CaptureFinder:
             return Lookup("failed", failed_at="memento", detail=exc.reason, endpoint=endpoint)
         except MementoError as exc:
             return Lookup("failed", failed_at="memento", detail=str(exc), endpoint=endpoints.timegate_url)
+        if gate.memento_headers:
+            self.timegate_answers_memento = True
+        elif self.timegate_answers_memento:
+            return Lookup("none")  # the TimeGate's own "never archived", now that it has shown it is one
+        elif not endpoints.timemap_url:
+            detail = "HTTP 404 without Memento headers (is it a TimeGate?)"
+            return Lookup("failed", failed_at="memento", detail=detail, endpoint=endpoints.timegate_url)
         if gate.memento is not None:
             first = await self._probe(gate.memento.uri, url)
             if isinstance(first, Lookup) or (first is not None and first.status == 200):

@@ -69,33 +69,27 @@ def estimate(articles: int, settings: BuildSettings, *, listing_requests: int | 
 
 
 def lists_to_count(settings: BuildSettings) -> bool:
-    """Whether counting the articles means listing them: only the wiki knows which match a category or a
-    title filter (the build lists them the same way first)."""
-    return bool(settings.category or settings.title_filter)
+    """Whether counting the articles means listing them: always, since only the listing says what a build
+    reads (a wiki's ``statistics.articles`` counts pages with a link, not the pages the build reads: 49
+    against 52 on the demo corpus in MediaWiki 1.39). It costs a request per 500 titles."""
+    return True
 
 
 async def count_articles(settings: BuildSettings) -> ArticleCount:
-    """How many articles a build would read: those of the category or matching the title filter (listed,
-    as the build lists them), else the limit, else the wiki's own article count (one request)."""
-    if settings.limit is not None and not lists_to_count(settings):
-        return ArticleCount(settings.limit)
+    """How many articles a build would read: listed as the build lists them (all, a category's, those
+    matching the title filter), at most the limit."""
     # A dry run should answer soon: at most two retries, and never more than the build would make.
     http_settings = replace(settings.http, retries=min(settings.http.retries, 2))
     async with HttpClient(http_settings) as http:
         wiki = MediaWiki(http, settings.api_url, maxlag=settings.maxlag, resumable=False)
         try:
-            if lists_to_count(settings):
-                pages = await enumerate_articles(
-                    wiki, limit=settings.limit, category=settings.category, title_filter=settings.title_filter
-                )
-                return ArticleCount(len(pages), http.lane_stats(MEDIAWIKI).responses)
-            info = await wiki.siteinfo()
+            await wiki.siteinfo()
+            pages = await enumerate_articles(
+                wiki, limit=settings.limit, category=settings.category, title_filter=settings.title_filter
+            )
         except (FetchError, MediaWikiError) as exc:
             raise SettingsError(f"dry run: cannot count the articles: {exc}") from None
-    count = (info.get("statistics") or {}).get("articles")
-    if not isinstance(count, int):
-        raise SettingsError(f"{settings.api_url} did not report an article count; pass --limit")
-    return ArticleCount(count)
+    return ArticleCount(len(pages), http.lane_stats(MEDIAWIKI).responses - 1)
 
 
 def dry_run(settings: BuildSettings) -> Estimate:

@@ -35,6 +35,7 @@ class TimeGateAnswer:
     memento: Memento | None  # the memento the TimeGate chose (``None``: not archived)
     timemap: str | None  # the TimeMap the answer links to, if any
     key: str
+    memento_headers: bool = True  # False: a bare 404, which pywb answers for a URL it never archived
 
 
 def accept_datetime(timestamp: str) -> str:
@@ -84,6 +85,8 @@ class MementoClient:
         headers = {"Accept-Datetime": accept_datetime(timestamp)}
         response = await self.http.get(uri, lane=PLAYBACK, follow_redirects=False, headers=headers)
         key = request_key(uri)
+        if response.status == 404 and not _is_memento_answer(dict(response.headers)):
+            return TimeGateAnswer(None, None, key, memento_headers=False)
         if not _is_memento_answer(dict(response.headers)):
             start = " ".join(response.content.decode("utf-8", "replace").split())[:60]
             raise MementoError(

@@ -142,17 +142,27 @@ def closeness(timestamp: str, target: str) -> tuple[float, str]:
     return (abs(seconds(timestamp) - seconds(target)), timestamp)
 
 
+_LINK_PARAM = re.compile(r'\s*;\s*([^=;,\s]+)\s*(?:=\s*("(?:[^"\\]|\\.)*"|[^;,]*))?')
+
+
 def link_values(header: str | None) -> list[tuple[str, dict[str, str]]]:
-    """An RFC 8288 ``Link`` header (or a link-format TimeMap) as ``(uri, params)`` pairs."""
+    """An RFC 8288 ``Link`` header (or a link-format TimeMap) as ``(uri, params)`` pairs; quoted values
+    may hold commas (``datetime="Sat, 02 Nov 2019 08:15:00 GMT"``)."""
+    out: list[tuple[str, dict[str, str]]] = []
     if not header:
-        return []
-    out = []
-    for match in re.finditer(r"<([^>]*)>((?:\s*;\s*[^;,<]+(?:=(?:\"[^\"]*\"|[^;,<]*))?)*)", header):
-        params = {}
-        for p in re.finditer(r";\s*([^=;,\s]+)(?:=(\"[^\"]*\"|[^;,<]*))?", match.group(2)):
-            params[p.group(1).lower()] = (p.group(2) or "").strip().strip('"')
-        out.append((match.group(1), params))
-    return out
+        return out
+    i = 0
+    while True:
+        start = header.find("<", i)
+        end = header.find(">", start + 1) if start >= 0 else -1
+        if end < 0:
+            return out
+        params: dict[str, str] = {}
+        i = end + 1
+        while (m := _LINK_PARAM.match(header, i)) is not None:
+            params[m.group(1).lower()] = (m.group(2) or "").strip().strip('"')
+            i = m.end()
+        out.append((header[start + 1 : end], params))
 
 
 def original_from_link(response: Response) -> str | None:
