@@ -1,0 +1,82 @@
+"""``wikihowqa study-predictions`` and ``meta-evaluate``: which automatic metric agrees with the assessors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from wikihowqa.cli._app import app, console, out
+
+
+@app.command("study-predictions")
+def study_predictions_command(
+    study_dir: Path = typer.Argument(..., help="Study folder (study.json, tasks.jsonl, key.jsonl)."),
+    out_dir: Path = typer.Argument(..., help="Folder to write one predictions file per system into."),
+) -> None:
+    """Write every answer a study showed as predictions files, to score them with `wikihowqa evaluate`.
+
+    Systems: the original answers (the dataset's own, also every deteriorated answer's original), the
+    deteriorated versions, and each A/B system's answers under its own name.
+    """
+    from wikihowqa.metaeval import write_study_predictions
+
+    paths = write_study_predictions(study_dir, out_dir)
+    for path in paths:
+        out.print(f"{path}", highlight=False)
+    console.print(
+        "next: wikihowqa evaluate DATASET "
+        + " ".join(str(p) for p in paths)
+        + f" --split all --out REPORT && wikihowqa meta-evaluate {study_dir} REPORT",
+        highlight=False,
+        markup=False,
+    )
+
+
+@app.command("meta-evaluate")
+def meta_evaluate_command(
+    study_dir: Path = typer.Argument(..., help="Study folder with its judgments (judgments.jsonl)."),
+    report_dir: Path = typer.Argument(
+        ...,
+        help="Evaluation report folder (per_question.jsonl) that scored the study's answers:"
+        " `wikihowqa study-predictions` + `wikihowqa evaluate --split all`.",
+    ),
+    out_dir: Path = typer.Option(None, "--out", help="Where to write meta_evaluation.* (default: REPORT)."),
+    judgments: Path = typer.Option(
+        None, "--judgments", help="Judgments file (default: the study's judgments.jsonl)."
+    ),
+    resamples: int = typer.Option(1000, "--resamples", help="Bootstrap resamples of every interval."),
+    confidence: float = typer.Option(0.95, "--confidence", help="Confidence level of the intervals."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap and of the random control."),
+    controls: bool = typer.Option(
+        True,
+        "--controls/--no-controls",
+        help="Add two reference rows: minus the key's edit count (a metric that knows the planted errors)"
+        " and a random score (mean and range of 200 draws).",
+    ),
+) -> None:
+    """Agreement of every automatic metric with the assessors: Kendall's tau and Spearman's rho against
+    usefulness and errors found, original-above-deteriorated accuracy and AUC, A/B agreement and
+    system-level tau, each with bootstrap CIs → meta_evaluation.md, .json and .png.
+    """
+    from wikihowqa.errors import SettingsError
+    from wikihowqa.metaeval import meta_evaluate_folders
+    from wikihowqa.metaeval.agreement import MetaSettings
+    from wikihowqa.metaeval.report import agreement_table, write_report
+
+    if resamples < 100:
+        raise SettingsError(f"--resamples {resamples}: use at least 100")
+    if not 0.5 <= confidence < 1:
+        raise SettingsError(f"--confidence {confidence}: give a level in [0.5, 1)")
+    settings = MetaSettings(resamples=resamples, confidence=confidence, seed=seed, controls=controls)
+    with console.status("meta-evaluating…"):
+        result = meta_evaluate_folders(study_dir, report_dir, settings, judgments=judgments)
+    target = out_dir or report_dir
+    write_report(result, target)
+    out.print(agreement_table(result, target))
+    if result["unscored_answers"]:
+        console.print(
+            f"[yellow]warning:[/] {len(result['unscored_answers'])} study answers have no scores in"
+            f" {report_dir} and were left out (see meta_evaluation.json, unscored_answers)",
+            highlight=False,
+        )

@@ -1,0 +1,131 @@
+"""Meta-evaluation: which automatic metric agrees with the human assessors of a study?
+
+Modules: ``join`` (a study's judgments + an evaluation's per-answer scores → typed records, and the
+study's answers as predictions files), ``stats`` (tau, rho, pairwise accuracy, AUC, the bootstrap),
+``agreement`` (every statistic of every metric, JSON-ready), ``report`` (Markdown, JSON, chart, the
+terminal table). ``meta_evaluate_folders`` is the stage: files in, report data out.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+ANSWERS_DIR = "answers"
+EVALUATION_DIR = "evaluation"
+
+
+def _slug(system: str) -> str:
+    return re.sub(r"[^A-Za-z0-9+._-]+", "-", system).strip("-") or "system"
+
+
+def write_study_predictions(study_dir: Path, out_dir: Path) -> list[Path]:
+    """The answers a study showed (and the originals of its deteriorated ones) as predictions files."""
+    from wikihowqa.humaneval.tasks import read_study
+    from wikihowqa.io import write_predictions
+    from wikihowqa.metaeval.join import study_predictions
+
+    by_system = study_predictions(read_study(study_dir))
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for system, predictions in sorted(by_system.items()):
+        path = out_dir / f"{_slug(system)}.jsonl"
+        write_predictions(path, predictions)
+        paths.append(path)
+    return paths
+
+
+def judgments_path(study_dir: Path, given: Path | None = None) -> Path:
+    """The judgments file: given, else the one the study manifest names (``judgments.jsonl``)."""
+    from wikihowqa.errors import DatasetError
+
+    if given is not None:
+        return Path(given)
+    import json
+
+    manifest = json.loads((Path(study_dir) / "study.json").read_text(encoding="utf-8"))
+    path = Path(study_dir) / manifest.get("files", {}).get("judgments", "judgments.jsonl")
+    if not path.is_file():
+        hint = (
+            " (the study server holds them: run `wikihowqa export-judgments` first)"
+            if (Path(study_dir) / "server.sqlite").is_file()
+            else ""
+        )
+        raise DatasetError(f"{path}: no judgments file{hint}")
+    return path
+
+
+def meta_evaluate_folders(
+    study_dir: Path,
+    report_dir: Path,
+    settings: Any = None,
+    *,
+    judgments: Path | None = None,
+) -> dict[str, Any]:
+    """Join the study's judgments with the evaluation report's per-answer scores and compute every
+    agreement statistic (``agreement.meta_evaluate``)."""
+    from wikihowqa.errors import DatasetError
+    from wikihowqa.humaneval.analysis import read_judgments
+    from wikihowqa.humaneval.tasks import read_study
+    from wikihowqa.metaeval.agreement import MetaSettings, meta_evaluate
+    from wikihowqa.metaeval.join import join, read_scores
+
+    settings = settings or MetaSettings()
+    study = read_study(study_dir)
+    rows = read_judgments(judgments_path(study_dir, judgments))
+    scores, columns = read_scores(report_dir)
+    joined = join(study, rows, scores, columns, controls=settings.controls, seed=settings.seed)
+    if not joined.answers and not joined.preferences:
+        raise DatasetError(f"{study_dir}: no accepted judgments of answer or A/B tasks to meta-evaluate")
+    if not any(not m.control for m in joined.metrics):
+        raise DatasetError(
+            f"{report_dir}: the evaluation report has none of the metrics meta-evaluation knows"
+        )
+    needed = {(a.article_id, a.text) for a in joined.answers} | {
+        (p.article_id, p.model_text) for p in joined.preferences
+    }
+    if needed and all(k not in scores for k in needed):
+        raise DatasetError(
+            f"{report_dir}: the evaluation scored none of the study's answers; score them first:"
+            f" wikihowqa study-predictions {study_dir} ANSWERS && wikihowqa evaluate DATASET"
+            f" ANSWERS/*.jsonl --split all --out {report_dir}"
+        )
+    result = meta_evaluate(joined, settings)
+    result["sources"] = {"study": str(study_dir), "report": str(report_dir)}
+    return result
+
+
+def demo_step(ctx: Any) -> None:
+    """Demo: score the study's answers (originals, deteriorated versions, A/B answers) with ROUGE,
+    BERTScore (bundled MiniLM) and grounding into ``meta-evaluation/evaluation/``, meta-evaluate them
+    against the simulated judgments, and print the metric-agreement table."""
+    from rich.console import Console
+
+    from wikihowqa.demo.run import fresh_folder
+    from wikihowqa.evaluate.bertscore import BertScoreConfig
+    from wikihowqa.evaluate.pipeline import ALL_SPLITS, EvaluationSettings, evaluate
+    from wikihowqa.evaluate.report import write_report as write_evaluation
+    from wikihowqa.metaeval.agreement import MetaSettings
+    from wikihowqa.metaeval.report import agreement_table, write_report
+
+    study = ctx.out / "study"
+    dataset = ctx.out / "dataset"
+    if not (dataset / "qa.jsonl").is_file():
+        dataset = ctx.out / "real-examples"
+    target = fresh_folder(ctx.out, "meta-evaluation")
+    answers = write_study_predictions(study, target / ANSWERS_DIR)
+    settings = EvaluationSettings(split=ALL_SPLITS, bertscore=BertScoreConfig(model="minilm"))
+    evaluation_dir = target / EVALUATION_DIR
+    write_evaluation(evaluate(dataset, answers, settings, cache_dir=evaluation_dir), evaluation_dir)
+    result = meta_evaluate_folders(study, evaluation_dir, MetaSettings(seed=int(ctx.settings.get("seed", 0))))
+    write_report(result, target)
+    ctx.record(
+        "meta-evaluation (metric agreement with the assessors)",
+        target / "meta_evaluation.md",
+        f"{len(result['metrics'])} metrics × "
+        + ", ".join(f"{v['answers']} {p} answers" for p, v in result["answers"].items())
+        + f", {result['preference_tasks']} A/B tasks",
+    )
+    Console().print(agreement_table(result, target.relative_to(ctx.out)))
