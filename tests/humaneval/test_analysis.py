@@ -192,28 +192,33 @@ def test_overlap_wilson_sign_and_student_t_match_hand_and_scipy():
     assert student_t([0.1], b) is None
 
 
-def test_preference_shares_and_passage_opens_are_counted(tiny):
+def _add_preference_task(study: Study, task_id: str, article_id: int, gold_side: str, system: str) -> dict:
     task = {
-        "task_id": "preference:1:sys",
+        "task_id": task_id,
         "part": "preference",
         "type": "preference",
-        "article_id": 1,
+        "article_id": article_id,
         "question": "q",
         "attention_check": None,
         "answers": {s: {"text": "A b.", "sentences": [{"start": 0, "end": 4}]} for s in "AB"},
         "passages": {"A": [], "B": []},
     }
-    tiny.tasks.append(task)
-    tiny.key.append(
+    study.tasks.append(task)
+    study.key.append(
         {
-            "task_id": task["task_id"],
+            "task_id": task_id,
             "part": "preference",
-            "article_id": 1,
+            "article_id": article_id,
             "attention_answer": None,
-            "gold_side": "B",
-            "system": "sys",
+            "gold_side": gold_side,
+            "system": system,
         }
     )
+    return task
+
+
+def test_preference_shares_and_passage_opens_are_counted(tiny):
+    task = _add_preference_task(tiny, "preference:1:sys", 1, "B", "sys")
     choices = ["A", "A", "B", "tie", "A"]
     events = [[{"kind": "sentence_open", "sentence": 0, "side": "A"}], [], None, [], []]
     judgments = [
@@ -296,28 +301,7 @@ def test_a_trial_or_ab_judgment_after_another_task_of_its_article_is_rejected_as
     the article knows which side is gold. The later judgment goes; a relevance task, which hides
     nothing, may come after a trial task; other articles are not affected."""
     _add_relevance_task(tiny, article_id=1)
-    tiny.tasks.append(
-        {
-            "task_id": "preference:2:abc",
-            "part": "preference",
-            "type": "preference",
-            "article_id": 2,
-            "question": "q",
-            "attention_check": None,
-            "answers": {s: {"text": "A b.", "sentences": [{"start": 0, "end": 4}]} for s in "AB"},
-            "passages": {"A": [], "B": []},
-        }
-    )
-    tiny.key.append(
-        {
-            "task_id": "preference:2:abc",
-            "part": "preference",
-            "article_id": 2,
-            "attention_answer": None,
-            "gold_side": "A",
-            "system": "s",
-        }
-    )
+    _add_preference_task(tiny, "preference:2:abc", 2, "A", "s")
     ab = {
         "format_version": 1,
         "task_id": "preference:2:abc",
