@@ -207,3 +207,77 @@ def test_demo_step_answers_the_demo_dataset_into_the_predictions_folder(tmp_path
     assert ctx.produced == [
         ("predictions: bm25+lead", "predictions/bm25+lead.jsonl", "1 answer(s)")
     ]
+
+
+# --------------------------------------------------------------------------- failures a script can see
+
+
+def _llm_cli(folder, server_url, *extra, timeout=120, waits=False):
+    """``answer`` with llm-qonly against ``server_url``; unpaced and, unless ``waits``, no backoff."""
+    no_waits = [] if waits else ["--set", "llm.openai.backoff=0"]
+    return subprocess.run(
+        [
+            sys.executable, "-m", "wikihowqa", "answer", str(folder.path), "--system", "llm-qonly",
+            "--split", "all", "--set", f"llm.openai.base_url={server_url}",
+            "--set", "llm.openai.requests_per_minute=0", *no_waits, *extra,
+        ],
+        capture_output=True, text=True, timeout=timeout,
+    )  # fmt: skip
+
+
+def _error_line(stderr: str) -> str:
+    [line] = [x for x in stderr.splitlines() if x.startswith("error:")]
+    assert "Traceback" not in stderr
+    return line
+
+
+def test_cli_answer_exits_1_and_says_how_many_questions_failed(folder):
+    from tests.generate.test_llm import ScriptedServer, ok
+
+    def reply(body):
+        question = body["messages"][-1]["content"]
+        return (503, {}, b"busy") if "Seal Concrete" in question else ok("fine")
+
+    with ScriptedServer(default=reply) as server:
+        result = _llm_cli(folder, server.url, "--set", "llm.openai.max_retries=1")
+    assert result.returncode == 1
+    line = _error_line(result.stderr)
+    assert line.startswith("error: 1 of 3 questions failed and are left out: 704295: ")
+    assert line.endswith("To fix: rerun the command to retry them")
+    out = folder.path / "predictions" / "llm-qonly.all.jsonl"
+    assert [p.article_id for p in read_predictions(out)] == [1366001, 930014]
+
+
+def test_cli_answer_with_every_question_failing_writes_no_empty_file_and_exits_1(folder):
+    from tests.generate.test_llm import ScriptedServer
+
+    with ScriptedServer(default=lambda body: (500, {}, b"down")) as server:
+        result = _llm_cli(folder, server.url, "--set", "llm.openai.max_retries=0")
+    assert result.returncode == 1
+    assert _error_line(result.stderr).startswith("error: 3 of 3 questions failed")
+    assert "(no predictions file written)" in result.stdout
+    assert not (folder.path / "predictions" / "llm-qonly.all.jsonl").exists()
+
+
+def test_cli_answer_with_no_server_listening_fails_at_once_in_one_line(folder):
+    """It took the full retry budget per question (7 attempts, about 49 s each; 3 minutes here)."""
+    from tests.generate.test_llm import closed_port_url
+
+    url = closed_port_url()
+    result = _llm_cli(folder, url, timeout=30, waits=True)  # the default budget: 6 retries, backing off
+    assert result.returncode == 2
+    assert _error_line(result.stderr).startswith(f"error: cannot connect to {url} (connection refused);")
+    assert not (folder.path / "predictions" / "llm-qonly.all.jsonl").exists()
+
+
+def test_cli_answer_context_overflow_says_to_lower_the_prompt_budget_not_to_rerun(folder):
+    from tests.generate.test_llm import LLAMA_CPP_OVERFLOW, ScriptedServer
+
+    with ScriptedServer(default=lambda body: (400, {}, json.dumps(LLAMA_CPP_OVERFLOW).encode())) as server:
+        result = _llm_cli(folder, server.url)
+        assert len(server.requests) == 3  # one each: nothing retried
+    assert result.returncode == 1
+    line = _error_line(result.stderr)
+    assert "lower llm.prompt.max_context_tokens (now 1500) or llm.openai.max_tokens (now 256)" in line
+    assert "--set llm.prompt.max_context_tokens=1752" in line  # 2048 - 256 - 40 (a 2 % margin)
+    assert "rerun the command to retry" not in line

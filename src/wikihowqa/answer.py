@@ -4,7 +4,8 @@ A *system* is retrieval (or none) plus an answerer: an extractive rule, the fine
 LLM. Predictions are appended to ``<out>.partial`` as each batch finishes, so an interrupted run loses at
 most one batch; a rerun skips every question already answered (in the partial file or an earlier finished
 file) and, at the end, the complete file replaces ``<out>`` atomically. A question a model fails to answer
-(an API that keeps failing) is reported, left out, and retried by the next run.
+(an API that keeps failing) is reported with what to do about it, left out, and retried by the next run;
+a server that cannot answer anyone (nothing listening, a wrong key or model) stops the run at once.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 from wikihowqa.errors import DatasetError, SettingsError
 from wikihowqa.io import (
     DatasetFolder,
+    naming,
     prediction_from_dict,
     prediction_to_dict,
     read_predictions,
@@ -60,7 +62,15 @@ class Answer:
     extra: dict[str, Any] = field(default_factory=dict)  # per-question settings (e.g. input token count)
 
 
-AnswerFn = Callable[[Sequence[Item]], list[Answer]]
+@dataclass(frozen=True)
+class Failed:
+    """A question the system could not answer this run: why, and what the user can do about it."""
+
+    reason: str
+    advice: str = "rerun the command to retry them"
+
+
+AnswerFn = Callable[[Sequence[Item]], "list[Answer | Failed]"]
 
 
 @dataclass
@@ -72,7 +82,8 @@ class System:
     answer: AnswerFn
     settings: dict[str, Any]
     batch_size: int = 32
-    #: a system that may fail per question (remote API) is retried question by question on failure
+    #: a system that may fail per question (a remote API) returns ``Failed`` for those questions; a batch
+    #: that fails as a whole is recorded as failed once, not asked again question by question
     may_fail: bool = False
     #: a system that ranks its own way (seq2seq: as in training) gives its ready retriever and mode;
     #: otherwise both come from the [retrieval] section
@@ -342,16 +353,24 @@ def _llm(ctx: Context, with_passages: bool) -> System:
     answerer = LLMAnswerer(settings, cache_path=ctx.folder.path / CACHE_DIR / "llm-responses.sqlite")
     name = "llm-passages" if with_passages else "llm-qonly"
     described = answerer.describe()
+
+    def result(reply: Any, answer: Callable[[str], Answer]) -> Answer | Failed:
+        return answer(reply) if isinstance(reply, str) else Failed(str(reply), reply.advice(settings))
+
     if with_passages:
         described["max_context_tokens"] = settings.prompt.max_context_tokens
 
-        def answer(items: Sequence[Item]) -> list[Answer]:
+        def answer(items: Sequence[Item]) -> list[Answer | Failed]:
             results = answerer.with_passages([i.example.question for i in items], [i.ranking for i in items])
-            return [Answer(text, built.kept, {"prompt_tokens": built.n_tokens}) for text, built in results]
+            return [
+                result(reply, lambda text, b=built: Answer(text, b.kept, {"prompt_tokens": b.n_tokens}))
+                for reply, built in results
+            ]
     else:
 
-        def answer(items: Sequence[Item]) -> list[Answer]:
-            return [Answer(text) for text in answerer.question_only([i.example.question for i in items])]
+        def answer(items: Sequence[Item]) -> list[Answer | Failed]:
+            replies = answerer.question_only([i.example.question for i in items])
+            return [result(reply, Answer) for reply in replies]
 
     retriever = ctx.section("retrieval").get("retriever", "bm25") if with_passages else None
     batch = settings.local.batch_size if settings.backend == "local" else 8
@@ -407,7 +426,7 @@ def read_partial(path: Path) -> list[Prediction]:
 
 
 def _append(path: Path, predictions: Sequence[Prediction]) -> None:
-    with path.open("a", encoding="utf-8") as fh:
+    with naming(path), path.open("a", encoding="utf-8") as fh:
         for p in predictions:
             fh.write(json.dumps(prediction_to_dict(p), ensure_ascii=False) + "\n")
         fh.flush()
@@ -426,6 +445,7 @@ class AnswerReport:
     answered_before: int  # found in the file(s) of an earlier run
     answered_now: int
     failed: dict[int, str]  # article_id → reason
+    advice: tuple[str, ...] = ()  # what to do about the failures, one line per kind
 
 
 def _prediction(system: System, item: Item, answer: Answer, run: dict[str, Any]) -> Prediction:
@@ -471,19 +491,33 @@ def answer_split(
     todo = [e for e in examples if e.article_id not in done]
     before = len(examples) - len(todo)
     failed: dict[int, str] = {}
+    advice: list[str] = []
     if todo:
-        failed = _run(
-            folder, system_name, split, todo, settings, partial, progress, before, len(examples), log
-        )
+        from wikihowqa.generate.llm import ServiceUnavailable
+
+        try:
+            failed, advice = _run(
+                folder, system_name, split, todo, settings, partial, progress, before, len(examples), log
+            )
+        except ServiceUnavailable as exc:
+            kept = len(read_partial(partial))
+            if not kept:
+                raise
+            raise ServiceUnavailable(
+                f"{exc}; the {kept} answered so far are kept in {partial}: rerun the same command to resume"
+            ) from None
         for p in read_partial(partial):
             done[p.article_id] = p
     ordered = [done[e.article_id] for e in split_examples(folder, split) if e.article_id in done]
     in_split = {p.article_id for p in ordered}
     extra = [p for aid, p in done.items() if aid not in in_split]
-    write_predictions(out, [*ordered, *extra])
+    if ordered or extra or out.is_file():  # nothing answered at all: no empty file to mistake for results
+        write_predictions(out, [*ordered, *extra])
     partial.unlink(missing_ok=True)
     answered_now = len([e for e in todo if e.article_id in done])
-    return AnswerReport(out, system_name, split, len(examples), before, answered_now, failed)
+    return AnswerReport(
+        out, system_name, split, len(examples), before, answered_now, failed, tuple(dict.fromkeys(advice))
+    )
 
 
 def _run(
@@ -497,8 +531,8 @@ def _run(
     before: int,
     total: int,
     log: Callable[[str], None],
-) -> dict[int, str]:
-    from wikihowqa.generate.llm import GenerationError
+) -> tuple[dict[int, str], list[str]]:
+    from wikihowqa.generate.llm import GenerationError, ServiceUnavailable
     from wikihowqa.retrieve import rank_questions
 
     ctx = Context(folder, settings, split)
@@ -528,6 +562,7 @@ def _run(
             pool=pool,
         )
     failed: dict[int, str] = {}
+    advice: list[str] = []
     done = before
     partial.parent.mkdir(parents=True, exist_ok=True)
     for start in range(0, len(todo), system.batch_size):
@@ -540,22 +575,26 @@ def _run(
             )
         ]
         try:
-            answers = list(zip(batch, system.answer(batch), strict=True))
+            answers: list[Answer | Failed] = list(system.answer(batch))
         except GenerationError as exc:
-            if not system.may_fail:
+            if not system.may_fail or isinstance(exc, ServiceUnavailable):
                 raise
-            answers = []
-            for item in batch:  # isolate the failing question(s); keep the others
-                try:
-                    answers.append((item, system.answer([item])[0]))
-                except GenerationError as one:
-                    failed[item.example.article_id] = str(one)
-                    log(f"question {item.example.article_id} failed: {one}")
-            log(f"a batch failed ({exc}); answered its questions one by one")
-        _append(partial, [_prediction(system, item, a, run_settings) for item, a in answers])
+            # the batch failed as a whole after its retries: recorded once, not asked again one by one
+            answers = [Failed(str(exc), exc.advice()) for _ in batch]
+        if len(answers) != len(batch):
+            raise RuntimeError(f"{system.name} returned {len(answers)} answers for {len(batch)} questions")
+        kept = []
+        for item, a in zip(batch, answers, strict=True):
+            if isinstance(a, Failed):
+                failed[item.example.article_id] = a.reason
+                advice.append(a.advice)
+                log(f"question {item.example.article_id} failed: {a.reason}")
+            else:
+                kept.append(_prediction(system, item, a, run_settings))
+        _append(partial, kept)
         done += len(batch)
         progress(done, total)
-    return failed
+    return failed, advice
 
 
 # --------------------------------------------------------------------------- demo

