@@ -20,6 +20,8 @@ from wikihowqa.cli import answer  # noqa: F401  isort: skip
 from wikihowqa.cli import evaluate  # noqa: F401  isort: skip
 from wikihowqa.cli import humaneval  # noqa: F401  isort: skip
 from wikihowqa.cli import serve  # noqa: F401  isort: skip
+from wikihowqa.cli import metaeval  # noqa: F401  isort: skip
+from wikihowqa.cli import export  # noqa: F401  isort: skip
 from wikihowqa.cli import replay  # noqa: F401  isort: skip
 from wikihowqa.cli import demo  # noqa: F401  isort: skip
 

@@ -19,7 +19,9 @@ def evaluate_command(
         None, help="Predictions files (JSONL, one line per question: article_id, system, answer, ...)."
     ),
     split: str = typer.Option(
-        "test", "--split", help="Split whose questions are scored: train, validation, test."
+        "test",
+        "--split",
+        help="Split whose questions are scored: train, validation, test, or all (e.g. a study's answers).",
     ),
     out_dir: Path = typer.Option(None, "--out", help="Report folder (default: DATASET/report)."),
     bertscore_model: str = typer.Option(
@@ -56,6 +58,31 @@ def evaluate_command(
         "--grounding-cross-encoder",
         help="Cross-encoder or NLI model (name or path) to re-score support.",
     ),
+    judge: str = typer.Option(
+        None,
+        "--judge",
+        help="Also score with an LLM judge: this model rates each answer's consistency with the question's"
+        " passages and its usefulness (1-5). With --judge-backend local: 'smollm2' (offline, bundled) or"
+        " a transformers model name or path.",
+    ),
+    judge_backend: str = typer.Option(
+        "openai",
+        "--judge-backend",
+        help="openai (any OpenAI-compatible API: $OPENAI_BASE_URL, $OPENAI_API_KEY; responses cached in"
+        " the report folder) or local (transformers).",
+    ),
+    judge_base_url: str = typer.Option(
+        None, "--judge-base-url", help="API base URL of the judge (default: $OPENAI_BASE_URL)."
+    ),
+    judge_passages: int = typer.Option(
+        6, "--judge-passages", help="Most passages shown to the judge (BM25 against the answer)."
+    ),
+    judge_chars: int = typer.Option(
+        3000, "--judge-chars", help="Character budget of the passages in the judge's prompt."
+    ),
+    judge_rpm: float = typer.Option(
+        60.0, "--judge-rpm", help="Requests per minute to the judge's API (0: no pacing)."
+    ),
     lower_bounds: bool = typer.Option(
         False,
         "--lower-bounds",
@@ -68,7 +95,7 @@ def evaluate_command(
         None, "--torch-threads", help="Threads for the neural models (1 is fastest on a busy machine)."
     ),
 ) -> None:
-    """Score systems with ROUGE, BERTScore and grounding, with 95% CIs and paired tests; write the report.
+    """Score systems with ROUGE, BERTScore, grounding (and an LLM judge), with 95% CIs and paired tests.
 
     Scores are cached in the report folder, so an interrupted run resumes and a rerun with another
     predictions file only scores what is new.
@@ -78,6 +105,7 @@ def evaluate_command(
     from wikihowqa.errors import SettingsError
     from wikihowqa.evaluate.bertscore import BertScoreConfig
     from wikihowqa.evaluate.grounding import GroundingConfig
+    from wikihowqa.evaluate.judge import JudgeConfig
     from wikihowqa.evaluate.pipeline import EvaluationSettings, evaluate
     from wikihowqa.evaluate.report import leaderboard_table, write_report
 
@@ -101,6 +129,16 @@ def evaluate_command(
             **({} if grounding_threshold is None else {"threshold": grounding_threshold}),
         )
         if grounding
+        else None,
+        judge=JudgeConfig(
+            model=judge,
+            backend=judge_backend,
+            base_url=judge_base_url,
+            max_passages=judge_passages,
+            max_passage_chars=judge_chars,
+            requests_per_minute=judge_rpm or None,
+        )
+        if judge
         else None,
         lower_bounds=lower_bounds,
         resamples=resamples,

@@ -17,6 +17,7 @@ from typing import Any
 from wikihowqa.errors import DatasetError, SettingsError
 from wikihowqa.evaluate.bertscore import BertScoreConfig
 from wikihowqa.evaluate.grounding import GroundingConfig
+from wikihowqa.evaluate.judge import JudgeConfig
 from wikihowqa.io import DatasetFolder, naming, read_predictions
 from wikihowqa.records import Document, Example, Prediction, passages_of
 
@@ -25,6 +26,8 @@ ROUGE_COLUMNS = tuple(
 )
 BERT_COLUMNS = ("bertscore_p", "bertscore_r", "bertscore_f")
 GROUNDING_COLUMNS = ("grounding_support", "grounding_supported_share")
+#: The LLM judge's two scores (1–5; NaN where its reply was unparseable) and whether it parsed (0/1).
+JUDGE_COLUMNS = ("judge_consistency", "judge_usefulness", "judge_parsed")
 CACHE_FILE = "scores-cache.jsonl"
 GOLD_SYSTEM = "gold answer (human)"
 
@@ -37,7 +40,12 @@ LEADERBOARD: tuple[tuple[str, str, float], ...] = (
     ("BERTScore", "bertscore_f", 1.0),
     ("Grounding", "grounding_support", 1.0),
     ("Supported", "grounding_supported_share", 100.0),
+    ("Judge: consistency", "judge_consistency", 1.0),
+    ("Judge: usefulness", "judge_usefulness", 1.0),
+    ("Judge parsed", "judge_parsed", 100.0),
 )
+#: Split name that scores every question of the dataset (e.g. a study's answers, drawn from all splits).
+ALL_SPLITS = "all"
 
 
 @dataclass(frozen=True)
@@ -45,6 +53,7 @@ class EvaluationSettings:
     split: str = "test"
     bertscore: BertScoreConfig | None = field(default_factory=BertScoreConfig)
     grounding: GroundingConfig | None = field(default_factory=GroundingConfig)
+    judge: JudgeConfig | None = None
     lower_bounds: bool = False
     copy_max_words: int = 100
     confidence: float = 0.95
@@ -62,6 +71,7 @@ class SystemResult:
     answers: list[str]
     scores: dict[str, list[float]] = field(default_factory=dict)  # column -> one value per question
     grounding_details: list[dict[str, Any]] | None = None
+    judge_details: list[dict[str, Any]] | None = None
     missing: int = 0  # questions of the split without a prediction (scored as empty answers)
     outside_split: int = 0  # predictions for questions not in the split (ignored)
 
@@ -254,6 +264,40 @@ def _grounding(
         result.grounding_details = [details.get((q, s), {"from_cache": True}) for q in range(len(passages))]
 
 
+def _judge(
+    results: list[SystemResult],
+    questions: list[str],
+    passages: list[list],
+    judge: Any,
+    cache: ScoreCache,
+    progress: Progress | None,
+) -> None:
+    """The LLM judge's verdict on every answer; an unparseable reply is kept as NaN scores, parsed = 0."""
+    fingerprint = judge.metadata()
+    passage_keys = [cache.key([p.text for p in ps]) for ps in passages]
+    jobs = [(q, s) for q in range(len(passages)) for s in range(len(results))]
+    keys = [
+        cache.key("judge", fingerprint, questions[q], results[s].answers[q], passage_keys[q]) for q, s in jobs
+    ]
+    details: dict[tuple[int, int], dict[str, Any]] = {}
+
+    def compute(chunk: list[int]) -> list[list[float]]:
+        batch = [jobs[i] for i in chunk]
+        verdicts = judge.judge_many([(questions[q], results[s].answers[q], passages[q]) for q, s in batch])
+        for job, v in zip(batch, verdicts, strict=True):
+            details[job] = v.to_dict()
+        return [[v.consistency, v.usefulness, float(v.parsed)] for v in verdicts]  # type: ignore[list-item]
+
+    values = dict(zip(jobs, _cached_batches("judge", keys, cache, compute, progress, batch=8), strict=True))
+    for s, result in enumerate(results):
+        for k, column in enumerate(JUDGE_COLUMNS):
+            result.scores[column] = [
+                float("nan") if values[(q, s)][k] is None else float(values[(q, s)][k])
+                for q in range(len(passages))
+            ]
+        result.judge_details = [details.get((q, s), {"from_cache": True}) for q in range(len(passages))]
+
+
 # --------------------------------------------------------------------------- the stage
 
 
@@ -268,12 +312,12 @@ def evaluate(
     """Score every system in ``prediction_paths`` on the ``settings.split`` questions of ``dataset``."""
     settings = settings or EvaluationSettings()
     folder = DatasetFolder(Path(dataset))
-    examples = folder.examples(settings.split)
+    examples = folder.examples(None if settings.split == ALL_SPLITS else settings.split)
     if not examples:
         raise DatasetError(f"{folder.path}: no questions in split {settings.split!r}")
     systems = load_systems(prediction_paths)
     documents: dict[int, list[Document]] = {}
-    if settings.grounding is not None or settings.lower_bounds:
+    if settings.grounding is not None or settings.judge is not None or settings.lower_bounds:
         documents = folder.documents_by_article()
     if settings.lower_bounds:
         from wikihowqa.evaluate import lower_bounds
@@ -324,11 +368,18 @@ def evaluate(
             result.scores.update(_bertscore(result.answers, references, bert, cache, progress, result.system))
         metadata["bertscore"] = {k: v for k, v in bert.metadata.items() if k != "model_type"}
     gold = None
+    if settings.grounding is not None or settings.judge is not None:
+        gold = SystemResult(GOLD_SYSTEM, "dataset", [e.article_id for e in examples], references)
     if settings.grounding is not None:
         from wikihowqa.evaluate.grounding import GroundingScorer
 
         scorer = GroundingScorer(settings.grounding)
-        gold = SystemResult(GOLD_SYSTEM, "dataset", [e.article_id for e in examples], references)
         _grounding([*results, gold], passages, scorer, cache, progress)
         metadata["grounding"] = scorer.metadata()
+    if settings.judge is not None:
+        from wikihowqa.evaluate.judge import Judge
+
+        judge = Judge(settings.judge, cache_path=cache_dir / "judge-responses.sqlite" if cache_dir else None)
+        _judge([*results, gold], [e.question for e in examples], passages, judge, cache, progress)
+        metadata["judge"] = {**judge.metadata(), "model_loaded": judge.model_name}
     return Evaluation(str(folder.path), settings.split, examples, results, gold, metadata, settings)

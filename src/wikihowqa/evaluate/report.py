@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import itertools
+import math
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from wikihowqa.evaluate import significance
 from wikihowqa.evaluate.pipeline import (
     BERT_COLUMNS,
     GROUNDING_COLUMNS,
+    JUDGE_COLUMNS,
     LEADERBOARD,
     ROUGE_COLUMNS,
     Evaluation,
@@ -28,7 +30,7 @@ from wikihowqa.evaluate.pipeline import (
 from wikihowqa.io import atomic_folder, atomic_write, write_json, write_jsonl
 
 FILES = ("evaluation.json", "evaluation.md", "per_question.csv", "per_question.jsonl", "evaluation.png")
-_DECIMALS = {"BERTScore": 3, "Grounding": 3}
+_DECIMALS = {"BERTScore": 3, "Grounding": 3, "Judge: consistency": 2, "Judge: usefulness": 2}
 
 
 def _metrics(evaluation: Evaluation) -> list[tuple[str, str, float]]:
@@ -36,10 +38,17 @@ def _metrics(evaluation: Evaluation) -> list[tuple[str, str, float]]:
     return [m for m in LEADERBOARD if m[1] in present]
 
 
-def _interval(values: list[float], scale: float, evaluation: Evaluation) -> dict[str, float]:
+def _interval(values: list[float], scale: float, evaluation: Evaluation) -> dict[str, float | None]:
+    """Mean and CI over the answers that have the score (the judge's unparseable replies have none)."""
     s = evaluation.settings
-    ci = significance.bootstrap_ci(values, confidence=s.confidence, n_resamples=s.resamples, seed=s.seed)
-    return {"mean": ci.mean * scale, "low": ci.low * scale, "high": ci.high * scale}
+    finite = [v for v in values if math.isfinite(v)]
+    if not finite:
+        return {"mean": None, "low": None, "high": None}
+    ci = significance.bootstrap_ci(finite, confidence=s.confidence, n_resamples=s.resamples, seed=s.seed)
+    out: dict[str, float | None] = {"mean": ci.mean * scale, "low": ci.low * scale, "high": ci.high * scale}
+    if len(finite) < len(values):
+        out["scored"] = len(finite)
+    return out
 
 
 def build_report(evaluation: Evaluation) -> dict[str, Any]:
@@ -64,9 +73,16 @@ def build_report(evaluation: Evaluation) -> dict[str, Any]:
     comparisons = []
     for a, b in itertools.combinations(evaluation.systems, 2):
         for label, column, scale in metrics:
+            both = [
+                (x, y)
+                for x, y in zip(a.scores[column], b.scores[column], strict=True)
+                if math.isfinite(x) and math.isfinite(y)
+            ]
+            if not both:
+                continue
             c = significance.compare(
-                a.scores[column],
-                b.scores[column],
+                [x for x, _ in both],
+                [y for _, y in both],
                 confidence=s.confidence,
                 n_resamples=s.resamples,
                 seed=s.seed,
@@ -88,7 +104,7 @@ def build_report(evaluation: Evaluation) -> dict[str, Any]:
         gold = {
             label: _interval(evaluation.gold_grounding.scores[col], scale, evaluation)
             for label, col, scale in metrics
-            if col in GROUNDING_COLUMNS
+            if col in (*GROUNDING_COLUMNS, *JUDGE_COLUMNS)
         }
     return {
         "dataset": evaluation.dataset,
@@ -117,6 +133,8 @@ def build_report(evaluation: Evaluation) -> dict[str, Any]:
 
 def _cell(entry: dict[str, float], label: str) -> str:
     d = _DECIMALS.get(label, 1)
+    if entry["mean"] is None:
+        return "–"
     return f"{entry['mean']:.{d}f} [{entry['low']:.{d}f}, {entry['high']:.{d}f}]"
 
 
@@ -141,7 +159,12 @@ def leaderboard_table(report: dict[str, Any], where: Path | str) -> Any:
     for row in report["leaderboard"]:
         table.add_row(
             escape(row["system"]),
-            *(f"{row['metrics'][lb]['mean']:.{_DECIMALS.get(lb, 1)}f}" for lb in labels),
+            *(
+                "–"
+                if row["metrics"][lb]["mean"] is None
+                else f"{row['metrics'][lb]['mean']:.{_DECIMALS.get(lb, 1)}f}"
+                for lb in labels
+            ),
         )
     return table
 
@@ -210,6 +233,15 @@ def render_markdown(report: dict[str, Any]) -> str:
         )
     else:
         lines.append("- Grounding: not computed (turned off).")
+    if "judge" in meta:
+        jm = meta["judge"]
+        lines.append(
+            f"- LLM judge: {jm['model_loaded']} ({jm['backend']} backend), rubric prompt"
+            f" `{jm['prompt_sha256']}` scoring consistency with the question's top {jm['max_passages']}"
+            f" passages (BM25 against the answer, under {jm['max_passage_chars']} characters) and"
+            " usefulness, 1–5; a reply not in the exact format is unparseable and scores nothing (means"
+            " are over parsed replies; *Judge parsed* is the share parsed)."
+        )
     if report["comparisons"]:
         lines += [
             "",
@@ -263,8 +295,9 @@ def _jsonl_rows(evaluation: Evaluation) -> list[dict[str, Any]]:
                     "system": result.system,
                     "question": example.question,
                     "answer": result.answers[k],
-                    "scores": {c: v[k] for c, v in result.scores.items()},
+                    "scores": {c: (v[k] if math.isfinite(v[k]) else None) for c, v in result.scores.items()},
                     "grounding": result.grounding_details[k] if result.grounding_details else None,
+                    **({"judge": result.judge_details[k]} if result.judge_details else {}),
                 }
             )
     return out
@@ -285,9 +318,16 @@ def render_chart(report: dict[str, Any], path: Path) -> None:
     fig, ax = plt.subplots(figsize=(max(7.0, 1.3 * len(labels) + 0.4 * len(systems)), 4.2), dpi=120)
     x = np.arange(len(labels))
     for i, row in enumerate(systems):
-        means = np.array([row["metrics"][lb]["mean"] * factor[lb] for lb in labels])
-        lows = np.array([row["metrics"][lb]["low"] * factor[lb] for lb in labels])
-        highs = np.array([row["metrics"][lb]["high"] * factor[lb] for lb in labels])
+
+        def column(field: str, row: dict[str, Any] = row) -> np.ndarray:
+            return np.array(
+                [
+                    np.nan if row["metrics"][lb][field] is None else row["metrics"][lb][field] * factor[lb]
+                    for lb in labels
+                ]
+            )
+
+        means, lows, highs = column("mean"), column("low"), column("high")
         ax.bar(
             x + (i - (len(systems) - 1) / 2) * width,
             means,

@@ -1,0 +1,153 @@
+"""The LLM judge: its prompt, strict parsing of replies, the round trip through a stub OpenAI-compatible
+server, and its columns in the evaluation (an unparseable reply is recorded, never scored)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from wikihowqa.errors import SettingsError
+from wikihowqa.evaluate.judge import Judge, JudgeConfig, evidence, judge_messages, parse_verdict
+from wikihowqa.records import Passage
+
+from ..generate.test_llm import ScriptedServer, ok
+
+PASSAGES = [
+    Passage(1, 0, 0, "Cookies and newsletters: sign up for our weekly mail."),
+    Passage(1, 0, 1, "Dry the figs in the oven at 60 degrees for 36 hours, turning them twice."),
+    Passage(1, 1, 0, "Sun-drying figs takes two to three days in hot weather."),
+]
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("consistency: 4\nusefulness: 5", (4, 5)),
+        ("  Consistency : 1\n\nUSEFULNESS: 3  ", (1, 3)),
+        ("usefulness: 2\nconsistency: 5", (5, 2)),
+        ('{"consistency": 3, "usefulness": 4}', (3, 4)),
+        ('```json\n{"consistency": 2, "usefulness": 2}\n```', (2, 2)),
+    ],
+)
+def test_replies_in_the_asked_format_parse(reply, expected):
+    verdict = parse_verdict(reply)
+    assert verdict.parsed and (verdict.consistency, verdict.usefulness) == expected
+
+
+@pytest.mark.parametrize(
+    ("reply", "problem"),
+    [
+        ("", "empty reply"),
+        ("The answer is good. consistency: 4\nusefulness: 5", "unexpected line"),
+        ("consistency: 4", "no usefulness line"),
+        ("consistency: 4\nusefulness: 4\nconsistency: 2", "given twice"),
+        ("consistency: 7\nusefulness: 4", "outside 1–5"),
+        ("consistency: 4.5\nusefulness: 4", "not a whole number"),
+        ("consistency: four\nusefulness: 4", "not a whole number"),
+        ("consistency: 4\nusefulness: 5\nBecause it cites the passages.", "unexpected line"),
+        ('{"consistency": "4", "usefulness": 5}', "not a whole number"),
+        ('{"consistency": true, "usefulness": 5}', "not a whole number"),
+        ('{"consistency": 4, "usefulness": 5, "why": "ok"}', "exactly the fields"),
+        ("{consistency: 4}", "invalid JSON"),
+        ("I rate it 4 and 5.", "unexpected line"),  # numbers in free text are never guessed
+    ],
+)
+def test_anything_else_is_unparseable_with_a_reason(reply, problem):
+    verdict = parse_verdict(reply)
+    assert not verdict.parsed and verdict.consistency is None and verdict.usefulness is None
+    assert problem in verdict.problem
+    assert verdict.to_dict()["status"] == "unparseable" and verdict.to_dict()["reply"] == reply
+
+
+def test_prompt_holds_the_question_the_answer_and_the_passages_the_answer_needs():
+    config = JudgeConfig(model="m", max_passages=1)
+    answer = "Dry the figs in the oven for 36 hours."
+    assert evidence(answer, PASSAGES, config) == [PASSAGES[1]]
+    messages = judge_messages("How to Dry Figs", answer, PASSAGES, config)
+    assert messages[0]["role"] == "system"
+    user = messages[1]["content"]
+    assert "Question: How to Dry Figs" in user and answer in user and "[1] Dry the figs" in user
+    assert "newsletter" not in user and "consistency: <1-5>" in user
+    # whole passages only, within the character budget; none when nothing fits
+    assert evidence(answer, PASSAGES, JudgeConfig(model="m", max_passage_chars=20)) == []
+    with pytest.raises(SettingsError):
+        JudgeConfig(model="m", user_prompt="no placeholders")
+    with pytest.raises(SettingsError):
+        JudgeConfig(model="m", backend="vllm")
+
+
+def test_round_trip_through_a_stub_server_caches_and_records_malformed_replies(tmp_path):
+    replies = iter(
+        [
+            "consistency: 5\nusefulness: 4",
+            "Sure! Here is my rating: 4/5",
+            '{"consistency": 2, "usefulness": 1}',
+        ]
+    )
+    with ScriptedServer(default=lambda body: ok(next(replies))) as server:
+        config = JudgeConfig(model="judge-1", base_url=server.url, requests_per_minute=None)
+        items = [
+            ("How to Dry Figs", "Dry the figs in the oven for 36 hours.", PASSAGES),
+            ("How to Dry Figs", "Dry them in the freezer.", PASSAGES),
+            ("How to Dry Figs", "Figs cannot be dried.", PASSAGES),
+            ("How to Dry Figs", "   ", PASSAGES),  # an empty answer is not sent
+        ]
+        judge = Judge(config, cache_path=tmp_path / "judge.sqlite")
+        verdicts = judge.judge_many(items)
+        sent = [body for body, _ in server.requests]
+        again = Judge(config, cache_path=tmp_path / "judge.sqlite").judge_many(items[:3])
+        assert len(server.requests) == 3  # the second run came from the cache
+    assert [v.parsed for v in verdicts] == [True, False, True, False]
+    assert (verdicts[0].consistency, verdicts[0].usefulness) == (5, 4)
+    assert verdicts[1].reply == "Sure! Here is my rating: 4/5" and "unexpected line" in verdicts[1].problem
+    assert "empty answer" in verdicts[3].problem
+    assert [v.to_dict() for v in again] == [v.to_dict() for v in verdicts[:3]]
+    assert all(b["model"] == "judge-1" and b["temperature"] == 0.0 for b in sent)
+    assert "Dry them in the freezer." in sent[1]["messages"][-1]["content"]
+
+
+def test_the_evaluation_reports_the_judge_beside_the_other_metrics(tmp_path, monkeypatch):
+    """--judge in evaluate: columns per answer (NaN where unparseable), the leaderboard's means over
+    parsed replies, the share parsed, and the verdicts in per_question.jsonl; a rerun asks nothing."""
+    from wikihowqa.evaluate.pipeline import EvaluationSettings, evaluate
+    from wikihowqa.evaluate.report import write_report
+    from wikihowqa.io import write_dataset_folder, write_predictions
+    from wikihowqa.records import Document, Example, Prediction
+
+    examples = [
+        Example(i, f"How to Do {i}", f"Do thing {i} carefully.", (f"a{i}",), "test") for i in range(3)
+    ]
+    documents = [
+        Document(i, f"u{i}", f"a{i}", "", passages=(f"Do thing {i} carefully and slowly.",)) for i in range(3)
+    ]
+    ds = write_dataset_folder(tmp_path / "ds", examples, documents, {"kind": "test"}).path
+    preds = tmp_path / "p.jsonl"
+    write_predictions(preds, [Prediction(i, "sys", f"Thing {i}.") for i in range(3)])
+
+    def reply(body):
+        answer = body["messages"][-1]["content"].split("Answer to grade:\n")[1].split("\n")[0]
+        return ok("nonsense" if answer == "Thing 1." else "consistency: 2\nusefulness: 3")
+
+    with ScriptedServer(default=reply) as server:
+        judge = JudgeConfig(model="j", base_url=server.url, requests_per_minute=None)
+        settings = EvaluationSettings(split="test", bertscore=None, grounding=None, judge=judge)
+        evaluation = evaluate(ds, [preds], settings, cache_dir=tmp_path / "report")
+        asked = len(server.requests)
+        evaluate(ds, [preds], settings, cache_dir=tmp_path / "report")
+        assert len(server.requests) == asked == 6  # 3 system answers + 3 gold; the rerun is cached
+    system = evaluation.systems[0]
+    assert system.scores["judge_consistency"][0] == 2.0 and math.isnan(system.scores["judge_consistency"][1])
+    assert system.scores["judge_parsed"] == [1.0, 0.0, 1.0]
+    report = write_report(evaluation, tmp_path / "report")
+    row = report["leaderboard"][0]["metrics"]
+    assert (
+        row["Judge: consistency"]["mean"] == pytest.approx(2.0) and row["Judge: consistency"]["scored"] == 2
+    )
+    assert row["Judge parsed"]["mean"] == pytest.approx(100 * 2 / 3)
+    assert report["gold_grounding"]["Judge: usefulness"]["mean"] == pytest.approx(3.0)
+    lines = [json.loads(x) for x in (tmp_path / "report" / "per_question.jsonl").read_text().splitlines()]
+    bad = next(x for x in lines if x["system"] == "sys" and x["article_id"] == 1)
+    assert bad["scores"]["judge_consistency"] is None and bad["judge"]["status"] == "unparseable"
+    assert "Judge parsed" in (tmp_path / "report" / "evaluation.md").read_text()
