@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -254,3 +255,45 @@ def test_the_demo_ends_with_the_evaluation_report():
     from wikihowqa.demo.run import STEPS
 
     assert STEPS[-1][0].startswith("evaluate the predictions")
+
+
+def _cli(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "wikihowqa", "evaluate", *map(str, args), "--no-bertscore", "--no-grounding",
+         "--resamples", "100"],
+        capture_output=True, text=True, check=False, env={**os.environ, "COLUMNS": "300"},
+    )  # fmt: skip
+
+
+def test_split_all_scores_every_question_of_the_dataset(files, tmp_path):
+    ds, a, _, _ = files
+    run = _cli(ds, a, "--split", "all", "--out", tmp_path / "all")
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
+    saved = json.loads((tmp_path / "all" / "evaluation.json").read_text())
+    assert (saved["split"], saved["questions"]) == ("all", len(TOPICS))
+
+
+def test_predictions_that_answer_no_question_of_the_split_are_an_error_naming_their_split(files, tmp_path):
+    ds, _, _, _ = files
+    train_only = _predictions(tmp_path / "train.jsonl", "trained", {105: "x", 106: "y", 4242: "z"})
+    with pytest.raises(DatasetError, match="none of the 3 predictions of system 'trained' answers a"):
+        evaluate(ds, [train_only], EvaluationSettings(bertscore=None, grounding=None))
+    run = _cli(ds, train_only, "--out", tmp_path / "rep")
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert run.stderr.strip() == (
+        f"error: {train_only}: none of the 3 predictions of system 'trained' answers a question of the test"
+        " split (5 questions); their questions: 2 train, 1 not in the dataset; use --split train or"
+        " --split all"
+    )
+    assert not (tmp_path / "rep" / "evaluation.json").exists()
+
+
+def test_predictions_covering_the_split_in_part_are_scored_with_a_loud_warning(files, tmp_path):
+    ds, a, b, _ = files
+    run = _cli(ds, a, b, "--out", tmp_path / "rep")
+    assert run.returncode == 0, run.stderr
+    warnings = [line for line in run.stderr.splitlines() if line.startswith("warning:")]
+    assert warnings == [
+        f"warning: system 'short' ({b}): 1 of 5 test questions have no prediction (scored as empty answers,"
+        " which lowers every score); 1 predictions answer questions outside the split (ignored)"
+    ]

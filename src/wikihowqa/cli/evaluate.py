@@ -100,13 +100,14 @@ def evaluate_command(
     Scores are cached in the report folder, so an interrupted run resumes and a rerun with another
     predictions file only scores what is new.
     """
+    from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from wikihowqa.errors import SettingsError
     from wikihowqa.evaluate.bertscore import BertScoreConfig
     from wikihowqa.evaluate.grounding import GroundingConfig
     from wikihowqa.evaluate.judge import JudgeConfig
-    from wikihowqa.evaluate.pipeline import EvaluationSettings, evaluate
+    from wikihowqa.evaluate.pipeline import EvaluationSettings, coverage_warnings, evaluate
     from wikihowqa.evaluate.report import leaderboard_table, write_report
 
     if not predictions and not lower_bounds:
@@ -169,3 +170,5 @@ def evaluate_command(
     note = (report["metrics"].get("bertscore") or {}).get("note")
     if note:
         console.print(f"[yellow]BERTScore:[/] {note}", highlight=False)
+    for warning in coverage_warnings(evaluation):
+        console.print(f"[bold yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)

@@ -117,6 +117,50 @@ def _align(examples: list[Example], predictions: list[Prediction]) -> tuple[list
     return answers, missing, outside
 
 
+def check_coverage(
+    folder: DatasetFolder,
+    split: str,
+    examples: list[Example],
+    systems: dict[str, tuple[str, list[Prediction]]],
+) -> None:
+    """A predictions file that answers no question of the split is an error (it would score 0.0), saying
+    which splits its questions are in; a partial match is scored, and the caller warns."""
+    wanted = {e.article_id for e in examples}
+    for name, (source, predictions) in systems.items():
+        if any(p.article_id in wanted for p in predictions):
+            continue
+        split_of = {e.article_id: e.split or "none" for e in folder.examples()}
+        found: dict[str, int] = {}
+        for p in predictions:
+            where = split_of.get(p.article_id, "not in the dataset")
+            found[where] = found.get(where, 0) + 1
+        where = ", ".join(f"{n} {s}" for s, n in sorted(found.items(), key=lambda kv: -kv[1]))
+        splits = [s for s in found if s in ("train", "validation", "test")]
+        hint = f"; use --split {splits[0]} or --split all" if splits else ""
+        raise DatasetError(
+            f"{source}: none of the {len(predictions)} predictions of system {name!r} answers a question "
+            f"of the {split} split ({len(examples)} questions); their questions: {where}{hint}"
+        )
+
+
+def coverage_warnings(evaluation: Evaluation) -> list[str]:
+    """One line per system whose predictions cover the split only in part (its scores are lowered)."""
+    lines = []
+    n = len(evaluation.examples)
+    for result in evaluation.systems:
+        parts = []
+        if result.missing:
+            parts.append(
+                f"{result.missing} of {n} {evaluation.split} questions have no prediction (scored as empty "
+                "answers, which lowers every score)"
+            )
+        if result.outside_split:
+            parts.append(f"{result.outside_split} predictions answer questions outside the split (ignored)")
+        if parts:
+            lines.append(f"system {result.system!r} ({result.source}): " + "; ".join(parts))
+    return lines
+
+
 # --------------------------------------------------------------------------- cache
 
 
@@ -316,6 +360,7 @@ def evaluate(
     if not examples:
         raise DatasetError(f"{folder.path}: no questions in split {settings.split!r}")
     systems = load_systems(prediction_paths)
+    check_coverage(folder, settings.split, examples, systems)
     documents: dict[int, list[Document]] = {}
     if settings.grounding is not None or settings.judge is not None or settings.lower_bounds:
         documents = folder.documents_by_article()
