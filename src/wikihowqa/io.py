@@ -65,6 +65,10 @@ class _RowError(ValueError):
     """A problem with one row; the reader adds file and line."""
 
 
+#: For converters outside this module (``read_records``): raise it and the reader adds file and line.
+RowError = _RowError
+
+
 def _int(row: Mapping[str, Any], key: str, *, optional: bool = False) -> int | None:
     value = row.get(key)
     if value is None:
@@ -147,7 +151,13 @@ def example_to_dict(example: Example) -> dict[str, Any]:
 def document_from_dict(
     row: Mapping[str, Any], *, split_passages: Callable[[str], list[str]] | None = None
 ) -> Document:
-    """A document row; the site's passage-only shape gets its text from the passages, and vice versa."""
+    """A document row; the site's passage-only shape gets its text from the passages, and vice versa.
+
+    ``parsed_text`` may also be the document-enriched release's object ``{"title": ..., "passages": [...]}``:
+    its title and passages become the document's (the row's own, if it has them, win), its text their join.
+    """
+    if isinstance(row.get("parsed_text"), Mapping):
+        row = _unfold_parsed_text(row)
     passages = _str_list(row, "passages", optional=True)
     text = _str(row, "parsed_text", optional=True)
     if text is None:
@@ -167,6 +177,22 @@ def document_from_dict(
         passages=passages,
         extra={k: v for k, v in row.items() if k not in DOCUMENT_FIELDS},
     )
+
+
+def _unfold_parsed_text(row: Mapping[str, Any]) -> dict[str, Any]:
+    parsed = row["parsed_text"]
+    inner = _str_list(parsed, "passages", optional=True)
+    if not inner:
+        raise _RowError("field 'parsed_text' is an object without 'passages' (a list of strings)")
+    unfolded = {**row, "parsed_text": None}
+    if row.get("passages") is None:
+        unfolded["passages"] = list(inner)
+    if row.get("title") is None and "title" in parsed:
+        unfolded["title"] = _str({"parsed_text.title": parsed["title"]}, "parsed_text.title", optional=True)
+    others = {k: v for k, v in parsed.items() if k not in ("title", "passages")}
+    if others:  # kept, beside the fields they came with
+        unfolded["parsed_text_fields"] = others
+    return unfolded
 
 
 def document_to_dict(doc: Document) -> dict[str, Any]:

@@ -24,7 +24,10 @@ def import_command(
     """Import the official WikiHowNFQA release files (QA part and document part) into a dataset folder.
 
     Field values are kept exactly; a split named ``valid`` becomes ``validation``; a row without a split
-    takes it from its file name; documents without passages are cut into passages.
+    takes it from its file name; documents without passages are cut into passages. The document-enriched
+    form (each related_document_urls_wayback_snapshots value a JSON document whose parsed_text is
+    {title, passages}) is recognised: its documents are imported too. Parquet timestamps, decimals and
+    binary values are kept as text (ISO 8601, digits, base64).
     """
     from wikihowqa.importer import import_release
 
