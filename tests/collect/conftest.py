@@ -37,3 +37,45 @@ def clean_build(site: ReplaySite, tmp_path_factory: pytest.TempPathFactory) -> P
     out = tmp_path_factory.mktemp("clean") / "dataset"
     build(out, settings_for(site))
     return out
+
+
+# --------------------------------------------------------------------------- real server software
+
+
+@pytest.fixture(scope="session")
+def demo_corpus() -> Path:
+    from wikihowqa.demo import corpus_path
+
+    return corpus_path()
+
+
+@pytest.fixture(scope="session")
+def real_wiki(demo_corpus: Path, tmp_path_factory: pytest.TempPathFactory):
+    """Debian's MediaWiki 1.39 holding the demo corpus, on 127.0.0.1 (installed once per session)."""
+    from tests.collect.real_servers import MediaWikiServer, mediawiki_missing
+
+    missing = mediawiki_missing()
+    if missing:
+        print(f"skipping MediaWiki tests: {missing}")
+        pytest.skip(missing)
+    with MediaWikiServer(demo_corpus, tmp_path_factory.mktemp("mediawiki")) as wiki:
+        yield wiki
+
+
+@pytest.fixture(scope="session")
+def pywb(demo_corpus: Path, tmp_path_factory: pytest.TempPathFactory):
+    """pywb 2.10 serving the demo corpus's captures (a WARC written with warcio), on 127.0.0.1."""
+    from tests.collect.real_servers import PywbServer, pywb_missing
+
+    missing = pywb_missing()
+    if missing:
+        print(f"skipping pywb tests: {missing}")
+        pytest.skip(missing)
+    with PywbServer(demo_corpus, tmp_path_factory.mktemp("pywb")) as archive:
+        yield archive
+
+
+@pytest.fixture(scope="session")
+def demo_site(demo_corpus: Path) -> Iterator[ReplaySite]:
+    with ReplaySite(demo_corpus) as running:
+        yield running

@@ -16,6 +16,7 @@ Phases, each resumable from ``build.sqlite``:
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -244,6 +245,21 @@ def publish(
 
 # --------------------------------------------------------------------------- the stage
 
+#: Stage results that depend on which archive answered (responses are keyed by their full URL anyway).
+ARCHIVE_STAGES = ("reference", "continuation", "document")
+
+
+def forget_other_archive(store: StateStore, settings: BuildSettings) -> None:
+    """A rerun against other archive endpoints (a wrong setting corrected) must not read back what the
+    earlier archive answered: its references, continuations and documents are forgotten."""
+    endpoints = settings.endpoints.as_dict()
+    archive = json.dumps({k: endpoints[k] for k in sorted(endpoints)}, sort_keys=True)
+    before = store.get_meta("archive")
+    if before is not None and before != archive:
+        for stage in ARCHIVE_STAGES:
+            store.delete_results(stage, list(store.results(stage)))
+    store.set_meta("archive", archive)
+
 
 async def _collect(
     settings: BuildSettings, store: StateStore, reporter: Reporter
@@ -323,6 +339,7 @@ def build(out: Path, settings: BuildSettings, *, reporter: Reporter | None = Non
             store.set_meta("started", started)
         runs = int(store.get_meta("runs") or 0) + 1
         store.set_meta("runs", str(runs))
+        forget_other_archive(store, settings)
         examples, documents, funnel, rejections, run = asyncio.run(_collect(settings, store, reporter))
     except BaseException:
         store.close()

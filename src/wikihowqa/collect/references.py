@@ -95,10 +95,11 @@ async def fetch_references(
             break
     if held and all(r.get("endpoint") for _, r in held) and (len(held) == PROBES or not todo):
         first = held[0][1]
+        endpoint, detail = first["endpoint"], str(first.get("detail"))
+        detail = detail.removeprefix(f"{endpoint} ").removeprefix("answered ")
         raise ArchiveError(
-            f"{first['endpoint']}: the first {len(held)} lookup{'s' * (len(held) != 1)} failed "
-            f"({first.get('detail')}); check --cdx-url, --playback-url or --wayback-url "
-            "(or the Memento options)"
+            f"{endpoint}: the first {len(held)} lookup{'s' * (len(held) != 1)} failed ({detail}); "
+            "check --cdx-url, --playback-url or --wayback-url (or the Memento options)"
         )
     for task, result in held:
         keep(task, result)
@@ -107,7 +108,16 @@ async def fetch_references(
         keep(task, await _reference(finder, store, task))
 
     await run_pool(todo, one, workers)
-    return {t.url: done[t.key] for t in tasks}
+    outcomes = {t.url: done[t.key] for t in tasks}
+    if len(outcomes) >= PROBES and all(o["status"] == NO_SNAPSHOT for o in outcomes.values()):
+        # An archive that knows none of the cited pages is far likelier a wrong setting (pywb answers
+        # an empty CDX result for a collection it does not have) than a true answer: no empty dataset.
+        where = finder.wayback.cdx_url or finder.wayback.endpoints.timegate_url
+        raise ArchiveError(
+            f"{where}: none of the {len(outcomes)} cited pages has a capture there; check --cdx-url, "
+            "--playback-url or --wayback-url (the archive's collection) and run again"
+        )
+    return outcomes
 
 
 def forget_failed(store: StateStore) -> list[str]:

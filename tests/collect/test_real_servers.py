@@ -1,0 +1,223 @@
+"""``build`` against real server software on loopback: Debian's MediaWiki 1.39 and pywb 2.10.
+
+The demo corpus is installed in a stock MediaWiki (imported with ``importDump.php``) and its captures in
+pywb (a WARC written with warcio); the build must give the same ``qa.jsonl`` and ``documents.jsonl`` as
+against the replay site, and the funnel the corpus was written to produce, whichever way it finds
+captures (CDX, playback first, Memento).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from tests.collect.real_servers import CREATED_REDIRECT
+from tests.collect.scripted_server import fast_settings, settings_for
+from wikihowqa.cli import app
+from wikihowqa.collect.build import BuildSettings, build
+from wikihowqa.collect.http import CDX, HttpClient
+from wikihowqa.collect.mediawiki import MediaWiki
+from wikihowqa.collect.wayback import ArchiveEndpoints, Wayback
+from wikihowqa.replay import ReplaySite
+
+FILES = ("qa.jsonl", "documents.jsonl")
+runner = CliRunner()
+
+
+def expected_funnel(corpus: Path) -> dict:
+    expected = json.loads((corpus / "expected.json").read_text(encoding="utf-8"))
+    return {key: expected[key] for key in ("articles", "references", "rejections")}
+
+
+def funnel(manifest: dict) -> dict:
+    return {**manifest["funnel"], "rejections": manifest["rejections"]}
+
+
+def outputs(out: Path, archive_base: str) -> dict[str, str]:
+    """The output files, the archive's address (host, port) written as ARCHIVE."""
+    return {name: (out / name).read_text(encoding="utf-8").replace(archive_base, "ARCHIVE") for name in FILES}
+
+
+def pywb_settings(wiki, archive, **overrides) -> BuildSettings:
+    values = {"api_url": wiki.api_url, "cdx_url": archive.cdx_url, "playback_url": archive.playback_url}
+    values["http"] = fast_settings(concurrency=4, timeout_s=20.0)
+    values.update(overrides)
+    return BuildSettings(**values)
+
+
+@pytest.fixture(scope="session")
+def demo_build(demo_site: ReplaySite, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo corpus built from the replay site (what the demo does): the output every server must give."""
+    out = tmp_path_factory.mktemp("demo-replay") / "dataset"
+    build(out, settings_for(demo_site))
+    return out
+
+
+# --------------------------------------------------------------------------- same benchmark, real servers
+
+
+@pytest.mark.parametrize("lookup", ["cdx", "playback"])
+def test_mediawiki_and_pywb_give_the_replay_sites_benchmark(
+    lookup, real_wiki, pywb, demo_corpus, demo_build, demo_site, tmp_path
+):
+    result = build(tmp_path / "out", pywb_settings(real_wiki, pywb, lookup=lookup))
+    assert funnel(result.manifest) == expected_funnel(demo_corpus)
+    assert outputs(tmp_path / "out", pywb.url) == outputs(demo_build, demo_site.url)
+    assert result.manifest["sources"]["mediawiki"]["generator"].startswith("MediaWiki 1.39")
+
+
+def test_pywb_through_memento_gives_the_same_benchmark(
+    real_wiki, pywb, demo_corpus, demo_build, demo_site, tmp_path
+):
+    settings = BuildSettings(
+        api_url=real_wiki.api_url,
+        memento_timegate=pywb.timegate_url,
+        memento_timemap=pywb.timemap_url,
+        http=fast_settings(concurrency=4, timeout_s=20.0),
+    )
+    assert settings.archive_lookup == "memento" and settings.endpoints.cdx_url is None
+    result = build(tmp_path / "out", settings)
+    assert funnel(result.manifest) == expected_funnel(demo_corpus)
+    assert outputs(tmp_path / "out", pywb.url) == outputs(demo_build, demo_site.url)
+    assert result.manifest["run"]["http"].get(CDX, {}).get("requests", 0) <= 10  # TimeMaps only
+
+
+def test_the_playback_lookup_needs_a_fraction_of_the_cdx_requests(real_wiki, pywb, tmp_path):
+    per_url = build(tmp_path / "cdx", pywb_settings(real_wiki, pywb, lookup="cdx")).manifest
+    first = build(tmp_path / "playback", pywb_settings(real_wiki, pywb, lookup="playback")).manifest
+    kept = per_url["funnel"]["references"]["kept"]
+    assert per_url["run"]["http"][CDX]["requests"] >= kept
+    assert first["run"]["http"][CDX]["requests"] * 10 <= per_url["run"]["http"][CDX]["requests"]
+
+
+# --------------------------------------------------------------------------- what the real servers answer
+
+
+def test_pywbs_fuzzy_rows_of_other_statuses_are_not_taken_for_a_capture(pywb):
+    url = "http://www.bladepartsdirect.com/guides/wiper-connectors.html"  # only a 404 and two 301s
+    params = {"url": url, "output": "json", "filter": "statuscode:200", "sort": "closest", "closest": "2020"}
+    raw = httpx.get(pywb.cdx_url, params=params, timeout=10).text
+    assert '"is_fuzzy": "1"' in raw and '"status": "404"' in raw  # pywb answers a non-200 row all the same
+
+    async def closest():
+        async with HttpClient(fast_settings()) as http:
+            return await Wayback(http, ArchiveEndpoints(pywb.cdx_url, pywb.playback_url)).closest(url, "2020")
+
+    assert asyncio.run(closest()) is None
+
+
+def _cli_build(out: Path, *args: str, monkeypatch, capsys) -> tuple[int, str]:
+    """``wikihowqa build`` as a user runs it (errors through the CLI's one-line handler)."""
+    from wikihowqa.cli import main
+
+    rates = ["--mediawiki-rate", "0", "--cdx-rate", "0", "--playback-rate", "0", "--retries", "0"]
+    monkeypatch.setattr("sys.argv", ["wikihowqa", "build", str(out), *args, *rates])
+    with pytest.raises(SystemExit) as info:
+        main()
+    return int(info.value.code or 0), capsys.readouterr().err.strip()
+
+
+def test_the_internet_archives_layout_on_pywb_stops_the_build_with_one_line_and_no_dataset(
+    real_wiki, pywb, tmp_path, monkeypatch, capsys
+):
+    """Issue 13, 1: ``--wayback-url`` asks pywb for /cdx/search/cdx, which it answers with a 404."""
+    args = ("--api-url", real_wiki.api_url, "--wayback-url", pywb.url)
+    code, err = _cli_build(tmp_path / "ds", *args, monkeypatch=monkeypatch, capsys=capsys)
+    line = err.splitlines()[-1]  # above it: the progress bars
+    assert code == 2 and line.startswith("error:"), err
+    assert f"{pywb.url}/cdx/search/cdx: the first 3 lookups failed" in line and "HTTP 404" in line
+    assert "--cdx-url" in line
+    assert not (tmp_path / "ds" / "qa.jsonl").exists()
+
+
+def test_a_collection_pywb_does_not_have_stops_the_build_instead_of_an_empty_dataset(
+    real_wiki, pywb, tmp_path, monkeypatch, capsys
+):
+    """pywb answers an unknown collection's CDX queries with an empty 200: no capture, ever."""
+    wrong = f"{pywb.url}/wrong/"
+    args = ("--api-url", real_wiki.api_url, "--cdx-url", wrong + "cdx", "--playback-url", wrong)
+    code, err = _cli_build(tmp_path / "ds", *args, monkeypatch=monkeypatch, capsys=capsys)
+    line = err.splitlines()[-1]
+    assert code == 2 and line.startswith("error:"), err
+    assert f"{wrong}cdx: none of the 159 cited pages has a capture" in line
+    assert not (tmp_path / "ds" / "qa.jsonl").exists()
+    # Corrected, the same folder builds: what the wrong collection answered is not read back.
+    args = ("--api-url", real_wiki.api_url, "--cdx-url", pywb.cdx_url, "--playback-url", pywb.playback_url)
+    code, err = _cli_build(tmp_path / "ds", *args, monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 0, err
+    assert json.loads((tmp_path / "ds" / "manifest.json").read_text())["funnel"]["references"]["kept"] == 146
+
+
+def test_a_cdx_url_nobody_listens_on_stops_the_build_with_one_line(real_wiki, pywb, tmp_path):
+    from tests.collect.real_servers import free_port
+
+    nobody = f"http://127.0.0.1:{free_port()}/web/cdx"
+    settings = pywb_settings(real_wiki, pywb, cdx_url=nobody, http=fast_settings(retries=0))
+    from wikihowqa.collect.references import ArchiveError
+
+    with pytest.raises(ArchiveError, match=r"the first 3 lookups failed \(connection error") as info:
+        build(tmp_path / "ds", settings)
+    assert nobody in str(info.value) and "\n" not in str(info.value)
+    assert not (tmp_path / "ds" / "qa.jsonl").exists()
+
+
+def test_dry_run_counts_the_articles_the_build_reads_not_the_wikis_statistics(real_wiki):
+    stats = httpx.get(
+        real_wiki.api_url,
+        params={"action": "query", "meta": "siteinfo", "siprop": "statistics", "format": "json"},
+        timeout=10,
+    ).json()["query"]["statistics"]
+    assert stats["articles"] == 49  # MediaWiki counts content pages with a link
+    result = runner.invoke(app, ["build", "x", "--api-url", real_wiki.api_url, "--dry-run"])
+    assert result.exit_code == 0, result.output
+    assert "estimate for 52 articles" in result.output
+
+
+def test_real_mediawiki_tracking_categories_are_no_topic(real_wiki, demo_build):
+    params = {"action": "query", "pageids": "150101", "prop": "categories", "clshow": "!hidden",
+              "format": "json", "formatversion": "2"}  # fmt: skip
+    page = httpx.get(real_wiki.api_url, params=params, timeout=10).json()["query"]["pages"][0]
+    names = [c["title"] for c in page["categories"]]
+    assert "Category:Pages with broken file links" in names  # MediaWiki adds it: the article shows images
+
+    async def tracking():
+        async with HttpClient(fast_settings()) as http:
+            return await MediaWiki(http, real_wiki.api_url).tracking_categories()
+
+    assert "Pages with broken file links" in asyncio.run(tracking())
+    qa = {json.loads(line)["article_id"]: json.loads(line) for line in (demo_build / "qa.jsonl").open()}
+    assert qa[150101]["categories"] == ["Knitting"] and qa[150101]["category"] == "Hobbies and Crafts"
+
+
+def test_the_page_creation_log_of_a_real_wiki_gives_creation_times(real_wiki):
+    async def read():
+        async with HttpClient(fast_settings()) as http:
+            wiki = MediaWiki(http, real_wiki.api_url)
+            logged = await wiki.creations(0)
+            params = {"action": "query", "titles": CREATED_REDIRECT[0], "prop": "info"}
+            data = await wiki.request(params)
+            pageid = data["query"]["pages"][0]["pageid"]
+            return logged, pageid, await wiki.created(pageid)
+
+    logged, pageid, first_revision = asyncio.run(read())
+    assert logged[pageid] == first_revision  # the log says what the first revision says
+    assert 100101 not in logged  # imported pages are not in the log: their first revision is asked
+
+
+def test_a_time_sliced_benchmark_from_the_real_wiki_equals_the_replay_sites(
+    real_wiki, pywb, demo_site, tmp_path
+):
+    window = {"created_after": "2016-01-01", "created_before": "2019-01-01"}
+    real = build(tmp_path / "real", pywb_settings(real_wiki, pywb, **window)).manifest
+    replay = build(tmp_path / "replay", settings_for(demo_site, **window)).manifest  # read from the log
+    assert real["selection"] == replay["selection"] and real["selection"]["outside_window"] > 0
+    assert real["selection"]["created_after"] == "2016-01-01T00:00:00Z"
+    assert funnel(real) == funnel(replay)
+    assert outputs(tmp_path / "real", pywb.url) == outputs(tmp_path / "replay", demo_site.url)
+    for row in (tmp_path / "real" / "qa.jsonl").open():
+        assert "2016-01-01" <= json.loads(row)["created"] < "2019-01-01"
