@@ -294,7 +294,18 @@ def test_an_os_error_without_a_file_name_is_named_by_the_file_open_where_it_fail
         db.execute("CREATE TABLE t (x)")
         raise sqlite3.OperationalError("database or disk is full")
 
-    for failing, name in ((append, "log.txt"), (store, "state.sqlite")):
+    class Store:  # like collect's StateStore: its connection is closed by the time the error surfaces
+        def __init__(self, path):
+            self.path, self._db = path, sqlite3.connect(path)
+
+        def put(self):
+            self._db.close()
+            raise sqlite3.OperationalError("database or disk is full")
+
+    def closed(path):
+        Store(path).put()
+
+    for failing, name in ((append, "log.txt"), (store, "state.sqlite"), (closed, "build.sqlite")):
         try:
             failing(tmp_path / name)
         except (OSError, sqlite3.Error) as exc:

@@ -2,12 +2,14 @@
 
 A failed ``write()``/``fsync()`` raises ``OSError`` without a file name, and SQLite's errors never name the
 database. Both are user-fixable (a full disk, a read-only folder), so the CLI must name the path in its
-one line; the frame that failed still holds the open file or connection, and that names it.
+one line; the frame that failed still holds the open file or connection (or, once the run has closed
+it, the object that owned it, with its ``path``), and that names it.
 """
 
 from __future__ import annotations
 
 import io
+import os
 import sqlite3
 from types import TracebackType
 from typing import Any
@@ -26,6 +28,22 @@ def _path_of(value: Any) -> str | None:
     return None
 
 
+#: Attribute names under which an object that holds a connection keeps its database file.
+_PATH_ATTRIBUTES = ("path", "db_path", "database", "filename")
+
+
+def _owner_path(owner: Any) -> str | None:
+    """The file of an object holding a (maybe already closed) connection, from its ``path`` attribute."""
+    attributes = vars(owner)
+    if not any(isinstance(v, sqlite3.Connection) for v in attributes.values()):
+        return None
+    for name in _PATH_ATTRIBUTES:
+        value = attributes.get(name)
+        if isinstance(value, str | os.PathLike):
+            return os.fspath(value)
+    return None
+
+
 def lost_path(tb: TracebackType | None) -> str | None:
     """The file or database open in the innermost frame (or its ``self``) that has one."""
     frames = []
@@ -41,4 +59,6 @@ def lost_path(tb: TracebackType | None) -> str | None:
             path = _path_of(value)
             if path:
                 return path
+        if owner is not None and hasattr(owner, "__dict__") and (path := _owner_path(owner)):
+            return path  # its connection is closed by now (the failed run cleaned up)
     return None
