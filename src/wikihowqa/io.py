@@ -672,7 +672,7 @@ def _exchange(a: Path, b: Path) -> bool:
     code = ctypes.get_errno()
     if code in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):  # file system or kernel without it
         return False
-    raise OSError(code, os.strerror(code), os.fspath(a), None, os.fspath(b))
+    raise OSError(code, os.strerror(code), os.fspath(b))
 
 
 def _link_or_copy(src: str, dst: str) -> None:
