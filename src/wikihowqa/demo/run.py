@@ -117,6 +117,12 @@ def _human_evaluation(ctx: DemoContext) -> None:
     demo_step(ctx)
 
 
+def _meta_evaluation(ctx: DemoContext) -> None:
+    from wikihowqa.metaeval import demo_step
+
+    demo_step(ctx)
+
+
 STEPS: list[tuple[str, Step]] = [
     ("import the real WikiHowNFQA examples", import_real_examples),
     ("build the demo dataset from the replay site (MediaWiki API + Wayback)", _build_dataset),
@@ -124,6 +130,7 @@ STEPS: list[tuple[str, Step]] = [
     ("split the dataset without leakage and describe it (Tables 1–2, audit, figures)", _split_and_describe),
     ("answer the questions: BM25 + lead sentences; SmolLM2 + passages (3 questions)", _answer),
     ("human evaluation: deteriorate, build a study, simulate judgments, analyse", _human_evaluation),
+    ("meta-evaluation: which metric agrees with the (simulated) assessors", _meta_evaluation),
     ("evaluate the predictions (the leaderboard ends the demo)", _evaluate),
 ]
 
