@@ -231,17 +231,21 @@ def parse_cdx(text: str, url: str) -> list[Capture]:
     return captures
 
 
+#: Rows the redirect query reads: the URL's captures closest first, any status (none of them a 200).
+REDIRECT_ROWS = 50
+
+
 def cdx_params(url: str, timestamp: str, status: str = "200") -> dict[str, str]:
-    """The CDX query for the capture of ``url`` nearest to ``timestamp`` whose status matches ``status``
-    (a regular expression: ``200``, ``3..``). No ``fl``: servers name fields differently."""
-    return {
-        "url": url,
-        "output": "json",
-        "filter": f"statuscode:{status}",
-        "sort": "closest",
-        "closest": timestamp,
-        "limit": "1",
-    }
+    """The CDX query for the capture of ``url`` nearest to ``timestamp`` with status ``200``, or (for
+    ``status="3.."``) the nearest captures of any status, among which the redirect is picked here:
+    servers read ``filter`` differently (a full regular expression at the Internet Archive, a substring
+    in pywb, where ``~`` marks a regular expression), but ``statuscode:200`` means the same in both.
+    No ``fl``: servers name fields differently."""
+    params = {"url": url, "output": "json"}
+    if status == "200":
+        params["filter"] = "statuscode:200"
+    params.update(sort="closest", closest=timestamp, limit="1" if status == "200" else str(REDIRECT_ROWS))
+    return params
 
 
 # --------------------------------------------------------------------------- playback
@@ -268,14 +272,14 @@ class Played:
         return self.response.status
 
 
-def unwrap(location: str, base: str, playback_url: str | None) -> str:
+def unwrap(location: str, base: str, endpoints: ArchiveEndpoints) -> str:
     """The URL a redirect capture points at: the original URL inside an archive's rewritten
-    ``…/<ts>[flag]/<url>`` location, else the location itself resolved against the captured URL."""
+    ``…/<ts>[flag]/<url>`` location (on one of the archive's hosts), else the location itself resolved
+    against the captured URL."""
     absolute = urljoin(base, location)
-    if playback_url and absolute.startswith(playback_url):
-        m = _WAYBACK_PATH.match(absolute)
-        if m and m.group("prefix") == playback_url:
-            return m.group("url")
+    m = _WAYBACK_PATH.match(absolute)
+    if m and "://" in m.group("prefix") and endpoints.allows(absolute):
+        return m.group("url")
     return absolute
 
 
@@ -357,7 +361,7 @@ class Wayback:
                 original = original_from_link(response) or url
                 target = None
                 if 300 <= response.status < 400 and location:
-                    target = unwrap(location, original, self.playback_url)
+                    target = unwrap(location, original, self.endpoints)
                 return Played("capture", response, key, moment, original, target)
             if 300 <= response.status < 400 and location:
                 nxt = urljoin(uri, location)

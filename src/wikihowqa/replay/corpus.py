@@ -82,6 +82,7 @@ class SiteInfo:
     top_categories: tuple[str, ...] = ()
     category_parents: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     hidden_categories: frozenset[str] = frozenset()
+    summary_namespace: str = "Summary"  # the name of namespace 30 (wikiHow: "Summary")
 
 
 @dataclass(frozen=True)
@@ -157,6 +158,7 @@ def read_site(path: Path) -> SiteInfo:
         top_categories=tuple(_opt(raw, "top_categories", list, where, [])),
         category_parents=parents,
         hidden_categories=frozenset(_opt(raw, "hidden_categories", list, where, [])),
+        summary_namespace=_opt(raw, "summary_namespace", str, where, defaults.summary_namespace),
     )
 
 

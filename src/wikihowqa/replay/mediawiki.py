@@ -53,6 +53,8 @@ from wikihowqa.replay import wikitext as wt
 from wikihowqa.replay.corpus import Revision, WikiPage
 from wikihowqa.replay.reply import Reply
 from wikihowqa.replay.wiki import (
+    BROKEN_FILE_CATEGORY,
+    BROKEN_FILE_MESSAGE,
     CATEGORY_NS,
     NAMESPACE_ALIASES,
     SUMMARY_NS,
@@ -77,8 +79,18 @@ SINGLEPAGE = (
 )
 PROP_MODULES = ("revisions", "categories", "info")
 IGNORED_PROP_MODULES = ("imageinfo",)  # valid on wikiHow; no page here is a file, so they add nothing
-LIST_MODULES = ("allpages", "categorymembers")
-META_MODULES = ("siteinfo", "userinfo")
+LIST_MODULES = ("allpages", "categorymembers", "logevents")
+META_MODULES = ("siteinfo", "userinfo", "allmessages")
+#: The system messages ``meta=allmessages`` knows: the tracking categories this wiki uses (a message
+#: ``…-category`` beside its ``…-category-desc``, as MediaWiki's) and one unrelated ``…-category``.
+MESSAGES = {
+    "accesskey-ca-nstab-category": "c",
+    BROKEN_FILE_MESSAGE: BROKEN_FILE_CATEGORY,
+    f"{BROKEN_FILE_MESSAGE}-desc": "The page contains a broken file link (a link to embed a file when the "
+    "file does not exist).",
+    "hidden-category-category": "Hidden categories",
+    "hidden-category-category-desc": "The category contains <code>__HIDDENCAT__</code> in its page content.",
+}
 GENERATORS = {"allpages": "gap", "categories": "gcl", "categorymembers": "gcm"}
 RVPROPS = (
     "ids",
@@ -412,6 +424,13 @@ class MediaWikiApi:
                 query.update(self._siteinfo(req, server))
             elif module == "userinfo":
                 query["userinfo"] = self._userinfo(req)
+            elif module == "allmessages":
+                query["allmessages"] = self._allmessages(req)
+            elif module == "logevents":
+                items, nxt = self._logevents(req)
+                query["logevents"] = items
+                if nxt:
+                    cont.add("logevents", "lecontinue", nxt)
 
         if entries:
             ordered = self._order(entries)
@@ -1095,6 +1114,64 @@ class MediaWikiApi:
             }
         return out
 
+    def _allmessages(self, req: Request) -> list[dict[str, Any]]:
+        """``meta=allmessages`` with ``amfilter`` (a substring of the name, as MediaWiki matches it)."""
+        needle = req.get("amfilter") or ""
+        key = "content" if req.fv == 2 else "*"
+        return [
+            {"name": name, "normalizedname": name, key: text}
+            for name, text in sorted(MESSAGES.items())
+            if needle in name
+        ]
+
+    def _logevents(self, req: Request) -> tuple[list[dict[str, Any]], str | None]:
+        """``list=logevents&letype=create``: one entry per page, at its first revision, newest first
+        (``ledir=newer``: oldest first); continued by ``lecontinue=<timestamp>|<logid>``."""
+        module = "logevents"
+        letype = req.get("letype")
+        if letype not in (None, "create"):
+            return [], None  # this wiki logs nothing else
+        limit = req.limit("lelimit", module, 10, 500)
+        ns = req.integer("lenamespace")
+        newer = req.enum("ledir", ("newer", "older"), "older") == "newer"
+        entries = []
+        for page in self.wiki.by_id.values():
+            if ns is not None and page.ns != ns:
+                continue
+            first = page.revisions[0]
+            entries.append((_ts14(first.timestamp), first.revid, page, first))
+        entries.sort(key=lambda e: (e[0], e[1]), reverse=not newer)
+        start = None
+        raw = req.get("lecontinue")
+        if raw is not None:
+            stamp, _, logid = raw.partition("|")
+            if not logid.isdigit():
+                raise ApiError("badcontinue", BADCONTINUE)
+            start = (_ts14(stamp), int(logid))
+        out: list[dict[str, Any]] = []
+        for stamp, logid, page, first in entries:
+            if start is not None and ((stamp, logid) < start if newer else (stamp, logid) > start):
+                continue
+            if len(out) == limit:
+                return out, f"{stamp}|{logid}"
+            title = self.wiki.title_of(page)
+            out.append(
+                {
+                    "logid": logid,
+                    "ns": title.ns,
+                    "title": title.prefixed,
+                    "pageid": page.pageid,
+                    "logpage": page.pageid,
+                    "params": {},
+                    "type": "create",
+                    "action": "create",
+                    "user": first.user,
+                    "timestamp": first.timestamp,
+                    "comment": first.comment,
+                }
+            )
+        return out, None
+
     def _userinfo(self, req: Request) -> dict[str, Any]:
         uiprop = req.multi("uiprop") or []
         info: dict[str, Any] = {"id": 0, "name": "127.0.0.1", "anon": req.true()}
@@ -1259,7 +1336,9 @@ class MediaWikiApi:
                 raise ApiError("missingtitle", "The page you specified doesn't exist.")
             page = target
         title = self.wiki.title_of(page)
-        summary_page = self.wiki.page(Title(SUMMARY_NS, title.prefixed, f"Summary:{title.prefixed}"))
+        summary_page = self.wiki.page(
+            Title(SUMMARY_NS, title.prefixed, f"{self.wiki.namespaces[SUMMARY_NS][0]}:{title.prefixed}")
+        )
         parsed = wt.parse_quicksummary(summary_page.wikitext) if summary_page else None
         if summary_page is None or parsed is None:
             raise ApiError("nosummary", f'The page "{title.prefixed}" has no Quick Summary.')
@@ -1269,7 +1348,7 @@ class MediaWikiApi:
                 "pageid": page.pageid,
                 "title": title.prefixed,
                 "summary_pageid": summary_page.pageid,
-                "summary_title": f"Summary:{title.prefixed}",
+                "summary_title": f"{self.wiki.namespaces[SUMMARY_NS][0]}:{title.prefixed}",
                 "position": position,
                 "last_sentence": last_sentence,
                 "content": content,

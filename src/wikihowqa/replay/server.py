@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import re
 import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -67,18 +68,23 @@ def require_loopback(host: str) -> str:
 class ReplayApp:
     """Routes, endpoint handlers and fault injection, independent of how the server is run."""
 
-    def __init__(self, corpus: Corpus, faults: Faults) -> None:
+    def __init__(self, corpus: Corpus, faults: Faults, *, archive_style: str = "ia") -> None:
         self.corpus = corpus
         self.wiki = Wiki(corpus)
         self.api = MediaWikiApi(self.wiki)
-        self.archive = Archive(corpus.captures, corpus.snapshots)
+        self.archive = Archive(corpus.captures, corpus.snapshots, style=archive_style)
         self.injector = Injector(faults)
 
     def build(self) -> web.Application:
         app = web.Application()
         app.router.add_route("GET", "/api.php", self._mediawiki)
         app.router.add_route("POST", "/api.php", self._mediawiki)
-        app.router.add_get("/cdx/search/cdx", self._cdx)
+        # The CDX endpoint where the archive's software serves it: the Internet Archive's, or pywb's
+        # /<collection>/cdx (the collection here is "web"); the other path is a 404, as there.
+        if self.archive.style == "pywb":
+            app.router.add_get("/web/cdx", self._cdx)
+        else:
+            app.router.add_get("/cdx/search/cdx", self._cdx)
         app.router.add_get("/web/{rest:.*}", self._playback)
         app.router.add_get("/__stats", self._stats)
         app.router.add_get("/", self._index)
@@ -155,7 +161,14 @@ class ReplayApp:
 
     async def _playback(self, request: web.Request) -> web.StreamResponse:
         async def produce() -> Reply:
-            return self.archive.playback(request.raw_path, self._server(request))
+            path, server = request.raw_path, self._server(request)
+            if path.startswith("/web/timemap/link/"):
+                return self.archive.timemap(path[len("/web/timemap/link/") :], server)
+            if not re.match(r"^/web/\d{1,14}", path):
+                return self.archive.timegate(
+                    path[len("/web/") :], request.headers.get("Accept-Datetime"), server
+                )
+            return self.archive.playback(path, server)
 
         return await self._guarded(request, "playback", produce)
 
@@ -190,7 +203,10 @@ class ReplaySite:
         faults: Faults | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
+        archive_style: str = "ia",
     ) -> None:
+        """``archive_style``: answer as the Internet Archive (``ia``) or as pywb (``pywb``: CDX at
+        ``/web/cdx`` in pywb's dialect, fuzzy rows, redirect captures pointing at the live web)."""
         if (corpus_dir is None) == (corpus is None):
             raise SettingsError("give the replay site either a corpus folder or a loaded corpus")
         self.host = require_loopback(host)
@@ -198,7 +214,7 @@ class ReplaySite:
             raise SettingsError(f"port must be between 0 and 65535, got {port}")
         self._requested_port = port
         self.corpus = corpus if corpus is not None else load_corpus(corpus_dir)  # type: ignore[arg-type]
-        self.app = ReplayApp(self.corpus, faults or Faults())
+        self.app = ReplayApp(self.corpus, faults or Faults(), archive_style=archive_style)
         self.port: int | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -226,7 +242,11 @@ class ReplaySite:
 
     @property
     def cdx_url(self) -> str:
-        return f"{self.url}/cdx/search/cdx"
+        return f"{self.url}/web/cdx" if self.app.archive.style == "pywb" else f"{self.url}/cdx/search/cdx"
+
+    @property
+    def playback_url(self) -> str:
+        return f"{self.url}/web/"
 
     @property
     def addresses(self) -> list[tuple[str, int]]:

@@ -73,10 +73,26 @@ def seconds(ts14: str) -> float:
             d -= 1
 
 
-class Archive:
-    """The captures of a corpus, sorted as a CDX index is (by SURT key, then timestamp)."""
+#: How the archive answers: as the Internet Archive does, or as pywb does (see :class:`Archive`).
+STYLES = ("ia", "pywb")
+_PYWB_NAMES = {"original": "url", "mimetype": "mime", "statuscode": "status"}
 
-    def __init__(self, captures: Sequence[Capture], snapshots: Mapping[str, bytes]) -> None:
+
+class Archive:
+    """The captures of a corpus, sorted as a CDX index is (by SURT key, then timestamp).
+
+    ``style="pywb"`` answers as pywb 2.10 does where it differs from the Internet Archive (checked
+    against the real one): CDX ``output=json`` as one JSON object per line with pywb's field names
+    (``url``, ``mime``, ``status``); a query whose filters match nothing answered with the URL's other
+    captures all the same, marked ``"is_fuzzy": "1"`` (pywb's fuzzy fallback ignores ``filter``); and a
+    redirect capture played back with its ``Location`` as captured, pointing at the live web."""
+
+    def __init__(
+        self, captures: Sequence[Capture], snapshots: Mapping[str, bytes], *, style: str = "ia"
+    ) -> None:
+        if style not in STYLES:
+            raise ValueError(f"archive style must be one of {', '.join(STYLES)}, got {style!r}")
+        self.style = style
         self.captures = sorted(captures, key=lambda c: (c.urlkey, c.timestamp, c.url))
         self.snapshots = snapshots
         self.by_key: dict[str, list[Capture]] = defaultdict(list)
@@ -89,10 +105,23 @@ class Archive:
     # ------------------------------------------------------------------ CDX
 
     def cdx(self, params: Mapping[str, str | list[str]]) -> Reply:
+        fuzzy = False
         try:
             rows, fields = self._query(params)
+            if not rows and self.style == "pywb" and _many(params, "filter"):
+                rows, fields = self._query({k: v for k, v in params.items() if k != "filter"})
+                fuzzy = bool(rows)
         except CdxError as exc:
             return _text(400, f"Bad Request: {exc}")
+        if self.style == "pywb" and _one(params, "output") == "json":
+            names = [_PYWB_NAMES.get(f, f) for f in fields]
+            lines = []
+            for r in rows:
+                obj = dict(zip(names, r, strict=True))
+                if fuzzy:
+                    obj["is_fuzzy"] = "1"
+                lines.append(json.dumps(obj) + "\n")
+            return Reply(200, {"Content-Type": "text/x-ndjson"}, "".join(lines).encode())
         if _one(params, "output") == "json":
             table = [list(fields), *rows] if rows else []
             body = "[" + ",\n".join(json.dumps(r) for r in table) + "]"
@@ -198,11 +227,68 @@ class Archive:
         status = int(capture.statuscode) if capture.statuscode.isdigit() else 200
         if 300 <= status < 400 and capture.location:
             target = urljoin(capture.url, capture.location)
-            out["Location"] = f"{server}/web/{capture.timestamp}{flag or 'id_'}/{target}"
+            if self.style == "pywb":
+                out["Location"] = target  # as captured: the live web
+            else:
+                out["Location"] = f"{server}/web/{capture.timestamp}{flag or 'id_'}/{target}"
         return Reply(status, out, self.body(capture))
+
+    # ------------------------------------------------------------------ Memento (RFC 7089)
+
+    @staticmethod
+    def _target(raw: str) -> str:
+        url = unquote(raw) if _ENCODED_SCHEME.match(raw) else raw
+        url = re.sub(r"^([a-zA-Z][a-zA-Z0-9+.-]*):/(?!/)", r"\1://", url)
+        return url if "://" in url.split("?", 1)[0] else "http://" + url
+
+    def timegate(self, raw_url: str, accept_datetime: str | None, server: str) -> Reply:
+        """``/web/<url>``: a redirect to the memento closest to ``Accept-Datetime`` (default: the
+        latest), as the Internet Archive's TimeGate answers."""
+        url = self._target(raw_url)
+        links = f'<{url}>; rel="original", <{server}/web/timemap/link/{url}>; rel="timemap"'
+        headers = {"Vary": "accept-datetime", "Link": links}
+        moment = http_date_ts(accept_datetime) if accept_datetime else "99991231235959"
+        if moment is None:
+            return _text(400, f"Bad Request: unreadable Accept-Datetime {accept_datetime!r}")
+        capture = self.closest(url, moment)
+        if capture is None:
+            return Reply(404, {**headers, "Content-Type": "text/plain; charset=utf-8"}, b"Not archived\n")
+        return Reply(302, {**headers, "Location": f"{server}/web/{capture.timestamp}/{capture.url}"}, b"")
+
+    def timemap(self, raw_url: str, server: str) -> Reply:
+        """``/web/timemap/link/<url>``: every memento of the URL, in link format (RFC 6690)."""
+        url = self._target(raw_url)
+        captures = self.by_key.get(surt_key(url), [])
+        if not captures:
+            return Reply(404, {"Content-Type": "application/link-format"}, b"")
+        lines = [
+            f'<{server}/web/timemap/link/{url}>; rel="self"; type="application/link-format"',
+            f'<{url}>; rel="original"',
+            f'<{server}/web/{url}>; rel="timegate"',
+        ]
+        for c in captures:
+            moment = datetime.strptime(c.timestamp, "%Y%m%d%H%M%S").replace(tzinfo=UTC)
+            when = format_datetime(moment, usegmt=True)
+            lines.append(f'<{server}/web/{c.timestamp}/{c.url}>; rel="memento"; datetime="{when}"')
+        return Reply(200, {"Content-Type": "application/link-format"}, (",\n".join(lines) + "\n").encode())
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def http_date_ts(value: str) -> str | None:
+    """An HTTP date (``Accept-Datetime``) as 14 digits."""
+    from email.utils import parsedate_to_datetime
+
+    try:
+        moment = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if moment is None:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y%m%d%H%M%S")
 
 
 def _one(params: Mapping[str, str | list[str]], name: str) -> str | None:

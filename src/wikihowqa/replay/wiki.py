@@ -16,13 +16,18 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
+from wikihowqa.replay import wikitext as wt
 from wikihowqa.replay.corpus import Corpus, CorpusError, Revision, SiteInfo, WikiPage
 
 SUMMARY_NS = 30
 CATEGORY_NS = 14
+#: MediaWiki's tracking category for pages that show a file the wiki does not have (every file, here):
+#: its message name, and its name in English. Real wikis add it by themselves; it is no topic.
+BROKEN_FILE_MESSAGE = "broken-file-category"
+BROKEN_FILE_CATEGORY = "Pages with broken file links"
 
 #: id -> (local name, canonical name); 4/5 take the project name from the site.
 _NAMESPACES: dict[int, tuple[str, str]] = {
@@ -44,8 +49,8 @@ _NAMESPACES: dict[int, tuple[str, str]] = {
     13: ("Help talk", "Help talk"),
     14: ("Category", "Category"),
     15: ("Category talk", "Category talk"),
-    30: ("Summary", "Summary"),
-    31: ("Summary talk", "Summary talk"),
+    30: ("{summary}", "{summary}"),
+    31: ("{summary} talk", "{summary} talk"),
 }
 NAMESPACE_ALIASES: dict[str, int] = {"Image": 6, "Image talk": 7}
 _INVALID = re.compile(r"[<>\[\]{}|\x00-\x1f\x7f]")
@@ -84,8 +89,9 @@ class Wiki:
 
     def __init__(self, corpus: Corpus) -> None:
         self.site: SiteInfo = corpus.site
+        names = {"project": self.site.project_namespace, "summary": self.site.summary_namespace}
         self.namespaces: dict[int, tuple[str, str]] = {
-            ns: (name.format(project=self.site.project_namespace), canonical)
+            ns: (name.format(**names), canonical.format(**names))
             for ns, (name, canonical) in _NAMESPACES.items()
         }
         self._ns_lookup: dict[str, int] = {}
@@ -105,6 +111,13 @@ class Wiki:
         self.by_key: dict[tuple[int, str], WikiPage] = {}
         self.titles: dict[int, Title] = {}
         for page in corpus.pages:
+            if (
+                page.ns != CATEGORY_NS
+                and wt.images(page.wikitext)
+                and BROKEN_FILE_CATEGORY not in page.categories
+            ):
+                # Every file is missing here, so MediaWiki would track each page that shows one.
+                page = replace(page, categories=(*page.categories, BROKEN_FILE_CATEGORY))
             self._add(page, where=f"page {page.pageid}")
         self._derive_summary_pages()
         self._derive_category_pages()
@@ -154,6 +167,7 @@ class Wiki:
             if (SUMMARY_NS, text) in self.by_key:
                 continue  # the corpus wrote the Summary: page itself
             wikitext = f"{{{{#quicksummary:{s.position}|{s.last_sentence}|{s.content}}}}}"
+            summary_title = f"{self.namespaces[SUMMARY_NS][0]}:{text}"
             rev = Revision(
                 revid=revid,
                 parentid=0,
@@ -166,7 +180,7 @@ class Wiki:
                 WikiPage(
                     pageid=s.pageid,
                     ns=SUMMARY_NS,
-                    title=f"Summary:{text}",
+                    title=summary_title,
                     wikitext=wikitext,
                     revisions=(rev,),
                 ),
@@ -179,7 +193,7 @@ class Wiki:
             names.add(child)
             names.update(parents)
         for page in self.by_id.values():
-            names.update(page.categories)
+            names.update(c for c in page.categories if c != BROKEN_FILE_CATEGORY)  # a red link on real wikis
         first = min(
             (r.timestamp for p in self.by_id.values() for r in p.revisions), default="2006-01-01T00:00:00Z"
         )
