@@ -21,6 +21,15 @@ WikiHowNFQA instances, whose gold answers are human paraphrases of their sources
     python benchmarks/grounding.py                              # the three real instances only
     python benchmarks/grounding.py --dataset /tmp/demo/dataset  # plus the demo corpus, both halves
     python benchmarks/grounding.py --dataset DIR --tune         # the weight search on the even half
+
+``--compare`` adds a table per set with every automatic metric of ``wikihowqa evaluate`` on the same
+sample of deteriorated answers (``--compare-pairs`` per error type): ROUGE-L and BERTScore against the
+original (which is the gold answer, so they rank every deteriorated version below it by construction)
+and against the passages the judge is shown (precision: how much of the answer the evidence holds),
+grounding, and the LLM judge (``--judge MODEL``, local SmolLM2 by default backend ``local``) with the
+share of its replies that parsed; an unparseable reply scores nothing and its pair is left out.
+
+    python benchmarks/grounding.py --dataset DIR --compare-only --judge smollm2 --record
 """
 
 from __future__ import annotations
@@ -386,6 +395,173 @@ def scorer_variants(base: GroundingScorer, with_v1: bool = True) -> dict[str, An
     return variants
 
 
+# --------------------------------------------------------------------------- every metric, compared
+
+
+class MetricRow:
+    """One row of the comparison: a name and a score per (text, item); NaN where there is none."""
+
+    name = ""
+
+    def scores(self, texts: list[str], items: list[Item]) -> list[float]:
+        raise NotImplementedError
+
+
+def _evidence(text: str, item: Item) -> str:
+    """The passages the LLM judge is shown for this text (the same rule for every 'vs passages' row)."""
+    from wikihowqa.evaluate.judge import JudgeConfig, evidence
+
+    return "\n\n".join(p.text for p in evidence(text, item.passages, JudgeConfig(model="-")))
+
+
+class RougeRow(MetricRow):
+    def __init__(self, against: str) -> None:
+        self.against = against
+        self.name = (
+            "ROUGE-L F1 vs the original (the gold answer) †"
+            if against == "original"
+            else "ROUGE-L precision vs the judge's passages"
+        )
+
+    def scores(self, texts: list[str], items: list[Item]) -> list[float]:
+        from wikihowqa.evaluate.rouge import score_pairs
+
+        if self.against == "original":
+            return [s["rougeL"]["fmeasure"] for s in score_pairs(texts, [i.answer for i in items], workers=1)]
+        refs = [_evidence(t, i) for t, i in zip(texts, items, strict=True)]
+        return [s["rougeL"]["precision"] for s in score_pairs(texts, refs, workers=1)]
+
+
+class BertRow(MetricRow):
+    def __init__(self, against: str, scorer: Any) -> None:
+        self.against, self.scorer = against, scorer
+        self.name = (
+            "BERTScore F1 (MiniLM) vs the original †"
+            if against == "original"
+            else "BERTScore precision (MiniLM) vs the judge's passages"
+        )
+
+    def scores(self, texts: list[str], items: list[Item]) -> list[float]:
+        if self.against == "original":
+            return list(self.scorer.score(texts, [i.answer for i in items]).f1)
+        refs = [_evidence(t, i) for t, i in zip(texts, items, strict=True)]
+        return list(self.scorer.score(texts, refs).precision)
+
+
+class GroundingRow(MetricRow):
+    def __init__(self, scorer: GroundingScorer) -> None:
+        self.scorer, self.name = scorer, "grounding support (default)"
+
+    def scores(self, texts: list[str], items: list[Item]) -> list[float]:
+        return [
+            g.mean_support
+            for g in self.scorer.score_many([(t, i.passages) for t, i in zip(texts, items, strict=True)])
+        ]
+
+
+class JudgeRows:
+    """The judge's two criteria as two rows; each (question, text) is asked once."""
+
+    def __init__(self, judge: Any) -> None:
+        self.judge = judge
+        self.verdicts: dict[tuple[int, str], Any] = {}
+
+    def verdict_rows(self) -> list[MetricRow]:
+        return [self._row("consistency"), self._row("usefulness")]
+
+    def _row(self, criterion: str) -> MetricRow:
+        owner = self
+
+        class Row(MetricRow):
+            name = f"LLM judge {criterion} ({owner.judge.model_name})"
+
+            def scores(self, texts: list[str], items: list[Item]) -> list[float]:
+                todo = [
+                    (t, i)
+                    for t, i in zip(texts, items, strict=True)
+                    if (i.article_id, t) not in owner.verdicts
+                ]
+                if todo:
+                    got = owner.judge.judge_many([(i.question, t, i.passages) for t, i in todo])
+                    owner.verdicts.update({(i.article_id, t): v for (t, i), v in zip(todo, got, strict=True)})
+                out = []
+                for t, i in zip(texts, items, strict=True):
+                    value = getattr(owner.verdicts[(i.article_id, t)], criterion)
+                    out.append(float("nan") if value is None else float(value))
+                return out
+
+        return Row()
+
+
+def sample_pairs(pairs: list[Pair], per_type: int, seed: int) -> list[Pair]:
+    if per_type <= 0:
+        return pairs
+    rng = random.Random(seed)
+    out = []
+    for error in dict.fromkeys(p.error for p in pairs):
+        chosen = [p for p in pairs if p.error == error]
+        out.extend(rng.sample(chosen, min(per_type, len(chosen))))
+    return out
+
+
+def compare_metrics(items: list[Item], pairs: list[Pair], rows: list[MetricRow]) -> list[dict[str, Any]]:
+    """Per metric and error type: right / ties / AUC over the pairs both of whose scores exist, and the
+    share of pairs scored."""
+    used = sorted({p.item for p in pairs})
+    errors = list(dict.fromkeys(p.error for p in pairs))
+    out = []
+    for row in rows:
+        started = time.perf_counter()
+        original = dict(
+            zip(used, row.scores([items[i].answer for i in used], [items[i] for i in used]), strict=True)
+        )
+        worse = row.scores([p.deteriorated for p in pairs], [items[p.item] for p in pairs])
+        seconds = time.perf_counter() - started
+        for error in errors:
+            chosen = [(p.item, w) for p, w in zip(pairs, worse, strict=True) if p.error == error]
+            scored = [(i, w) for i, w in chosen if np.isfinite(w) and np.isfinite(original[i])]
+            stats: dict[str, Any] = {"pairs": len(chosen), "scored": len(scored)}
+            if scored:
+                orig = np.array([original[i] for i, _ in scored])
+                det = np.array([w for _, w in scored])
+                positives = [original[i] for i in sorted({i for i, _ in scored})]
+                labels = [1] * len(positives) + [0] * len(det)
+                stats.update(
+                    right=float(np.mean(orig > det)),
+                    ties=float(np.mean(orig == det)),
+                    auc=float(roc_auc_score(labels, positives + det.tolist()))
+                    if len(set(labels)) == 2
+                    else float("nan"),
+                )
+            out.append({"scorer": row.name, "error": error, "seconds": seconds, **stats})
+    return out
+
+
+def compare_table(rows: list[dict[str, Any]], title: str) -> str:
+    """Cells: right / ties / AUC; a metric with unscored pairs gets the share scored in its last column."""
+    errors = list(dict.fromkeys(r["error"] for r in rows))
+    counts = {r["error"]: r["pairs"] for r in rows}
+    lines = [
+        f"**{title}**",
+        "",
+        "| metric | " + " | ".join(f"{e} ({counts[e]})" for e in errors) + " | scored | s |",
+        "|---|" + "---:|" * (len(errors) + 2),
+    ]
+    by_metric: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for r in rows:
+        by_metric[r["scorer"]][r["error"]] = r
+    for name, cells in by_metric.items():
+        shown = [
+            "–" if not c.get("scored") else f"{c['right']:.0%} / {c['ties']:.0%} / {c['auc']:.2f}"
+            for c in (cells[e] for e in errors)
+        ]
+        total = sum(c["pairs"] for c in cells.values())
+        scored = sum(c["scored"] for c in cells.values())
+        seconds = next(iter(cells.values()))["seconds"]
+        lines.append(f"| {name} | " + " | ".join(shown) + f" | {scored / total:.0%} | {seconds:.0f} |")
+    return "\n".join(lines)
+
+
 # --------------------------------------------------------------------------- measurement
 
 
@@ -484,6 +660,52 @@ def tune(items: list[Item], pairs: list[Pair], base: GroundingScorer) -> list[tu
     return sorted(results, key=lambda r: -r[0])
 
 
+def run_comparison(
+    args: Any, base: GroundingScorer, real: list[Item], halves: dict[str, list[Item]], seeds: list[int]
+) -> str:
+    """The comparison tables (human-evaluation generator; the held-out demo half and the real instances)."""
+    from wikihowqa.evaluate.bertscore import BertScoreConfig, BertScorer
+
+    started = time.perf_counter()
+    bert = BertScorer(BertScoreConfig(model="minilm"))
+    rows: list[MetricRow] = [
+        RougeRow("original"),
+        BertRow("original", bert),
+        RougeRow("passages"),
+        BertRow("passages", bert),
+        GroundingRow(base),
+    ]
+    judge_note = "no LLM judge (give --judge MODEL)"
+    if args.judge:
+        from wikihowqa.evaluate.judge import Judge, JudgeConfig
+
+        judge = Judge(JudgeConfig(model=args.judge, backend=args.judge_backend, base_url=args.judge_base_url))
+        judge.client  # load the model now, so its name is known  # noqa: B018
+        rows += JudgeRows(judge).verdict_rows()
+        judge_note = f"LLM judge {judge.model_name} ({args.judge_backend} backend, the default rubric prompt)"
+    sets = [("3 real WikiHowNFQA instances", real)]
+    sets += [
+        (f"demo corpus {label}", items) for label, items in halves.items() if label.startswith("held-out")
+    ]
+    tables = []
+    for label, items in sets:
+        pairs = sample_pairs(humaneval_pairs(items, seeds), args.compare_pairs, args.seed)
+        title = (
+            f"{label}, human-evaluation generator: {len(pairs)} deteriorated versions of"
+            f" {len({p.item for p in pairs})} answers"
+        )
+        tables.append(compare_table(compare_metrics(items, pairs, rows), title))
+    legend = (
+        "Every metric on the same deteriorated versions (up to"
+        f" {args.compare_pairs or 'all'} per error type). Cells: share ranked right (original strictly above)"
+        " / ties / AUC (originals against deteriorated versions, pooled over questions), over the pairs the"
+        " metric scored; scored: share of pairs with both scores; s: seconds for the row. † scored against"
+        " the original itself (the gold answer): an intact answer is its own reference, so these rows rank"
+        f" every change below it by construction. {judge_note}; {time.perf_counter() - started:.0f} s in all."
+    )
+    return "\n\n".join([legend, *tables])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dataset", type=Path, default=None, help="a dataset folder (the demo corpus)")
@@ -495,6 +717,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--cross-encoder", default=None, help="also score with this cross-encoder/NLI model")
     parser.add_argument("--tune", action="store_true", help="rerun the weight search on the even half")
+    parser.add_argument(
+        "--compare", action="store_true", help="also: every metric of `evaluate` on a sample of the pairs"
+    )
+    parser.add_argument("--compare-only", action="store_true", help="only the comparison (implies --compare)")
+    parser.add_argument(
+        "--compare-pairs", type=int, default=4, help="deteriorated versions per error type compared (0: all)"
+    )
+    parser.add_argument("--judge", default=None, help="LLM judge model in the comparison (e.g. smollm2)")
+    parser.add_argument("--judge-backend", default="local", help="local (transformers) or openai")
+    parser.add_argument("--judge-base-url", default=None, help="the judge's API base URL (openai backend)")
     parser.add_argument("--record", action="store_true", help="append the tables to benchmarks/RESULTS.md")
     parser.add_argument(
         "--threads",
@@ -541,6 +773,21 @@ def main(argv: list[str] | None = None) -> int:
 
             append_run("grounding weight search (benchmarks/grounding.py --tune)", "\n".join(lines))
         return 0
+    if args.compare or args.compare_only or args.judge:
+        comparison = run_comparison(args, base, real, halves, seeds)
+        print(comparison, flush=True)
+        if args.compare_only:
+            if args.record:
+                sys.path.insert(0, str(Path(__file__).parent))
+                from results_md import append_run
+
+                append_run(
+                    "metric comparison on deteriorated answers (benchmarks/grounding.py --compare)",
+                    comparison,
+                )
+            return 0
+    else:
+        comparison = None
     scorers = scorer_variants(base)
     if args.cross_encoder:
         scorers[f"cross-encoder {args.cross_encoder}"] = base.with_config(
@@ -600,6 +847,8 @@ def main(argv: list[str] | None = None) -> int:
         f"(paper mix: 4–5 edits); {time.perf_counter() - started:.0f} s in all."
     )
     tables.insert(0, legend)
+    if comparison:
+        tables.append(comparison)
     if args.record:
         sys.path.insert(0, str(Path(__file__).parent))
         from results_md import append_run
