@@ -187,6 +187,8 @@ class CaptureFinder:
         elif not endpoints.timemap_url:
             detail = "HTTP 404 without Memento headers (is it a TimeGate?)"
             return Lookup("failed", failed_at="memento", detail=detail, endpoint=endpoints.timegate_url)
+        if gate.memento is None and gate.memento_headers:
+            return Lookup("none")  # a TimeGate that chooses no memento has none of the URL
         if gate.memento is not None:
             first = await self._probe(gate.memento.uri, url)
             if isinstance(first, Lookup) or (first is not None and first.status == 200):

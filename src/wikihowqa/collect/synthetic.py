@@ -3,7 +3,13 @@
 The hand-written demo corpus is small by design (a few dozen references); measuring request rates or
 killing a build at many points needs thousands. Articles here are generated: each has a Quick Summary,
 cites ``refs_per_article`` pages (every other article shares one URL with its predecessor, so
-deduplication is exercised), and every page has two HTML captures a year apart.
+deduplication is exercised), and every page has two HTML captures two years apart.
+
+With ``fates=True`` pages meet what cited pages meet in a real archive (shares in :data:`FATES`, an
+assumption, not a measurement): never archived; an error capture (404) right at the article's last
+edit with a 200 two years before; moved (a 301 capture near the edit, to a new URL archived after it);
+only a redirect capture, whose target holds the page. These are the cases where the archive's own
+choice of capture differs from the capture rule's, so they are what a faster lookup must get right.
 """
 
 from __future__ import annotations
@@ -45,8 +51,27 @@ def _page(rng: random.Random, title: str, paragraphs: int) -> bytes:
     return html.encode("utf-8")
 
 
+#: Shares of the capture fates of ``fates=True`` (the rest: two 200 captures).
+FATES = {"never_archived": 0.15, "error_near_edit": 0.08, "moved": 0.05, "redirect_only": 0.02}
+
+
+def _fate(rng: random.Random) -> str:
+    draw, edge = rng.random(), 0.0
+    for name, share in FATES.items():
+        edge += share
+        if draw < edge:
+            return name
+    return "normal"
+
+
 def write_synthetic_corpus(
-    out: Path, articles: int = 50, refs_per_article: int = 4, seed: int = 0, first_pageid: int = 200_000
+    out: Path,
+    articles: int = 50,
+    refs_per_article: int = 4,
+    seed: int = 0,
+    first_pageid: int = 200_000,
+    *,
+    fates: bool = False,
 ) -> Path:
     """Write a corpus folder under ``out`` (created) and return it."""
     rng = random.Random(seed)
@@ -120,18 +145,40 @@ def write_synthetic_corpus(
         for k, url in enumerate(urls):
             if url == shared:
                 continue  # archived with the article that cited it first
-            for version, stamp in enumerate((f"{year}0401000000", f"{year + 2}0701000000")):
-                name = f"p{pageid}-{k}-{version}.html"
-                (out / "archive" / "snapshots" / name).write_bytes(_page(rng, f"Guide {i}.{k}", 4))
-                cdx.append(
-                    {
-                        "url": url,
-                        "timestamp": stamp,
-                        "statuscode": "200",
-                        "mimetype": "text/html",
-                        "file": name,
-                        "headers": {"Content-Type": "text/html; charset=utf-8"},
-                    }
-                )
+            fate = _fate(rng) if fates else "normal"
+            plan: list[tuple[str, str, str, str | None]] = []  # url, timestamp, status, location
+            if fate == "normal":
+                plan = [(url, f"{year}0401000000", "200", None), (url, f"{year + 2}0701000000", "200", None)]
+            elif fate == "error_near_edit":
+                plan = [(url, f"{year}0401000000", "200", None), (url, f"{year + 2}0614000000", "404", None)]
+            elif fate == "moved":
+                moved = url.replace("/guides/", "/moved/")
+                plan = [
+                    (url, f"{year}0401000000", "200", None),
+                    (url, f"{year + 2}0601000000", "301", moved),
+                    (moved, f"{year + 2}0602000000", "200", None),
+                ]
+            elif fate == "redirect_only":
+                moved = url.replace("/guides/", "/moved/")
+                plan = [
+                    (url, f"{year + 1}0101000000", "301", moved),
+                    (moved, f"{year + 1}0102000000", "200", None),
+                ]
+            for version, (where, stamp, status, location) in enumerate(plan):
+                row = {
+                    "url": where,
+                    "timestamp": stamp,
+                    "statuscode": status,
+                    "mimetype": "text/html",
+                    "headers": {"Content-Type": "text/html; charset=utf-8"},
+                }
+                if location is not None:
+                    row["location"] = location
+                    row["headers"] = {**row["headers"], "Location": location}
+                else:
+                    name = f"p{pageid}-{k}-{version}.html"
+                    (out / "archive" / "snapshots" / name).write_bytes(_page(rng, f"Guide {i}.{k}", 4))
+                    row["file"] = name
+                cdx.append(row)
     (out / "archive" / "cdx.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cdx), encoding="utf-8")
     return out
