@@ -184,6 +184,7 @@ def croissant_metadata(
             )
         )
     metadata = mlc.Metadata(
+        conforms_to=["http://mlcommons.org/croissant/1.1"],  # arrays of text (cr:isArray) are 1.1
         name=card["name"],
         description=card["description"],
         cite_as=CITATION,
