@@ -19,6 +19,23 @@ if ! command -v chromium >/dev/null 2>&1; then
     echo "warning: chromium not installed; browser tests will be skipped" >&2
   fi
 fi
+# Collector tests run Debian's MediaWiki 1.39 (SQLite, PHP's built-in server) on loopback.
+if ! [ -f /usr/share/mediawiki/maintenance/install.php ] || ! php -m 2>/dev/null | grep -qi '^pdo_sqlite$'; then
+  if [ "$(id -u)" = 0 ]; then
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+      mediawiki php-cli php-sqlite3 php-mbstring php-xml php-intl >/dev/null) \
+      || echo "warning: could not install MediaWiki; its tests will be skipped" >&2
+  else
+    echo "warning: MediaWiki not installed; its tests will be skipped" >&2
+  fi
+fi
+# pywb 2.10 (the web archive the collector is tested against) pins old libraries: its own venv.
+PYWB_VENV="${WIKIHOWQA_PYWB_VENV:-.venv-pywb}"
+if ! [ -x "$PYWB_VENV/bin/wayback" ]; then
+  (python3 -m venv "$PYWB_VENV" && "$PYWB_VENV/bin/python" -m pip install -q pywb==2.10.0) \
+    || echo "warning: could not install pywb; its tests will be skipped" >&2
+fi
+export WIKIHOWQA_PYWB_VENV="$PYWB_VENV"
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 "$VENV/bin/python" -m ruff check src tests benchmarks
 exec "$VENV/bin/python" -m pytest -q "$@"
