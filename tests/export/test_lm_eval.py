@@ -79,6 +79,8 @@ def test_cli_writes_the_task_and_refuses_a_bad_name(small_dataset, tmp_path):
     assert "2 test questions" in ok.output and "0.0 passages per prompt" in ok.output
     bad = runner.invoke(app, ["export-lm-eval", str(small_dataset), str(tmp_path / "u"), "--task", "no-dash"])
     assert bad.exit_code != 0 and "task name" in str(bad.exception)
+    split = runner.invoke(app, ["export-lm-eval", str(small_dataset), str(tmp_path / "v"), "--split", "nope"])
+    assert split.exit_code != 0 and "unknown split 'nope'" in str(split.exception)
 
 
 @pytest.mark.slow

@@ -43,6 +43,12 @@ class LmEvalSettings:
             raise SettingsError(f"task name {self.task!r}: use letters, digits and underscores")
         if self.max_context_tokens < 1 or self.max_gen_toks < 1:
             raise SettingsError("token budgets must be positive")
+        from wikihowqa.records import normalise_split
+
+        try:
+            normalise_split(self.split)
+        except ValueError as exc:
+            raise SettingsError(f"--split: {exc}") from None
 
 
 YAML_TEMPLATE = """\

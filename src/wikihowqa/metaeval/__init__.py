@@ -37,15 +37,12 @@ def write_study_predictions(study_dir: Path, out_dir: Path) -> list[Path]:
     return paths
 
 
-def judgments_path(study_dir: Path, given: Path | None = None) -> Path:
+def judgments_path(study_dir: Path, manifest: dict[str, Any], given: Path | None = None) -> Path:
     """The judgments file: given, else the one the study manifest names (``judgments.jsonl``)."""
     from wikihowqa.errors import DatasetError
 
     if given is not None:
         return Path(given)
-    import json
-
-    manifest = json.loads((Path(study_dir) / "study.json").read_text(encoding="utf-8"))
     path = Path(study_dir) / manifest.get("files", {}).get("judgments", "judgments.jsonl")
     if not path.is_file():
         hint = (
@@ -74,7 +71,7 @@ def meta_evaluate_folders(
 
     settings = settings or MetaSettings()
     study = read_study(study_dir)
-    rows = read_judgments(judgments_path(study_dir, judgments))
+    rows = read_judgments(judgments_path(study_dir, study.manifest, judgments))
     scores, columns = read_scores(report_dir)
     joined = join(study, rows, scores, columns, controls=settings.controls, seed=settings.seed)
     if not joined.answers and not joined.preferences:
