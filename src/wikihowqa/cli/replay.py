@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 
 from wikihowqa.cli._app import app, console, out
+from wikihowqa.errors import SettingsError
 
 _YES = {"yes", "true", "on", "1"}
 _NO = {"no", "false", "off", "0"}
@@ -51,6 +52,12 @@ def replay_site_command(
         None, "--corpus", help="Rendered corpus folder to serve (default: the embedded demo corpus)."
     ),
     port: int = typer.Option(8765, "--port", help="Port on 127.0.0.1 to listen on (0 picks a free one)."),
+    archive_style: str = typer.Option(
+        "ia",
+        "--archive-style",
+        help="Answer as the Internet Archive ('ia') or as pywb 2.10 ('pywb': CDX at /web/cdx in pywb's "
+        "dialect, fuzzy non-200 rows, redirect captures pointing at the live web).",
+    ),
     latency: list[str] = _opt("Seconds of delay added to every response."),
     jitter: list[str] = _opt("Up to this many extra seconds of uniformly random delay."),
     throttle: list[str] = _opt("Probability of answering 429 Too Many Requests."),
@@ -90,6 +97,8 @@ def replay_site_command(
     from wikihowqa.replay.faults import parse_scoped
 
     given = dict(locals())
+    if archive_style not in ("ia", "pywb"):
+        raise SettingsError(f"--archive-style must be ia or pywb, got {archive_style!r}")
     settings: dict[str, dict[str, object]] = {}
     for option, (field_name, convert) in _FLAGS.items():
         for scope, value in parse_scoped(f"--{option.replace('_', '-')}", given[option], convert).items():
@@ -98,13 +107,14 @@ def replay_site_command(
         settings.setdefault("mediawiki", {})["lag_s"] = lag
     faults = Faults.from_settings(settings, seed=seed)
     folder = corpus or corpus_path()
-    with ReplaySite(folder, faults=faults, port=port) as site:
+    with ReplaySite(folder, faults=faults, port=port, archive_style=archive_style) as site:
         # Paths and the "[cdx]" group labels are text, not rich markup.
         out.print(f"[bold]replay site[/] serving {escape(str(folder))}", highlight=False)
         lines = [
             f"  MediaWiki API   {site.mediawiki_url}",
             f"  Wayback CDX     {site.cdx_url}",
             f"  Wayback base    {site.wayback_url}   (playback: /web/<timestamp>id_/<url>)",
+            f"  Memento         TimeGate {site.url}/web/<url>, TimeMap {site.url}/web/timemap/link/<url>",
             f"  counters        {site.url}/__stats",
         ]
         lines += [
