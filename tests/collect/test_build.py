@@ -412,3 +412,62 @@ def test_the_parse_stage_reparses_a_built_folder_from_its_state_file(site, tmp_p
     assert report.parsed == len(before) and report.unchanged == 0
     assert [(d.archive_url, d.parsed_text) for d in after] == [(d.archive_url, d.parsed_text) for d in before]
     assert sum(site.stats()[g]["requests"] for g in ("mediawiki", "cdx", "playback")) == 0
+
+
+# --------------------------------------------------------------------------- real MediaWiki semantics
+
+
+def _corpus_with_site(corpus_dir: Path, tmp_path: Path, **site_fields) -> Path:
+    corpus = tmp_path / "corpus"
+    shutil.copytree(corpus_dir, corpus)
+    site_json = json.loads((corpus / "site.json").read_text(encoding="utf-8"))
+    (corpus / "site.json").write_text(json.dumps({**site_json, **site_fields}), encoding="utf-8")
+    return corpus
+
+
+def test_the_quick_summary_namespace_is_found_by_number_whatever_its_name(
+    corpus_dir, clean_build, site, tmp_path
+):
+    """Issue 13, 5: a wiki calling namespace 30 otherwise used to give no summary and exit 0."""
+    corpus = _corpus_with_site(corpus_dir, tmp_path, summary_namespace="Quick Summary")
+    with ReplaySite(corpus) as renamed:
+        m = build(tmp_path / "out", settings_for(renamed)).manifest
+        assert normalised(tmp_path / "out", renamed) == normalised(clean_build, site)
+    assert m["funnel"] == EXPECTED_FUNNEL
+    assert m["sources"]["mediawiki"]["summary_namespace"] == {"id": 30, "name": "Quick Summary"}
+
+
+def test_a_wiki_without_the_summary_namespace_is_a_one_line_error(site, tmp_path):
+    with pytest.raises(SettingsError, match=r"has no namespace 32 for Quick Summaries.*--summary-namespace"):
+        build(tmp_path / "out", settings_for(site, summary_namespace=32))
+
+
+def test_tracking_categories_are_no_topic_and_the_root_category_decides_the_top(clean_build, site, tmp_path):
+    qa = {r["article_id"]: r for r in rows(clean_build, "qa.jsonl")}
+    m = manifest(clean_build)
+    assert m["sources"]["mediawiki"]["tracking_categories"] == [
+        "Hidden categories",
+        "Pages with broken file links",
+    ]
+    assert all("Pages with broken file links" not in r["categories"] for r in qa.values())
+    rooted = build(tmp_path / "out", settings_for(site, root_category="Category:Food and Entertaining"))
+    tops = {r["article_id"]: r["category"] for r in rows(tmp_path / "out", "qa.jsonl")}
+    assert tops == {1001: "Drinks", 1002: "Drinks"}  # the categories right under the root
+    assert rooted.manifest["settings"]["root_category"] == "Food and Entertaining"
+
+
+def test_created_after_and_before_select_articles_by_creation_time(site, tmp_path):
+    m = build(tmp_path / "out", settings_for(site, created_after="2017-01-01")).manifest
+    assert [r["article_id"] for r in rows(tmp_path / "out", "qa.jsonl")] == [1002]  # created 2017-01-01
+    assert m["selection"] == {
+        "created_after": "2017-01-01T00:00:00Z",
+        "created_before": None,
+        "outside_window": 4,
+    }
+    assert m["settings"]["created_after"] == "2017-01-01T00:00:00Z"
+    early = build(tmp_path / "early", settings_for(site, created_before="2017-01-01")).manifest
+    assert early["funnel"]["articles"]["seen"] == 4
+    with pytest.raises(SettingsError, match="created-after must be a date"):
+        settings_for(site, created_after="last spring")
+    with pytest.raises(SettingsError, match="must be before"):
+        settings_for(site, created_after="2020-01-01", created_before="2019-01-01")
