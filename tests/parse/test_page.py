@@ -309,7 +309,7 @@ def test_xml_declaration_and_nul_bytes_do_not_break_parsing():
 def test_unexpected_errors_become_a_rejection_not_an_exception(monkeypatch):
     import wikihowqa.parse.html as extraction
 
-    def broken(root, **kwargs):
+    def broken(root, *args, **kwargs):
         raise RuntimeError("boom")
 
     monkeypatch.setattr(extraction, "extract", broken)

@@ -59,9 +59,9 @@ def test_a_parse_that_runs_past_the_limit_inside_the_parser_is_a_timeout_not_a_p
 
     real = extraction.extract
 
-    def slow_extract(root, **kwargs):
+    def slow_extract(root, *args, **kwargs):
         time.sleep(3)
-        return real(root, **kwargs)
+        return real(root, *args, **kwargs)
 
     monkeypatch.setattr(extraction, "extract", slow_extract)
     started = time.perf_counter()
@@ -78,9 +78,9 @@ def test_parse_html_itself_applies_no_time_limit(monkeypatch):
 
     real = extraction.extract
 
-    def slow_extract(root, **kwargs):
+    def slow_extract(root, *args, **kwargs):
         time.sleep(0.3)
-        return real(root, **kwargs)
+        return real(root, *args, **kwargs)
 
     monkeypatch.setattr(extraction, "extract", slow_extract)
     before = signal.getsignal(signal.SIGALRM)

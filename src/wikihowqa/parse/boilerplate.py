@@ -1,5 +1,5 @@
 """Remove what the paper's documents kept by mistake: comment sections, related-article blocks, share
-widgets, cookie and newsletter banners, and lists that are only links.
+widgets, cookie and newsletter banners, "was this page helpful?" boxes, and lists that are only links.
 
 Runs on the parsed tree before main-content extraction, so an extractor's fallback (which reads the whole
 page when its first guess is short) can no longer pick these up. Elements are recognised by their
@@ -17,25 +17,111 @@ from collections.abc import Iterator, Mapping
 from lxml import etree
 from lxml.html import HtmlElement
 
+from wikihowqa.parse.sizes import text_sizes
+
+
+def _words(*names: str) -> str:
+    return "|".join(re.escape(n) for n in names)
+
+
+# Each kind is a set of words (or word sequences) that a class or id name must contain *as whole words*:
+# names are split into words at "-", "_" and camelCase, so "social-share-bar" and "shareButtons" are
+# share widgets while "themeform", "cmp-container" (an AEM component) and "commentary" are not. A word may
+# be run together with the noun of the widget it names ("relatedposts", "commentlist", "sharebar").
+_COMPOUND = "(?:posts?|articles?|stories|links|buttons?|bar|box|list|widget|area|icons|items?)?"
 KINDS: Mapping[str, re.Pattern[str]] = {
-    "comments": re.compile(r"comment(?!ar)|disqus|^respond$|^replies$|reply-?form|^discussion$", re.I),
-    "related": re.compile(
-        r"related|recommend|more-?(?:stories|articles|from|news|like|posts|to-?read)|read-?next|"
-        r"also-?(?:read|like)|you-?may|you-?might|popular|trending|taboola|outbrain|recirc|suggested",
-        re.I,
-    ),
-    "share": re.compile(r"share|sharing|social|addthis|sharedaddy|sociable|shariff|^follow-?us", re.I),
-    "cookie": re.compile(
-        r"cookie|consent|gdpr|onetrust|^cmp-|privacy-?(?:banner|notice)|^cc-(?:window|banner)", re.I
-    ),
-    "legal": re.compile(r"disclaimer|copyright|legal-?notice", re.I),
-    "forum": re.compile(r"postprofile|online-?list|who-?is-?online|^stat-?block$|^signature$", re.I),
-    "newsletter": re.compile(
-        r"newsletter|subscribe|subscription|signup|sign-up|mailing-?list|opt-?in|mc4wp|mailchimp|email-?capture",
-        re.I,
-    ),
+    name: re.compile(rf"(?:^|-)(?:{pattern}){_COMPOUND}(?:-|$)")
+    for name, pattern in {
+        "comments": _words(
+            "comment",
+            "comments",
+            "commentlist",
+            "commentform",
+            "comment-form",
+            "disqus",
+            "reply-form",
+            "post-comment",
+            "user-comments",
+        )
+        + r"|^(?:respond|replies|discussion)$",
+        "related": _words(
+            "related",
+            "recommend",
+            "recommended",
+            "recommendations",
+            "more-stories",
+            "more-articles",
+            "more-from",
+            "more-news",
+            "more-like-this",
+            "more-posts",
+            "more-to-read",
+            "read-next",
+            "read-more-stories",
+            "also-read",
+            "also-like",
+            "you-may",
+            "you-might",
+            "popular",
+            "trending",
+            "taboola",
+            "outbrain",
+            "recirc",
+            "recirculation",
+            "suggested",
+            "yarpp",
+        ),
+        "share": _words(
+            "share",
+            "shares",
+            "sharing",
+            "social",
+            "addthis",
+            "sharedaddy",
+            "sociable",
+            "shariff",
+            "sharethis",
+            "follow-us",
+            "socials",
+        ),
+        "cookie": _words(
+            "cookie",
+            "cookies",
+            "consent",
+            "gdpr",
+            "onetrust",
+            "cookiebot",
+            "privacy-banner",
+            "privacy-notice",
+        )
+        + r"|^cc-(?:window|banner)",
+        "legal": _words("disclaimer", "copyright", "legal-notice"),
+        "feedback": _words("feedback", "was-this-helpful", "helpful", "page-feedback"),
+        "forum": _words("postprofile", "post-profile", "online-list", "who-is-online", "whoisonline")
+        + r"|^(?:stat-block|signature)$",
+        "newsletter": _words(
+            "newsletter",
+            "newsletters",
+            "subscribe",
+            "subscription",
+            "signup",
+            "sign-up",
+            "mailing-list",
+            "opt-in",
+            "optin",
+            "mc4wp",
+            "mailchimp",
+            "email-capture",
+        ),
+    }.items()
 }
-# Substrings every match of the patterns above contains: a cheap first test (a regex union over every
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SEPARATORS = re.compile(r"[-_.:]+")
+_TAXONOMY = re.compile(r"^(?:category|cat|tag|tags|topic|section|term|has)-", re.I)
+#: A block named like a widget but holding more than this share of the page's text (and mostly text, not
+#: links) is the content in a container with an unlucky name (``div.entry.themeform.share``), not a widget.
+CONTENT_SHARE = 0.5
+# Substrings every name the patterns above match contains: a cheap first test (a regex union over every
 # element's class and id took four times as long on the benchmark pages).
 HINTS = (
     "comment",
@@ -55,6 +141,7 @@ HINTS = (
     "outbrain",
     "recirc",
     "suggest",
+    "yarpp",
     "shar",
     "social",
     "addthis",
@@ -64,11 +151,10 @@ HINTS = (
     "consent",
     "gdpr",
     "onetrust",
-    "cmp-",
     "privacy",
     "cc-",
     "newsletter",
-    "postprofile",
+    "profile",
     "online",
     "stat",
     "signature",
@@ -77,14 +163,15 @@ HINTS = (
     "legal",
     "subscri",
     "signup",
-    "sign-up",
+    "sign",
     "mailing",
     "opt",
     "mc4wp",
     "mailchimp",
     "capture",
+    "feedback",
+    "helpful",
 )
-_TAXONOMY = re.compile(r"^(?:category|cat|tag|tags|topic|section|term|has)-", re.I)
 _COMMENT_HEADING = re.compile(
     r"^\s*(?:\d+\s+)?(?:(?:reader|visitor|user|guest)s?'?\s+)?(?:comments?|responses?|replies|discussion|"
     r"(?:leave|post|add|write) a (?:reply|comment)|join the (?:discussion|conversation)|"
@@ -99,22 +186,24 @@ LINK_LIST_MIN_ITEMS = 3
 
 
 def _tokens(el: HtmlElement) -> Iterator[str]:
+    """The element's class and id names, each as its words joined by ``-`` and lowercased (``shareButtons``
+    → ``share-buttons``); names CMSs derive from a post's categories or tags are left out."""
     for attr in ("class", "id"):
         value = el.get(attr)
         if value:
             for token in value.split():
                 if not _TAXONOMY.match(token):
-                    yield token
+                    yield _SEPARATORS.sub("-", _CAMEL.sub("-", token)).strip("-").lower()
 
 
-def _kind(el: HtmlElement) -> str | None:
+def name_kind(el: HtmlElement) -> str | None:
+    """The boilerplate kind an element's class, id, role or schema.org type names, else ``None``."""
     if el.get("itemprop") == "comment" or "schema.org/Comment" in (el.get("itemtype") or ""):
         return "comments"
     role = (el.get("role") or "").lower()
-    if role in {"complementary", "dialog", "alertdialog"} and el.tag != "main":
-        tokens = " ".join(_tokens(el))
-        if "cookie" in tokens or "consent" in tokens:
-            return "cookie"
+    dialog = role in {"complementary", "dialog", "alertdialog"} and el.tag != "main"
+    if dialog and any(KINDS["cookie"].search(token) for token in _tokens(el)):
+        return "cookie"
     for token in _tokens(el):
         for kind, pattern in KINDS.items():
             if pattern.search(token):
@@ -130,8 +219,6 @@ def _protected(root: HtmlElement) -> set[HtmlElement]:
     return keep
 
 
-_TEXTS = etree.XPath(".//text()", smart_strings=False)
-_LINK_TEXTS = etree.XPath(".//a//text()", smart_strings=False)
 _CANDIDATES = etree.XPath(
     "//*[@class or @id or @role or @itemprop or @itemtype] | //ul[count(li) >= $n] | //ol[count(li) >= $n] "
     "| //h2 | //h3 | //h4 | //nav | //footer | //table[count(.//tr) >= $n] "
@@ -158,13 +245,9 @@ _BLOCKS = {
 }
 
 
-def _text_len(texts: list[str]) -> int:
-    return sum(len(t.strip()) for t in texts)
-
-
-def _is_link_list(el: HtmlElement) -> bool:
-    total = _text_len(_TEXTS(el))
-    return total > 0 and _text_len(_LINK_TEXTS(el)) >= LINK_LIST_DENSITY * total
+def _is_link_list(el: HtmlElement, chars: dict, links: dict) -> bool:
+    total = chars.get(el, 0)
+    return total > 0 and links.get(el, 0) >= LINK_LIST_DENSITY * total
 
 
 def _pseudo_heading(el: HtmlElement) -> HtmlElement | None:
@@ -193,9 +276,30 @@ def _in_article(el: HtmlElement) -> bool:
     return any(a.tag == "article" or a.get("itemprop") == "articleBody" for a in el.iterancestors())
 
 
-def remove_boilerplate(root: HtmlElement) -> Counter[str]:
-    """Drop boilerplate from ``root`` in place; return how many blocks of each kind went."""
+def _guarded(el: HtmlElement, kind: str, page_chars: int, chars: dict, links: dict) -> bool:
+    """Whether a block marked ``kind`` is in truth the page's content: a widget (share bar, cookie notice,
+    newsletter box, related links, a menu) is small or made of links; a block holding most of the page's
+    running text is not one, whatever its class says."""
+    if kind in {"comments", "comments+", "link_list"} or page_chars == 0:
+        return False
+    total = chars.get(el, 0)
+    if total <= CONTENT_SHARE * page_chars:
+        return False
+    return links.get(el, 0) < 0.5 * total
+
+
+def remove_boilerplate(
+    root: HtmlElement, *, keep_comments: bool = False, keep_link_lists: bool = False
+) -> Counter[str]:
+    """Drop boilerplate from ``root`` in place; return how many blocks of each kind went.
+
+    ``keep_comments``: on a forum thread or Q&A page the posts are the content, so comment-named blocks and
+    "N replies" headings stay. ``keep_link_lists``: on a listing or collection page the list of linked items
+    is the content."""
     keep = _protected(root)
+    body = root.find("body")
+    chars, links = text_sizes(root)
+    page_chars = chars.get(body if body is not None else root, 0)
     marked: dict[HtmlElement, str] = {}
     for el in _CANDIDATES(root, n=LINK_LIST_MIN_ITEMS):
         tag = el.tag
@@ -205,11 +309,17 @@ def remove_boilerplate(root: HtmlElement) -> Counter[str]:
         if tag == "nav" or role in _SITE_ROLES or (tag == "footer" and not _in_article(el)):
             marked[el] = "navigation"
             continue
-        if tag in {"ul", "ol", "table"} and _is_link_list(el):
-            marked[el] = "link_list"
+        if tag in {"ul", "ol", "table"}:
+            if (
+                not keep_link_lists
+                and _is_link_list(el, chars, links)
+                and not (tag == "table" and _is_data_table(el))
+            ):
+                marked[el] = "link_list"
             continue
         if tag in {"b", "strong"}:
-            if el.get("class") is None and _COMMENT_HEADING.match(el.text_content() or ""):
+            label = el.get("class") is None and _COMMENT_HEADING.match(el.text_content() or "")
+            if label and not keep_comments:
                 heading = _pseudo_heading(el)
                 if heading is not None and heading not in keep:
                     marked[heading] = "comments"
@@ -218,6 +328,8 @@ def remove_boilerplate(root: HtmlElement) -> Counter[str]:
             if el.get("class") is None and el.get("id") is None:
                 continue
         if tag in {"h2", "h3", "h4"} and _COMMENT_HEADING.match(el.text_content() or ""):
+            if keep_comments:
+                continue
             parent = el.getparent()
             first = parent is not None and next(parent.iterchildren(etree.Element), None) is el
             if first and parent not in keep and parent.tag not in _NEVER:
@@ -231,14 +343,25 @@ def remove_boilerplate(root: HtmlElement) -> Counter[str]:
         attrs = f"{el.get('class') or ''} {el.get('id') or ''}".lower()
         if not (any(h in attrs for h in HINTS) or el.get("itemprop") or el.get("itemtype") or el.get("role")):
             continue
-        kind = _kind(el)
-        if kind is not None:
+        kind = name_kind(el)
+        if kind is not None and not (keep_comments and kind == "comments"):
             marked[el] = kind
     removed: Counter[str] = Counter()
+    dropped: set[HtmlElement] = set()
     for el, kind in marked.items():
-        if any(ancestor in marked for ancestor in el.iterancestors()):
+        if any(ancestor in dropped for ancestor in el.iterancestors()):
             continue
+        if _guarded(el, kind, page_chars, chars, links):
+            continue
+        dropped.add(el)
         if not kind.endswith("+"):
             removed[kind] += 1
         el.drop_tree()
     return removed
+
+
+def _is_data_table(table: HtmlElement) -> bool:
+    """A table whose rows have several cells, some holding text besides links, is data (a job board, a
+    price list), not a menu laid out in cells."""
+    rows = [row for row in table.iter("tr") if len(row.findall("td")) + len(row.findall("th")) >= 2]
+    return len(rows) >= LINK_LIST_MIN_ITEMS

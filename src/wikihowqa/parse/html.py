@@ -24,6 +24,7 @@ renders the result, so Markdown keeps headings, lists and tables (GFM), but not 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 import lxml.html
@@ -33,6 +34,7 @@ from trafilatura.core import bare_extraction
 from trafilatura.xml import xmltotxt
 
 from wikihowqa.parse.blocks import Block
+from wikihowqa.parse.container import container_blocks, main_container, markdown_of
 
 try:  # trafilatura's own article-container expressions: the chunks it would pick the first of
     from trafilatura.xpaths import BODY_XPATH as _BODY_XPATH
@@ -207,24 +209,80 @@ def blocks_of(body: _Element) -> list[Block]:
     return blocks
 
 
-def extract(root: HtmlElement, *, join_chunks: bool = True, rescue: bool = True) -> Extraction:
+#: Where the container's text replaces trafilatura's, by page type: the container is taken when it holds
+#: at most ``low`` times trafilatura's words (the same content with the short lines trafilatura drops) or
+#: at least ``high`` times (trafilatura kept a fragment: one post, one box). Between the two the container
+#: holds much else besides, and trafilatura's scoring of paragraphs is trusted. Pages whose content is short
+#: lines (listings, forums, documentation, service pages) take the container more readily; shop pages,
+#: whose container also holds the buying interface, less.
+CONTAINER_RATIOS: dict[str, tuple[float, float]] = {
+    "article": (0.0, 2.0),
+    "documentation": (0.0, 2.0),
+    "service": (0.0, 2.0),
+    "forum": (1.7, 5.0),
+    "listing": (1.7, 5.0),
+    "product": (0.0, 4.0),
+    "collection": (0.0, 4.0),
+}
+#: Page types whose content is a list of linked items.
+LINKED = frozenset({"listing", "collection"})
+#: Below this share of trafilatura's words found in the container, the two read different parts of the page.
+SAME_REGION = 0.5
+_WORDS = re.compile(r"\w+")
+
+
+def _bag(text: str) -> Counter[str]:
+    return Counter(_WORDS.findall(text.lower()))
+
+
+def choose(extracted: str, whole: str, page_type: str) -> str:
+    """``"extracted"`` (trafilatura's pick) or ``"container"`` (the main container read whole)."""
+    ours, theirs = _bag(extracted), _bag(whole)
+    n_ours, n_theirs = sum(ours.values()), sum(theirs.values())
+    if n_theirs == 0:
+        return "extracted"
+    if n_ours == 0:
+        return "container"
+    if sum((ours & theirs).values()) < SAME_REGION * n_ours:
+        return "extracted"
+    low, high = CONTAINER_RATIOS.get(page_type, CONTAINER_RATIOS["article"])
+    ratio = n_theirs / n_ours
+    return "container" if ratio <= low or ratio >= high else "extracted"
+
+
+def extract(
+    root: HtmlElement,
+    page_type: str = "article",
+    *,
+    join_chunks: bool = True,
+    rescue: bool = True,
+    container: bool = True,
+) -> Extraction:
     """Main content of a prepared tree (boilerplate already removed): blocks, Markdown and the mode used.
 
-    ``join_chunks`` and ``rescue`` switch off steps 2 and 3 of the cascade (for the benchmark's ablation).
-    """
+    ``join_chunks``, ``rescue`` and ``container`` switch off steps of the cascade (for the benchmark's
+    ablation)."""
     unwrap_layout_tables(root)
     if join_chunks:
         join_body_chunks(root)
-    body, mode = _run(root, "precision"), "precision"
+    body, mode = _run(root, "balanced"), "balanced"
     text = "" if body is None else " ".join(body.itertext()).strip()
     if rescue and len(text) < MIN_EXTRACTED_CHARS:
-        rescue = _run(root, "recall")
-        rescue_text = "" if rescue is None else " ".join(rescue.itertext()).strip()
+        rescued = _run(root, "recall")
+        rescue_text = "" if rescued is None else " ".join(rescued.itertext()).strip()
         if len(rescue_text) > len(text):
-            body, mode = rescue, "recall"
-    if body is None:
-        return Extraction((), "", "none")
-    blocks = tuple(blocks_of(body))
+            body, mode, text = rescued, "recall", rescue_text
+    blocks = tuple(blocks_of(body)) if body is not None else ()
+    whole: list[Block] = []
+    if container:  # trafilatura works on a copy: the tree is still whole here
+        main = main_container(root, [b.text for b in blocks])
+        whole = container_blocks(main, keep_links=page_type in LINKED) if main is not None else []
+    if (
+        whole
+        and choose("\n".join(b.text for b in blocks), "\n".join(b.text for b in whole), page_type)
+        == "container"
+    ):
+        return Extraction(tuple(whole), markdown_of(whole), "container")
     if not blocks:
         return Extraction((), "", "none")
     return Extraction(blocks, gfm_tables(xmltotxt(body, True).strip()), mode)

@@ -129,6 +129,7 @@ class ParsedPage:
     pages: tuple[str, ...] = ()  # URLs whose content is joined here, in reading order
     removed: Mapping[str, int] = field(default_factory=dict)  # boilerplate blocks removed, by kind
     mode: str = "none"  # extraction pass that produced the text
+    page_type: str | None = None  # article, forum, product, service, documentation, listing or collection
     truncated: str | None = None  # why the page looks cut off ("content_length" or "unclosed"), else None
     rejection: str | None = None
     detail: str | None = None  # more about the rejection, for people
@@ -164,6 +165,7 @@ class ParsedPage:
             "encoding": self.encoding,
             "encoding_source": self.encoding_source,
             "mode": self.mode,
+            "page_type": self.page_type,
             "removed": dict(self.removed),
             "pagination": self.pagination.as_dict() if self.pagination.paginated else None,
             "pages": list(self.pages),
@@ -329,6 +331,7 @@ def _parse(
     from wikihowqa.parse.boilerplate import remove_boilerplate
     from wikihowqa.parse.decode import decode_html
     from wikihowqa.parse.html import extract
+    from wikihowqa.parse.pagetype import COLLECTION, FORUM, LISTING, classify, drop_replies, signals
     from wikihowqa.parse.pagination import detect
 
     if isinstance(html, str):
@@ -363,9 +366,29 @@ def _parse(
     pagination = detect(root, url)
     for hidden in root.xpath("//noscript | //template"):  # shown only without scripts, or never
         hidden.drop_tree()
-    removed = dict(remove_boilerplate(root)) if settings.remove_boilerplate else {}
-    extraction = _without_headline(extract(root), title)
-    common = {**seen, "title": title, "pagination": pagination, "removed": removed, "pages": (url,)}
+    found = signals(root, url)
+    kind = classify(found)
+    replies = drop_replies(found) if settings.remove_boilerplate else 0
+    removed = (
+        dict(
+            remove_boilerplate(
+                root, keep_comments=kind == FORUM, keep_link_lists=kind in {LISTING, COLLECTION}
+            )
+        )
+        if settings.remove_boilerplate
+        else {}
+    )
+    if replies:
+        removed["comments"] = removed.get("comments", 0) + 1
+    extraction = _without_headline(extract(root, kind), title)
+    common = {
+        **seen,
+        "title": title,
+        "pagination": pagination,
+        "removed": removed,
+        "pages": (url,),
+        "page_type": kind,
+    }
     full = extraction.text
     if not extraction.blocks or len(full.split()) < settings.min_words:
         return rejected(url, EMPTY_TEXT, f"{len(full.split())} words", **common)
@@ -403,21 +426,39 @@ def tree_depth(root: Any) -> int:
     return deepest
 
 
+#: Blocks above the headline this short (a kicker, breadcrumbs, a date) go with it; a longer one is text.
+KICKER_WORDS = 6
+
+
 def _without_headline(extraction: Any, title: str | None) -> Any:
     """The body without its headline: the title has a field of its own, and the body's text should not
-    start with it (benchmarks' and the demo corpus's ground truths alike leave it out)."""
+    start with it (benchmarks' and the demo corpus's ground truths alike leave it out). Short labels above
+    the headline (a section kicker, breadcrumbs) are not the article's text either."""
     from wikihowqa.parse.html import Extraction
 
     blocks = extraction.blocks
-    if not title or not blocks or blocks[0].kind != "heading" or _norm(blocks[0].text) != _norm(title):
+    if not title:
         return extraction
-    lines = extraction.markdown.split("\n", 1)
-    markdown = (
-        lines[1].lstrip("\n")
-        if lines[0].lstrip("#").strip() and _norm(lines[0].lstrip("#")) == _norm(title)
-        else extraction.markdown
+    at = None
+    for i, block in enumerate(blocks[:4]):
+        if block.kind == "heading" and _norm(block.text) == _norm(title):
+            at = i
+            break
+        if len(block.text.split()) > KICKER_WORDS:
+            return extraction
+    if at is None:
+        return extraction
+    lines = extraction.markdown.split("\n")
+    cut = next(
+        (
+            i
+            for i, line in enumerate(lines[:12])
+            if line.lstrip("#").strip() and _norm(line.lstrip("#")) == _norm(title)
+        ),
+        None,
     )
-    return Extraction(blocks[1:], markdown, extraction.mode)
+    markdown = "\n".join(lines[cut + 1 :]).lstrip("\n") if cut is not None else extraction.markdown
+    return Extraction(blocks[at + 1 :], markdown, extraction.mode)
 
 
 def _norm(text: str) -> str:

@@ -1,0 +1,314 @@
+"""The page's main content container, read whole: every heading, paragraph, list item and table row in it.
+
+An article extractor (trafilatura) scores paragraphs and drops short lines, link-heavy blocks and lists of
+linked items, which is right for a news story and wrong for the pages whose content *is* short lines: a
+listing's linked items, a product's specification list, a service page's feature grid. For those the page
+usually says where its content is — ``<main>``, ``role="main"``, an ``<article>`` or ``itemprop`` body —
+and what lies inside it, less the interface (buttons, form controls, hidden and navigation parts), is the
+content. Where the page names no container, the smallest element holding most of the page's text is used.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree
+from lxml.html import HtmlElement
+
+from wikihowqa.parse.blocks import Block
+from wikihowqa.parse.sizes import text_sizes
+
+#: A named container holding less than this share of the page's text is not the page's content.
+MIN_SHARE = 0.3
+_SKIP = frozenset(
+    {
+        "script",
+        "style",
+        "noscript",
+        "template",
+        "svg",
+        "canvas",
+        "iframe",
+        "button",
+        "select",
+        "option",
+        "input",
+        "textarea",
+        "nav",
+        "dialog",
+        "object",
+        "embed",
+        "video",
+        "audio",
+        "picture",
+        "img",
+        "map",
+        "head",
+        "title",
+        "meta",
+        "link",
+        "label",
+        "legend",
+    }
+)
+#: ARIA roles of interface parts (controls, menus): what a reader operates, not reads. Not ``tab`` or
+#: ``dialog``: sites wrap whole panels of content in those.
+_INTERFACE_ROLES = frozenset(
+    {
+        "button",
+        "checkbox",
+        "combobox",
+        "listbox",
+        "menu",
+        "menubar",
+        "menuitem",
+        "option",
+        "progressbar",
+        "radio",
+        "search",
+        "slider",
+        "spinbutton",
+        "switch",
+        "timer",
+        "toolbar",
+        "tooltip",
+    }
+)
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+_ITEMS = frozenset({"li", "dt", "dd"})
+_BLOCK = frozenset(
+    {
+        "p",
+        "div",
+        "section",
+        "article",
+        "main",
+        "header",
+        "footer",
+        "aside",
+        "blockquote",
+        "pre",
+        "ul",
+        "ol",
+        "dl",
+        "table",
+        "tbody",
+        "thead",
+        "tfoot",
+        "tr",
+        "figure",
+        "figcaption",
+        "address",
+        "details",
+        "summary",
+        "fieldset",
+        "legend",
+        "center",
+        "form",
+        "hr",
+        "br",
+        "caption",
+    }
+    | _HEADINGS
+    | _ITEMS
+)
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+_SPACES = re.compile(r"\s+")
+_WORD = re.compile(r"\w")
+#: A block of link text this short is an action label, not a linked title.
+ACTION_WORDS = 4
+
+
+def _hidden(el: HtmlElement) -> bool:
+    """Hidden, or a part of the interface (see :data:`_INTERFACE_ROLES`)."""
+    return (
+        el.get("hidden") is not None
+        or (el.get("role") or "").lower() in _INTERFACE_ROLES
+        or el.get("aria-hidden") == "true"
+        or bool(_HIDDEN_STYLE.search(el.get("style") or ""))
+    )
+
+
+_KEY = 30  # characters of a paragraph's start that find it in the tree
+
+
+def _key(text: str) -> str:
+    return _SPACES.sub(" ", text).strip()[:_KEY].casefold()
+
+
+def _shape(el: HtmlElement) -> tuple[str, str]:
+    """Tag and first class: posts of a thread share them while their other classes (odd/even, the post's
+    id) differ."""
+    classes = (el.get("class") or "").split()
+    return el.tag, classes[0] if classes else ""
+
+
+def _anchor(scope: HtmlElement, lines: list[str]) -> HtmlElement | None:
+    """The smallest element holding the extractor's paragraphs (found by how they start), widened to the
+    run of same-shaped siblings it is one of (the extractor kept one post of a thread, one card of a list)."""
+    wanted = {_key(line) for line in lines if len(line.strip()) >= _KEY}
+    if not wanted:
+        return None
+    found: list[HtmlElement] = []
+    for el in scope.iter():
+        if isinstance(el.tag, str) and el.text and len(el.text.strip()) >= _KEY and _key(el.text) in wanted:
+            found.append(el)
+            wanted.discard(_key(el.text))
+            if not wanted:
+                break
+    if not found:
+        return None
+    chains = [[el, *el.iterancestors()][::-1] for el in found]
+    common = None
+    for level in zip(*chains, strict=False):
+        if any(node is not level[0] for node in level):
+            break
+        common = level[0]
+    node = common
+    while node is not None and node is not scope:
+        parent = node.getparent()
+        if parent is None:
+            break
+        shape = _shape(node)
+        twins = sum(1 for sib in parent if isinstance(sib.tag, str) and _shape(sib) == shape)
+        if twins < 2:
+            break
+        node = parent
+    return node
+
+
+def main_container(root: HtmlElement, lines: list[str] | tuple[str, ...] = ()) -> HtmlElement | None:
+    """The element holding the page's main content; ``None`` for a page without text.
+
+    The element the page names as its main content (``<main>``, ``role=main``, the one ``<article>``,
+    ``articleBody``) when it holds a fair share of the page's text; else the element the extractor's
+    paragraphs (``lines``) lie in; else the smallest element holding most of the page's text."""
+    body = root.find("body")
+    scope = body if body is not None else root
+    chars, _ = text_sizes(scope)
+    total = chars.get(scope, 0)
+    if total == 0:
+        return None
+    anchor = _anchor(scope, list(lines))
+    named = root.xpath("//main | //*[@role='main'] | //*[@itemprop='articleBody' or @itemprop='mainEntity']")
+    articles = root.xpath("//article[not(ancestor::article)]")
+    if len(articles) == 1:
+        named.append(articles[0])
+    best = max(named, key=lambda el: chars.get(el, 0), default=None)
+    if best is not None and chars.get(best, 0) >= MIN_SHARE * total:
+        return best
+    node = scope
+    while True:  # descend while one child still holds most of the text
+        children = [c for c in node if isinstance(c.tag, str) and c.tag not in _SKIP]
+        sizes = [(c, chars.get(c, 0)) for c in children]
+        top = max(sizes, key=lambda pair: pair[1], default=None)
+        if top is None or top[1] < 0.6 * total:
+            break
+        node = top[0]
+    if anchor is None or node is anchor or node in anchor.iterancestors():
+        return node
+    return anchor  # most of the text lies elsewhere than the paragraphs found (a modal, a mega-menu)
+
+
+def container_blocks(container: HtmlElement, *, keep_links: bool = False) -> list[Block]:
+    """The container's text as blocks: a heading per ``<h1>``–``<h6>``, an item per list entry, a row per
+    table row (cells joined by ``" | "``), a paragraph per other block of text.
+
+    A short block that is all link text ("Post Reply", "Return to top", "1 2 Next", "Read more") is an
+    action or a way elsewhere, and is left out unless ``keep_links`` (a listing, whose items are links); a
+    longer one is a linked title, kept."""
+    blocks: list[Block] = []
+    line: list[str] = []
+    state = {"links": 0, "plain": False}
+    kinds: list[str] = []  # the kind of each open block element, innermost last
+    groups: list[int] = []  # the group of each open list or table
+    next_group = 0
+
+    def add(text: str | None) -> None:
+        if text:
+            line.append(text)
+            if not state["links"] and not state["plain"] and _WORD.search(text):
+                state["plain"] = True
+
+    def flush() -> None:
+        text = _SPACES.sub(" ", "".join(line)).strip()
+        line.clear()
+        plain, state["plain"] = state["plain"], False
+        if not text or not (plain or keep_links or len(text.split()) > ACTION_WORDS):
+            return
+        kind = next((k for k in reversed(kinds) if k != "paragraph"), "paragraph")
+        group = groups[-1] if kind in {"item", "row"} and groups else -1
+        blocks.append(Block(kind, text, group))
+
+    walker = etree.iterwalk(container, events=("start", "end"))
+    for event, el in walker:
+        tag = el.tag if isinstance(el.tag, str) else ""
+        if event == "start":
+            if not tag or tag in _SKIP or _hidden(el):
+                walker.skip_subtree()
+                continue
+            if tag in _BLOCK:
+                flush()
+                if tag in {"ul", "ol", "dl", "table"}:
+                    groups.append(next_group)
+                    next_group += 1
+                kinds.append(
+                    "heading"
+                    if tag in _HEADINGS
+                    else "item"
+                    if tag in _ITEMS
+                    else "row"
+                    if tag == "tr"
+                    else "paragraph"
+                )
+            if tag == "a":
+                state["links"] += 1
+            add(el.text)
+            continue
+        # end
+        if not tag or tag in _SKIP or _hidden(el):
+            pass
+        elif tag in _BLOCK:
+            flush()
+            kinds.pop()
+            if tag in {"ul", "ol", "dl", "table"} and groups:
+                groups.pop()
+        elif tag in {"td", "th"}:
+            line.append(" | ")
+        elif tag == "a":
+            state["links"] -= 1
+        if el is not container:
+            add(el.tail)
+    flush()
+    return [_row(b) for b in blocks]
+
+
+def _row(block: Block) -> Block:
+    if block.kind != "row":
+        return block
+    cells = [c.strip() for c in block.text.strip(" |").split(" | ")]
+    return Block("row", " | ".join(c for c in cells if c), block.group)
+
+
+def markdown_of(blocks: list[Block]) -> str:
+    """GitHub-flavoured Markdown of container blocks: headings, bulleted items, pipe tables, paragraphs."""
+    out: list[str] = []
+    previous: Block | None = None
+    for block in blocks:
+        if block.kind == "heading":
+            out += ["", f"## {block.text}", ""]
+        elif block.kind == "item":
+            if previous is None or previous.kind != "item" or previous.group != block.group:
+                out.append("")
+            out.append(f"- {block.text}")
+        elif block.kind == "row":
+            cells = block.text.split(" | ")
+            new_table = previous is None or previous.kind != "row" or previous.group != block.group
+            if new_table:
+                out += ["", "| " + " | ".join(cells) + " |", "|" + "---|" * len(cells)]
+            else:
+                out.append("| " + " | ".join(cells) + " |")
+        else:
+            out += ["", block.text]
+        previous = block
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
