@@ -81,11 +81,11 @@ def test_dry_run_estimates_without_building(site, tmp_path):
     out = tmp_path / "never"
     result = runner.invoke(app, ["build", str(out), *_site_args(site), "--dry-run", "--limit", "10000"])
     assert result.exit_code == 0, result.output
-    assert "estimate for 10,000 articles" in result.output
+    # A limit above what the wiki has counts what the build would read: the wiki's 5 articles.
+    assert "estimate for 5 articles" in result.output
     assert not out.exists()
-    # Without a limit, the wiki's own article count is asked for (one request).
-    counted = runner.invoke(app, ["build", str(out), *_site_args(site), "--dry-run"])
-    assert "estimate for 5 articles" in counted.output
+    limited = runner.invoke(app, ["build", str(out), *_site_args(site), "--dry-run", "--limit", "2"])
+    assert "estimate for 2 articles" in limited.output
 
 
 @pytest.mark.parametrize(
@@ -144,8 +144,8 @@ def test_a_failed_dry_run_names_the_attempts_it_made_and_promises_no_saved_work(
             main()
         requests = broken.stats()["mediawiki"]["requests"]
     assert info.value.code == 2
-    err = capsys.readouterr().err.strip()
-    assert err.startswith("error:") and "\n" not in err
+    note, err = capsys.readouterr().err.strip().splitlines()  # the note: the articles are listed
+    assert note.startswith("note: listing") and err.startswith("error:")
     assert "HTTP 503 after 2 attempts" in err and requests == 2
     assert "saved" not in err and "run the same command again" not in err
 
