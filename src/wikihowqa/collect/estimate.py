@@ -21,8 +21,12 @@ PAPER_RATIOS = {
     "with_summary_and_references": 126_711 * 0.20 / 236_000,
     "citations_per_article": 8.0,
     "unique_per_citation": 0.95,
-    "snapshot_per_reference": 0.85,
 }
+
+
+#: Requests per cited URL, by lookup (``--lookup``), measured by ``benchmarks/collect.py`` on the generated
+#: corpus with archive fates (RESULTS.md, "collect lookups"): (CDX lane, playback lane).
+LOOKUP_COSTS = {"cdx": (1.20, 0.86), "playback": (0.17, 1.16), "memento": (0.14, 2.00)}
 
 
 @dataclass(frozen=True)
@@ -56,8 +60,8 @@ def estimate(articles: int, settings: BuildSettings, *, listing_requests: int | 
         + 2 * math.ceil(articles / BATCH)  # pages + Summary: pages
         + kept  # creation timestamps
         + 3 * math.ceil(max(kept, 1) / BATCH),  # category parents, a few levels
-        CDX: urls,
-        PLAYBACK: math.ceil(urls * r["snapshot_per_reference"]),
+        CDX: math.ceil(urls * LOOKUP_COSTS[settings.archive_lookup][0]),
+        PLAYBACK: math.ceil(urls * LOOKUP_COSTS[settings.archive_lookup][1]),
     }
     seconds: dict[str, float] = {}
     for lane, n in requests.items():
