@@ -538,28 +538,15 @@ def compare_metrics(items: list[Item], pairs: list[Pair], rows: list[MetricRow])
 
 
 def compare_table(rows: list[dict[str, Any]], title: str) -> str:
-    """Cells: right / ties / AUC; a metric with unscored pairs gets the share scored in its last column."""
-    errors = list(dict.fromkeys(r["error"] for r in rows))
-    counts = {r["error"]: r["pairs"] for r in rows}
-    lines = [
-        f"**{title}**",
-        "",
-        "| metric | " + " | ".join(f"{e} ({counts[e]})" for e in errors) + " | scored | s |",
-        "|---|" + "---:|" * (len(errors) + 2),
-    ]
-    by_metric: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
-    for r in rows:
-        by_metric[r["scorer"]][r["error"]] = r
-    for name, cells in by_metric.items():
-        shown = [
-            "–" if not c.get("scored") else f"{c['right']:.0%} / {c['ties']:.0%} / {c['auc']:.2f}"
-            for c in (cells[e] for e in errors)
-        ]
-        total = sum(c["pairs"] for c in cells.values())
-        scored = sum(c["scored"] for c in cells.values())
-        seconds = next(iter(cells.values()))["seconds"]
-        lines.append(f"| {name} | " + " | ".join(shown) + f" | {scored / total:.0%} | {seconds:.0f} |")
-    return "\n".join(lines)
+    """``table`` with two more columns: the share of pairs the metric scored, and its seconds."""
+
+    def scored(cells: dict[str, dict[str, Any]]) -> str:
+        return f"{sum(c['scored'] for c in cells.values()) / sum(c['pairs'] for c in cells.values()):.0%}"
+
+    def seconds(cells: dict[str, dict[str, Any]]) -> str:
+        return f"{next(iter(cells.values()))['seconds']:.0f}"
+
+    return table(rows, title, first="metric", extra={"scored": scored, "s": seconds})
 
 
 # --------------------------------------------------------------------------- measurement
@@ -599,24 +586,36 @@ def evaluate(items: list[Item], pairs: list[Pair], scorers: dict[str, Any]) -> l
     return rows
 
 
-def table(rows: list[dict[str, Any]], title: str) -> str:
-    """One row per scorer, one column per error type; a cell is right / ties / AUC."""
+def table(
+    rows: list[dict[str, Any]],
+    title: str,
+    *,
+    first: str = "scorer",
+    extra: dict[str, Any] | None = None,
+) -> str:
+    """One row per scorer, one column per error type; a cell is right / ties / AUC ("–": nothing scored);
+    ``extra`` adds columns computed from a row's cells."""
+    extra = extra or {}
     errors = list(dict.fromkeys(r["error"] for r in rows))
     counts = {r["error"]: r["pairs"] for r in rows}
     lines = [
         f"**{title}**",
         "",
-        "| scorer | " + " | ".join(f"{e} ({counts[e]})" for e in errors) + " |",
-        "|---|" + "---:|" * len(errors),
+        f"| {first} | "
+        + " | ".join(f"{e} ({counts[e]})" for e in errors)
+        + "".join(f" | {x}" for x in extra)
+        + " |",
+        "|---|" + "---:|" * (len(errors) + len(extra)),
     ]
     by_scorer: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
     for r in rows:
         by_scorer[r["scorer"]][r["error"]] = r
     for name, cells in by_scorer.items():
         shown = [
-            "–" if not c["pairs"] else f"{c['right']:.0%} / {c['ties']:.0%} / {c['auc']:.2f}"
+            "–" if not c.get("scored", c["pairs"]) else f"{c['right']:.0%} / {c['ties']:.0%} / {c['auc']:.2f}"
             for c in (cells[e] for e in errors)
         ]
+        shown += [column(cells) for column in extra.values()]
         lines.append(f"| {name} | " + " | ".join(shown) + " |")
     return "\n".join(lines)
 
