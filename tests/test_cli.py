@@ -305,7 +305,14 @@ def test_an_os_error_without_a_file_name_is_named_by_the_file_open_where_it_fail
     def closed(path):
         Store(path).put()
 
-    for failing, name in ((append, "log.txt"), (store, "state.sqlite"), (closed, "build.sqlite")):
+    def from_descriptor(path):  # os.fdopen: the file's name is a number, the path is beside it
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            fh.write("x")
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    cases = [(append, "log.txt"), (store, "state.sqlite"), (closed, "build.sqlite"), (from_descriptor, "t")]
+    for failing, name in cases:
         try:
             failing(tmp_path / name)
         except (OSError, sqlite3.Error) as exc:

@@ -2,8 +2,8 @@
 
 A failed ``write()``/``fsync()`` raises ``OSError`` without a file name, and SQLite's errors never name the
 database. Both are user-fixable (a full disk, a read-only folder), so the CLI must name the path in its
-one line; the frame that failed still holds the open file or connection (or, once the run has closed
-it, the object that owned it, with its ``path``), and that names it.
+one line; the frame that failed still holds the open file or connection, and that names it (or, when it
+is closed or was opened from a file descriptor, the ``path`` kept beside it).
 """
 
 from __future__ import annotations
@@ -28,17 +28,17 @@ def _path_of(value: Any) -> str | None:
     return None
 
 
-#: Attribute names under which an object that holds a connection keeps its database file.
-_PATH_ATTRIBUTES = ("path", "db_path", "database", "filename")
+#: Names under which a function or an object that holds a file or connection keeps its path.
+_PATH_NAMES = ("path", "db_path", "database", "filename", "target")
 
 
-def _owner_path(owner: Any) -> str | None:
-    """The file of an object holding a (maybe already closed) connection, from its ``path`` attribute."""
-    attributes = vars(owner)
-    if not any(isinstance(v, sqlite3.Connection) for v in attributes.values()):
+def _holder_path(names: dict[str, Any]) -> str | None:
+    """The path kept beside a file or connection that no longer names it (closed, or opened from a file
+    descriptor, whose ``name`` is a number): a ``path`` variable or attribute."""
+    if not any(isinstance(v, sqlite3.Connection | io.IOBase) for v in names.values()):
         return None
-    for name in _PATH_ATTRIBUTES:
-        value = attributes.get(name)
+    for name in _PATH_NAMES:
+        value = names.get(name)
         if isinstance(value, str | os.PathLike):
             return os.fspath(value)
     return None
@@ -51,14 +51,15 @@ def lost_path(tb: TracebackType | None) -> str | None:
         frames.append(tb.tb_frame)
         tb = tb.tb_next
     for frame in reversed(frames):
-        values = list(frame.f_locals.values())
+        holders = [dict(frame.f_locals)]
         owner = frame.f_locals.get("self")
         if owner is not None and hasattr(owner, "__dict__"):
-            values += list(vars(owner).values())
-        for value in values:
-            path = _path_of(value)
-            if path:
+            holders.append(vars(owner))
+        for names in holders:
+            for value in names.values():
+                if path := _path_of(value):
+                    return path
+        for names in holders:
+            if path := _holder_path(names):
                 return path
-        if owner is not None and hasattr(owner, "__dict__") and (path := _owner_path(owner)):
-            return path  # its connection is closed by now (the failed run cleaned up)
     return None
