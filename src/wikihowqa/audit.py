@@ -22,6 +22,7 @@ import numpy as np
 from wikihowqa import __version__
 from wikihowqa.embed import DEFAULT_MODEL
 from wikihowqa.errors import DatasetError
+from wikihowqa.executor import Executor
 from wikihowqa.io import DatasetFolder, write_json
 from wikihowqa.records import NOISE_CLUSTER, Example
 
@@ -196,13 +197,17 @@ def audit_dataset(
     model: str = DEFAULT_MODEL,
     threshold: float = DEFAULT_THRESHOLD,
     lexical: bool = True,
+    executor: Executor | None = None,
+    device: str | None = None,
     progress: Callable[[int, int], None] = lambda done, total: None,
 ) -> AuditResult:
     """Audit a dataset folder; writes ``audit.json`` there (summary, then every pair, closest first)."""
     from wikihowqa.split import question_embeddings
 
     examples = folder.examples()
-    embeddings = question_embeddings(folder, examples, model, progress=progress)
+    embeddings = question_embeddings(
+        folder, examples, model, executor=executor, device=device, progress=progress
+    )
     result = audit_examples(examples, embeddings, threshold=threshold, lexical=lexical, model=model)
     payload = result.to_json()
     payload["fingerprint"] = fingerprint(examples)

@@ -11,13 +11,16 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from wikihowqa.device import dtype_for, ray_gpus, resolve_device
 from wikihowqa.errors import SettingsError
+from wikihowqa.executor import Executor, LocalExecutor
 from wikihowqa.io import atomic_write
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
@@ -43,13 +46,42 @@ def model_key(model: str) -> str:
 
 
 @cache
-def load_model(model: str, device: str | None = None) -> Any:
+def load_model(model: str, device: str | None = None, work: str = "metric") -> Any:
+    """The sentence-transformers model on ``device`` (``auto``/``None``: a CUDA GPU if there is one), in the
+    precision of ``work`` there (``wikihowqa.device``: float16 for retrieval on CUDA, float32 for the
+    question embeddings that decide a split). The one loader of the project's sentence encoders."""
     from sentence_transformers import SentenceTransformer
 
+    where = resolve_device(device)
     try:
-        return SentenceTransformer(model_source(model), device=device)
+        encoder = SentenceTransformer(model_source(model), device=where)
     except (OSError, ValueError) as exc:
         raise SettingsError(f"cannot load embedding model {model!r}: {exc}") from None
+    return encoder.to(dtype_for(where, work)) if where.startswith("cuda") else encoder
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """Which model embeds texts, where, in what batches: a picklable model spec (``wikihowqa.executor``)
+    so the same embedding runs in this process or on a cluster's workers."""
+
+    model: str = DEFAULT_MODEL
+    device: str | None = None
+    batch_size: int = 512
+
+    def build(self) -> Encoding:
+        load_model(self.model, self.device)  # loaded now, on the worker that will use it
+        return self
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        vectors = load_model(self.model, self.device).encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.asarray(vectors, dtype=np.float32)
 
 
 def text_hash(text: str) -> str:
@@ -63,9 +95,13 @@ def embed(
     cache_dir: Path | None = None,
     batch_size: int = 512,
     device: str | None = None,
+    executor: Executor | None = None,
     progress: Callable[[int, int], None] = lambda done, total: None,
 ) -> np.ndarray:
-    """L2-normalised embeddings of ``texts`` (float32, one row each), reusing and extending the cache."""
+    """L2-normalised embeddings of ``texts`` (float32, one row each), reusing and extending the cache.
+
+    The missing texts are embedded in parts of ``8 × batch_size`` by ``executor`` (default: here); the
+    parts are the same whichever executor runs them, and only this process writes the cache."""
     hashes = [text_hash(t) for t in texts]
     known: dict[str, np.ndarray] = {}
     path = cache_dir / f"embeddings-{model_key(model)}.npz" if cache_dir else None
@@ -77,19 +113,17 @@ def embed(
             known = {}  # an unreadable cache is rebuilt
     missing = sorted({h: t for h, t in zip(hashes, texts, strict=True) if h not in known}.items())
     if missing:
-        encoder = load_model(model, device)
+        executor = executor or LocalExecutor(1)
+        spec = Encoding(model, device, batch_size)
         step = max(batch_size * 8, 1)
-        for start in range(0, len(missing), step):
-            part = missing[start : start + step]
-            vectors = encoder.encode(
-                [t for _, t in part],
-                batch_size=batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
-            known.update(zip((h for h, _ in part), np.asarray(vectors, dtype=np.float32), strict=True))
-            progress(min(start + step, len(missing)), len(missing))
+        parts = [missing[start : start + step] for start in range(0, len(missing), step)]
+        gpus = ray_gpus(device, getattr(executor, "gpus_available", 0)) if executor.distributed else 0
+        done = 0
+        texts_of = ([t for _, t in part] for part in parts)
+        for part, vectors in zip(parts, executor.map_model(spec, "encode", texts_of, gpus=gpus), strict=True):
+            known.update(zip((h for h, _ in part), vectors, strict=True))
+            done += len(part)
+            progress(done, len(missing))
         if path:
             keys = sorted(known)
             with atomic_write(path, "wb") as fh:

@@ -24,6 +24,7 @@ import numpy as np
 from wikihowqa import __version__
 from wikihowqa.embed import CACHE_DIR, DEFAULT_MODEL, embed
 from wikihowqa.errors import SettingsError
+from wikihowqa.executor import Executor
 from wikihowqa.io import MANIFEST_FILE, DatasetFolder, write_json
 from wikihowqa.records import NOISE_CLUSTER, Example
 
@@ -198,21 +199,34 @@ def question_embeddings(
     examples: Sequence[Example],
     model: str,
     *,
+    executor: Executor | None = None,
+    device: str | None = None,
     progress: Callable[[int, int], None] = lambda done, total: None,
 ) -> np.ndarray:
-    """Embeddings of the examples' questions, cached in the dataset folder."""
-    return embed([e.question for e in examples], model, cache_dir=folder.path / CACHE_DIR, progress=progress)
+    """Embeddings of the examples' questions, cached in the dataset folder (embedded by ``executor``)."""
+    return embed(
+        [e.question for e in examples],
+        model,
+        cache_dir=folder.path / CACHE_DIR,
+        executor=executor,
+        device=device,
+        progress=progress,
+    )
 
 
 def split_dataset(
     folder: DatasetFolder,
     settings: SplitSettings,
     *,
+    executor: Executor | None = None,
+    device: str | None = None,
     progress: Callable[[int, int], None] = lambda done, total: None,
 ) -> SplitResult:
     """Split a dataset folder in place (QA part: ``split``, ``cluster``; manifest: the settings)."""
     examples = folder.examples()
-    embeddings = question_embeddings(folder, examples, settings.model, progress=progress)
+    embeddings = question_embeddings(
+        folder, examples, settings.model, executor=executor, device=device, progress=progress
+    )
     result = split_examples(examples, embeddings, settings)
     folder.write_examples(result.examples)
     manifest = folder.manifest()

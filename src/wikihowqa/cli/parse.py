@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from wikihowqa.cli._app import app, console, out
+from wikihowqa.cli._options import ExecutorKind, RayAddress, Workers, running_on
 
 
 @app.command("parse")
@@ -35,7 +36,9 @@ def parse_command(
     timeout: float = typer.Option(
         60.0, "--timeout", help="Reject a page whose parsing takes longer (seconds)."
     ),
-    workers: int = typer.Option(0, "--workers", help="Parallel processes (0: one per CPU core)."),
+    workers: Workers = None,
+    executor: ExecutorKind = "local",
+    ray_address: RayAddress = None,
 ) -> None:
     """Re-parse every document of DATASET from its raw snapshot: text, Markdown, title and passages.
 
@@ -57,13 +60,16 @@ def parse_command(
     )
     source = FolderSnapshots(raw) if raw is not None else open_build_cache(dataset)
     columns = (TextColumn("parsing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=console, transient=True) as bar:
+    with (
+        running_on(executor, ray_address, workers) as runner,
+        Progress(*columns, console=console, transient=True) as bar,
+    ):
         task = bar.add_task("parse", total=None)
         report = reparse_folder(
             dataset,
             source,
             settings,
-            workers=workers or None,
+            executor=runner,
             on_total=lambda n: bar.update(task, total=n),
             on_done=lambda n: bar.advance(task, n),
         )

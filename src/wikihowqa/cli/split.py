@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from wikihowqa.cli._app import app, console, out
+from wikihowqa.cli._options import Device, ExecutorKind, RayAddress, Workers, device_option, running_on
 
 
 def _progress(label: str):
@@ -52,6 +53,10 @@ def split_command(
         None, "--guard", help="Keep in train unclustered questions with a neighbour this similar."
     ),
     threshold: float = typer.Option(0.9, "--threshold", help="Paraphrase threshold of the audit after it."),
+    executor: ExecutorKind = "local",
+    ray_address: RayAddress = None,
+    workers: Workers = None,
+    device: Device = "auto",
 ) -> None:
     """Cluster the questions (HDBSCAN on sentence embeddings) and split: clustered ones to train, the rest
     dealt to validation and test. Rewrites the QA part in place (atomically) and audits the result."""
@@ -71,9 +76,16 @@ def split_command(
     )
     folder = DatasetFolder(dataset)
     folder.qa_path  # noqa: B018  a missing QA part is an error before any work
-    with _progress("embedding questions") as bar:
+    device = device_option(device)
+    with running_on(executor, ray_address, workers) as runner, _progress("embedding questions") as bar:
         task = bar.add_task("embed", total=None)
-        result = split_dataset(folder, settings, progress=lambda d, t: bar.update(task, completed=d, total=t))
+        result = split_dataset(
+            folder,
+            settings,
+            executor=runner,
+            device=device,
+            progress=lambda d, t: bar.update(task, completed=d, total=t),
+        )
     for warning in result.warnings:
         console.print(f"[yellow]warning:[/] {warning}")
     counts = result.counts
@@ -96,6 +108,10 @@ def audit_command(
     lexical: bool = typer.Option(
         True, "--lexical/--no-lexical", help="Also count evaluation questions with a train question's title."
     ),
+    executor: ExecutorKind = "local",
+    ray_address: RayAddress = None,
+    workers: Workers = None,
+    device: Device = "auto",
 ) -> None:
     """For every validation/test question find the nearest train question; write audit.json into DATASET."""
     from wikihowqa.audit import audit_dataset
@@ -103,13 +119,16 @@ def audit_command(
 
     folder = DatasetFolder(dataset)
     folder.qa_path  # noqa: B018  a missing QA part is an error before any work
-    with _progress("embedding questions") as bar:
+    device = device_option(device)
+    with running_on(executor, ray_address, workers) as runner, _progress("embedding questions") as bar:
         task = bar.add_task("embed", total=None)
         result = audit_dataset(
             folder,
             model=model,
             threshold=threshold,
             lexical=lexical,
+            executor=runner,
+            device=device,
             progress=lambda d, t: bar.update(task, completed=d, total=t),
         )
     _print_audit(result)

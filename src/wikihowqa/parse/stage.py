@@ -10,18 +10,20 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import re
 import signal
 import threading
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Protocol
 
 from wikihowqa.errors import DatasetError
+from wikihowqa.executor import Executor, LocalExecutor, WorkerLost
 from wikihowqa.parse.page import (
     PARSE_ERROR,
     TIMEOUT,
@@ -199,40 +201,37 @@ def parse_snapshots(
     workers: int | None = None,
     chunk_size: int = 8,
     on_done: Callable[[int], None] | None = None,
+    executor: Executor | None = None,
 ) -> Iterator[tuple[str, ParsedPage]]:
-    """``(key, page)`` for every snapshot, in input order, parsed on ``workers`` processes (default: all
-    cores; 1 parses in this process). A worker that dies (a crash inside a C library) costs only the pages
-    of its chunk, which are retried one by one and rejected as ``parse_error`` if they kill a worker again.
-    ``on_done(n)`` is told each time ``n`` more pages are done (for a progress bar)."""
+    """``(key, page)`` for every snapshot, in input order, parsed in chunks by ``executor`` (default: this
+    machine's processes, ``workers`` of them — all usable CPUs; 1 parses in this process). A worker that dies
+    (a crash inside a C library) costs only the pages of its chunk, which are retried one by one and rejected
+    as ``parse_error`` if they kill a worker again. ``on_done(n)`` is told each time ``n`` more pages are
+    done (for a progress bar)."""
     settings = settings or ParseSettings()
-    workers = workers or os.cpu_count() or 1
+    executor = executor or LocalExecutor(workers)
     tick = on_done or (lambda n: None)
-    if workers == 1:
+    if executor.parallelism == 1 and not executor.distributed:
         for item in items:
             page = parse_one(item, settings)
             tick(1)
             yield item.key, page
         return
-    window = workers * 4  # chunks in flight: bounded so a huge crawl is never all in memory
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        pending: list[tuple[list[RawSnapshot], object]] = []
-        stream = _chunks(items, chunk_size)
-        while True:
-            while len(pending) < window:
-                chunk = next(stream, None)
-                if chunk is None:
-                    break
-                pending.append((chunk, pool.submit(_parse_chunk, chunk, settings)))
-            if not pending:
-                break
-            chunk, future = pending.pop(0)
-            try:
-                pages = future.result()  # type: ignore[attr-defined]
-            except BrokenProcessPool:
-                yield from _salvage([chunk] + [c for c, _ in pending], settings, tick, stream)
-                return
+    stream = _chunks(items, chunk_size)
+    sent: deque[list[RawSnapshot]] = deque()  # chunks handed to the executor, not yet back
+
+    def feed() -> Iterator[list[RawSnapshot]]:
+        for chunk in stream:
+            sent.append(chunk)
+            yield chunk
+
+    try:
+        for pages in executor.map(partial(_parse_chunk, settings=settings), feed()):
+            chunk = sent.popleft()
             tick(len(chunk))
             yield from ((item.key, page) for item, page in zip(chunk, pages, strict=True))
+    except WorkerLost:
+        yield from _salvage(list(sent), settings, tick, stream)
 
 
 def _salvage(
@@ -313,6 +312,7 @@ def reparse_folder(
     workers: int | None = None,
     on_total: Callable[[int], None] | None = None,
     on_done: Callable[[int], None] | None = None,
+    executor: Executor | None = None,
 ) -> ReparseReport:
     """Re-parse every document of a dataset folder from its raw snapshot and rewrite ``documents`` in place.
 
@@ -351,7 +351,9 @@ def reparse_folder(
     if on_total:
         on_total(len(todo))
     with progress_path.open("a", encoding="utf-8") as log:
-        for archive_url, page in parse_snapshots(todo, settings, workers=workers, on_done=on_done):
+        for archive_url, page in parse_snapshots(
+            todo, settings, workers=workers, on_done=on_done, executor=executor
+        ):
             page = complete_pagination(page, source, settings, archive_url)
             row = {"settings": key, "archive_url": archive_url, "rejection": page.rejection}
             if page.ok:
