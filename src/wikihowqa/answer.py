@@ -97,6 +97,9 @@ class Context:
     folder: DatasetFolder
     settings: dict[str, Any]
     split: str
+    #: where batches run (``wikihowqa.executor``; ``None``: here) and the neural models' ``--device``
+    executor: Any = None
+    device: str | None = None
 
     def section(self, name: str) -> dict[str, Any]:
         value = self.settings.get(name) or {}
@@ -392,7 +395,8 @@ def make_retriever(name: str, ctx: Context) -> Any:
     """The ``name`` retriever, its options from the [retrieval] section (e.g. ``retrieval.dense.model``)."""
     from wikihowqa.retrieve import dataset_retriever
 
-    return dataset_retriever(name, ctx.section("retrieval").get(name) or {}, ctx.folder.path)
+    options = ctx.section("retrieval").get(name) or {}
+    return dataset_retriever(name, options, ctx.folder.path, executor=ctx.executor, device=ctx.device)
 
 
 # --------------------------------------------------------------------------- predictions files
@@ -464,10 +468,15 @@ def answer_split(
     limit: int | None = None,
     out: Path | None = None,
     settings: dict[str, Any] | None = None,
+    executor: Any = None,
+    device: str | None = None,
     progress: Callable[[int, int], None] = lambda done, total: None,
     log: Callable[[str], None] = lambda _: None,
 ) -> AnswerReport:
-    """Answer the questions of ``split`` (the first ``limit``) with a system; resumable (see module doc)."""
+    """Answer the questions of ``split`` (the first ``limit``) with a system; resumable (see module doc).
+
+    ``executor`` (``wikihowqa.executor``) runs the neural work — passage embeddings, local generation — on
+    its workers; this process still writes every file. ``device``: ``--device`` of the neural models."""
     if system_name not in SYSTEMS:
         raise SettingsError(f"unknown system {system_name!r} (known: {', '.join(SYSTEMS)})")
     settings = dict(settings or {})
@@ -496,9 +505,8 @@ def answer_split(
         from wikihowqa.generate.llm import ServiceUnavailable
 
         try:
-            failed, advice = _run(
-                folder, system_name, split, todo, settings, partial, progress, before, len(examples), log
-            )
+            ctx = Context(folder, settings, split, executor, device)
+            failed, advice = _run(ctx, system_name, todo, partial, progress, before, len(examples), log)
         except ServiceUnavailable as exc:
             kept = len(read_partial(partial))
             if not kept:
@@ -521,11 +529,9 @@ def answer_split(
 
 
 def _run(
-    folder: DatasetFolder,
+    ctx: Context,
     system_name: str,
-    split: str,
     todo: list[Example],
-    settings: dict[str, Any],
     partial: Path,
     progress: Callable[[int, int], None],
     before: int,
@@ -535,7 +541,7 @@ def _run(
     from wikihowqa.generate.llm import GenerationError, ServiceUnavailable
     from wikihowqa.retrieve import rank_questions
 
-    ctx = Context(folder, settings, split)
+    folder, split = ctx.folder, ctx.split
     log(f"loading {system_name}")
     system = SYSTEMS[system_name].factory(ctx)
     documents = folder.documents_by_article()

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from wikihowqa.cli._app import app, console, out
+from wikihowqa.cli._options import Device, ExecutorKind, RayAddress, Workers, device_option, running_on
 
 _SYSTEMS_HELP = (
     "System to run: bm25+lead, dense+lead, hybrid+lead, bm25+textrank, bm25+lexrank, oracle, seq2seq, "
@@ -47,6 +48,10 @@ def answer_command(
     set_: list[str] = typer.Option(
         [], "--set", help="Override one setting, e.g. --set extractive.max_words=60 (repeatable)."
     ),
+    executor: ExecutorKind = "local",
+    ray_address: RayAddress = None,
+    workers: Workers = None,
+    device: Device = "auto",
 ) -> None:
     """Answer the questions of a split with a baseline system and write a predictions file (resumable).
 
@@ -86,8 +91,9 @@ def answer_command(
             generator["generate"] = {"max_new_tokens": max_new_tokens}
         overrides["generator"] = generator
     settings = merge(merge(settings, overrides), parse_assignments(set_))
+    device = device_option(device)
 
-    with Progress(
+    with running_on(executor, ray_address, workers) as runner, Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
@@ -103,6 +109,8 @@ def answer_command(
             limit=limit,
             out=out_file,
             settings=settings,
+            executor=runner,
+            device=device,
             progress=lambda done, total: bar.update(task, completed=done, total=total),
             log=lambda message: bar.console.print(f"[dim]{message}[/]"),
         )

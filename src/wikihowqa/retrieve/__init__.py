@@ -95,19 +95,33 @@ def get_retriever(name: str, **settings: Any) -> Retriever:
     raise SettingsError(f"unknown retriever {name!r} (expected bm25, dense or hybrid)")
 
 
-def dataset_retriever(name: str, options: Mapping[str, Any], dataset: Path) -> Retriever:
+def dataset_retriever(
+    name: str,
+    options: Mapping[str, Any],
+    dataset: Path,
+    *,
+    executor: Any = None,
+    device: str | None = None,
+) -> Retriever:
     """A retriever for a dataset folder's questions: dense vectors go to the folder's embedding cache.
 
     Every system and ``wikihowqa train`` build retrievers here, so they share one cache and one set of
-    defaults (dense embedding shows progress: a split's passages take minutes on a CPU).
+    defaults (dense embedding shows progress: a split's passages take minutes on a CPU). ``executor``
+    (``wikihowqa.executor``) embeds passages on a cluster; ``device`` is the default of ``dense.device``.
     """
     from wikihowqa.retrieve.cache import default_cache_path
 
     settings = dict(options)
     if name == "dense":
         settings.setdefault("progress", True)
+        if device is not None:
+            settings.setdefault("device", device)
+    if name == "hybrid" and device is not None:
+        settings["dense"] = {"device": device, **(settings.get("dense") or {})}
     if name in ("dense", "hybrid"):
         settings.setdefault("cache", str(default_cache_path(dataset)))
+        if executor is not None:
+            settings["executor"] = executor
     return get_retriever(name, **settings)
 
 

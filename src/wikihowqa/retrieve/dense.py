@@ -7,13 +7,16 @@ paper's retriever is DPR (separate question and context encoders, dot product): 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
+from wikihowqa.device import ray_gpus
 from wikihowqa.errors import SettingsError
+from wikihowqa.executor import Executor, loaded
 from wikihowqa.records import Passage
 from wikihowqa.retrieve import Ranked, ranked
 from wikihowqa.retrieve.cache import EmbeddingCache, text_key
@@ -37,7 +40,10 @@ def default_model_path() -> str:
 
 
 class SentenceTransformerEncoder:
-    """Any sentence-transformers model by name or path; vectors are L2-normalised (cosine = dot)."""
+    """Any sentence-transformers model by name or path; vectors are L2-normalised (cosine = dot).
+
+    Loaded by the project's one sentence-encoder loader (``wikihowqa.embed.load_model``), in float16 on a
+    CUDA GPU (retrieval precision: see ``wikihowqa.device``)."""
 
     def __init__(
         self,
@@ -49,17 +55,13 @@ class SentenceTransformerEncoder:
         passage_prefix: str = "",
         progress: bool = False,
     ) -> None:
-        from sentence_transformers import SentenceTransformer
+        from wikihowqa.embed import load_model
 
-        path = model or default_model_path()
         self.key = f"st:{model or DEFAULT_MODEL_NAME}:{query_prefix}|{passage_prefix}"
         self.model_name = model or DEFAULT_MODEL_NAME
         self.batch_size, self.query_prefix, self.passage_prefix = batch_size, query_prefix, passage_prefix
         self.progress = progress
-        try:
-            self._model = SentenceTransformer(path, device=device)
-        except OSError as exc:
-            raise SettingsError(f"cannot load sentence-transformers model {path!r}: {exc}") from None
+        self._model = load_model(model or DEFAULT_MODEL_NAME, device, "retrieval")
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
         return self._model.encode(
@@ -89,17 +91,19 @@ class DPREncoder:
         batch_size: int = 32,
         max_length: int = 256,
     ) -> None:
-        import torch
         from transformers import AutoTokenizer, DPRContextEncoder, DPRQuestionEncoder
 
+        from wikihowqa.device import dtype_for, resolve_device
+
         self.key = f"dpr:{question_model}|{context_model}"
-        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        self.device = resolve_device(device)
+        dtype = dtype_for(self.device, "retrieval")
         self.batch_size, self.max_length = batch_size, max_length
         try:
             self._q_tok = AutoTokenizer.from_pretrained(question_model)
             self._c_tok = AutoTokenizer.from_pretrained(context_model)
-            self._q = DPRQuestionEncoder.from_pretrained(question_model).to(self.device).eval()
-            self._c = DPRContextEncoder.from_pretrained(context_model).to(self.device).eval()
+            self._q = DPRQuestionEncoder.from_pretrained(question_model, dtype=dtype).to(self.device).eval()
+            self._c = DPRContextEncoder.from_pretrained(context_model, dtype=dtype).to(self.device).eval()
         except OSError as exc:
             raise SettingsError(
                 f"cannot load DPR encoders {question_model!r} / {context_model!r}: {exc}"
@@ -139,13 +143,83 @@ class DenseIndex:
         return [ranked(self.passages, row, k) for row in scores]
 
 
+@dataclass(frozen=True)
+class EncoderSpec:
+    """A bi-encoder as settings: picklable and hashable, so it is built where the vectors are computed —
+    in this process, or once per worker process of a Ray cluster (``wikihowqa.executor``)."""
+
+    model: str | None = None
+    question_model: str | None = None
+    context_model: str | None = None
+    device: str | None = None
+    batch_size: int = 64
+    query_prefix: str = ""
+    passage_prefix: str = ""
+    progress: bool = False
+
+    def __post_init__(self) -> None:
+        if (self.question_model is None) != (self.context_model is None):
+            raise SettingsError("DPR needs both question_model and context_model")
+
+    @property
+    def key(self) -> str:
+        """The cache key the built encoder has (see :class:`Encoder`), known without loading it."""
+        if self.question_model:
+            return f"dpr:{self.question_model}|{self.context_model}"
+        return f"st:{self.model or DEFAULT_MODEL_NAME}:{self.query_prefix}|{self.passage_prefix}"
+
+    def build(self) -> Encoder:
+        if self.question_model and self.context_model:
+            return DPREncoder(
+                self.question_model, self.context_model, device=self.device, batch_size=self.batch_size
+            )
+        return SentenceTransformerEncoder(
+            self.model,
+            device=self.device,
+            batch_size=self.batch_size,
+            query_prefix=self.query_prefix,
+            passage_prefix=self.passage_prefix,
+            progress=self.progress,
+        )
+
+
 class DenseRetriever:
+    """Dense ranking. ``encoder``: a loaded :class:`Encoder`, or an :class:`EncoderSpec` loaded on first use
+    here — or never here, when a distributed ``executor`` embeds the batches on its workers (this process
+    still owns the embedding cache: it alone writes it)."""
+
     name = "dense"
 
-    def __init__(self, encoder: Encoder, cache: EmbeddingCache | None = None, *, chunk: int = 2048) -> None:
-        self.encoder, self.cache, self.chunk = encoder, cache, chunk
+    def __init__(
+        self,
+        encoder: Encoder | EncoderSpec,
+        cache: EmbeddingCache | None = None,
+        *,
+        chunk: int = 2048,
+        executor: Executor | None = None,
+    ) -> None:
+        self.spec = encoder if isinstance(encoder, EncoderSpec) else None
+        self._encoder = None if isinstance(encoder, EncoderSpec) else encoder
+        self.key = encoder.key
+        self.cache, self.chunk = cache, chunk
+        self.executor = executor if executor is not None and executor.distributed and self.spec else None
         self._memory: dict[bytes, np.ndarray] = {}
         self._questions: dict[str, np.ndarray] = {}
+
+    @property
+    def encoder(self) -> Encoder:
+        if self._encoder is None:
+            assert self.spec is not None
+            self._encoder = loaded(self.spec)
+        return self._encoder
+
+    def _encode(self, method: str, batches: Iterable[list[str]]) -> Iterator[np.ndarray]:
+        """Vectors of each batch, in order: by the executor's workers, else by the encoder here."""
+        if self.executor is None:
+            return map(getattr(self.encoder, method), batches)
+        assert self.spec is not None
+        gpus = ray_gpus(self.spec.device, getattr(self.executor, "gpus_available", 0))
+        return self.executor.map_model(self.spec, method, batches, gpus=gpus)
 
     @classmethod
     def from_settings(
@@ -159,22 +233,15 @@ class DenseRetriever:
         query_prefix: str = "",
         passage_prefix: str = "",
         progress: bool = False,
+        executor: Executor | None = None,
     ) -> DenseRetriever:
-        if (question_model is None) != (context_model is None):
-            raise SettingsError("DPR needs both question_model and context_model")
-        encoder: Encoder
-        if question_model and context_model:
-            encoder = DPREncoder(question_model, context_model, device=device, batch_size=batch_size)
-        else:
-            encoder = SentenceTransformerEncoder(
-                model,
-                device=device,
-                batch_size=batch_size,
-                query_prefix=query_prefix,
-                passage_prefix=passage_prefix,
-                progress=progress,
-            )
-        return cls(encoder, EmbeddingCache(Path(cache)) if cache else None)
+        spec = EncoderSpec(
+            model, question_model, context_model, device, batch_size, query_prefix, passage_prefix, progress
+        )
+        retriever = cls(spec, EmbeddingCache(Path(cache)) if cache else None, executor=executor)
+        if retriever.executor is None:
+            retriever.encoder  # noqa: B018  loaded now: a wrong model name is an error before any work
+        return retriever
 
     def passage_vectors(
         self, texts: Sequence[str], progress: Callable[[int], None] | None = None
@@ -183,19 +250,20 @@ class DenseRetriever:
         keys = [text_key(t) for t in texts]
         missing = list(dict.fromkeys(k for k in keys if k not in self._memory))
         if missing and self.cache is not None:
-            self._memory.update(self.cache.get(self.encoder.key, missing))
+            self._memory.update(self.cache.get(self.key, missing))
             missing = [k for k in missing if k not in self._memory]
         if missing:
             first = {}
             for key, text in zip(keys, texts, strict=True):
                 first.setdefault(key, text)
-            for start in range(0, len(missing), self.chunk):  # chunks: an interrupted run keeps what it did
-                batch = missing[start : start + self.chunk]
-                vectors = self.encoder.encode_passages([first[k] for k in batch])
+            # chunks: an interrupted run keeps what it did; on a cluster, chunks are embedded side by side
+            batches = [missing[start : start + self.chunk] for start in range(0, len(missing), self.chunk)]
+            vectors_of = self._encode("encode_passages", ([first[k] for k in b] for b in batches))
+            for batch, vectors in zip(batches, vectors_of, strict=True):
                 new = dict(zip(batch, vectors, strict=True))
                 self._memory.update(new)
                 if self.cache is not None:
-                    self.cache.put(self.encoder.key, new)
+                    self.cache.put(self.key, new)
                 if progress:
                     progress(len(batch))
         if not keys:
@@ -206,7 +274,8 @@ class DenseRetriever:
         """Question vectors, those embedded by :meth:`prepare` from memory (one batch, not one call each)."""
         missing = list(dict.fromkeys(q for q in questions if q not in self._questions))
         if missing:
-            self._questions.update(zip(missing, self.encoder.encode_questions(missing), strict=True))
+            vectors = next(self._encode("encode_questions", [missing]))
+            self._questions.update(zip(missing, vectors, strict=True))
         return np.stack([self._questions[q] for q in questions])
 
     def prepare(self, passages: Sequence[Passage], questions: Sequence[str] = ()) -> None:
@@ -219,4 +288,4 @@ class DenseRetriever:
         return DenseIndex(passages, self.passage_vectors([p.text for p in passages]), self)
 
     def settings(self) -> dict[str, Any]:
-        return {"retriever": "dense", "encoder": self.encoder.key}
+        return {"retriever": "dense", "encoder": self.key}

@@ -74,11 +74,12 @@ class HybridRetriever:
         weights: Sequence[float] | None = None,
         depth: int = 1000,
         cache: str | None = None,
+        executor: Any = None,
     ) -> HybridRetriever:
         from wikihowqa.retrieve.bm25 import BM25Retriever
         from wikihowqa.retrieve.dense import DenseRetriever
 
-        dense_settings = {"cache": cache, **(dense or {})}
+        dense_settings = {"cache": cache, "executor": executor, **(dense or {})}
         return cls(
             [BM25Retriever(**(bm25 or {})), DenseRetriever.from_settings(**dense_settings)],
             k=k,
