@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from lxml import etree
 from lxml.html import HtmlElement
 
-from wikihowqa.parse.sizes import text_sizes
+from wikihowqa.parse.sizes import discount, text_sizes
 
 
 def _words(*names: str) -> str:
@@ -276,6 +276,16 @@ def _in_article(el: HtmlElement) -> bool:
     return any(a.tag == "article" or a.get("itemprop") == "articleBody" for a in el.iterancestors())
 
 
+def _hinted(name: str | None, seen: dict[str, bool]) -> bool:
+    if not name:
+        return False
+    found = seen.get(name)
+    if found is None:
+        lowered = name.lower()
+        found = seen[name] = any(h in lowered for h in HINTS)
+    return found
+
+
 def _guarded(el: HtmlElement, kind: str, page_chars: int, chars: dict, links: dict) -> bool:
     """Whether a block marked ``kind`` is in truth the page's content: a widget (share bar, cookie notice,
     newsletter box, related links, a menu) is small or made of links; a block holding most of the page's
@@ -288,17 +298,28 @@ def _guarded(el: HtmlElement, kind: str, page_chars: int, chars: dict, links: di
     return links.get(el, 0) < 0.5 * total
 
 
+_FLAG = "data-wikihowqa-boilerplate"
+_OUTERMOST = etree.XPath(f"//*[@{_FLAG}][not(ancestor::*[@{_FLAG}])]")
+
+
 def remove_boilerplate(
-    root: HtmlElement, *, keep_comments: bool = False, keep_link_lists: bool = False
+    root: HtmlElement,
+    *,
+    keep_comments: bool = False,
+    keep_link_lists: bool = False,
+    sizes: tuple[dict, dict] | None = None,
 ) -> Counter[str]:
     """Drop boilerplate from ``root`` in place; return how many blocks of each kind went.
 
     ``keep_comments``: on a forum thread or Q&A page the posts are the content, so comment-named blocks and
     "N replies" headings stay. ``keep_link_lists``: on a listing or collection page the list of linked items
-    is the content."""
+    is the content. ``sizes``: :func:`wikihowqa.parse.sizes.text_sizes` of ``root``, when already known
+    (kept true: what goes is taken out of them)."""
     keep = _protected(root)
     body = root.find("body")
-    chars, links = text_sizes(root)
+    sizes = sizes or text_sizes(root)
+    chars, links = sizes
+    hinted: dict[str, bool] = {}  # class names repeat across a page: each is looked at once
     page_chars = chars.get(body if body is not None else root, 0)
     marked: dict[HtmlElement, str] = {}
     for el in _CANDIDATES(root, n=LINK_LIST_MIN_ITEMS):
@@ -340,22 +361,21 @@ def remove_boilerplate(
                     if isinstance(sibling.tag, str):
                         marked[sibling] = "comments+"  # part of the section the heading opened
             continue
-        attrs = f"{el.get('class') or ''} {el.get('id') or ''}".lower()
-        if not (any(h in attrs for h in HINTS) or el.get("itemprop") or el.get("itemtype") or el.get("role")):
+        named = _hinted(el.get("class"), hinted) or _hinted(el.get("id"), hinted)
+        if not (named or el.get("itemprop") or el.get("itemtype") or el.get("role")):
             continue
         kind = name_kind(el)
         if kind is not None and not (keep_comments and kind == "comments"):
             marked[el] = kind
-    removed: Counter[str] = Counter()
-    dropped: set[HtmlElement] = set()
     for el, kind in marked.items():
-        if any(ancestor in dropped for ancestor in el.iterancestors()):
-            continue
-        if _guarded(el, kind, page_chars, chars, links):
-            continue
-        dropped.add(el)
+        if not _guarded(el, kind, page_chars, chars, links):
+            el.set(_FLAG, kind)
+    removed: Counter[str] = Counter()
+    for el in _OUTERMOST(root):  # what lies inside a dropped block goes with it, uncounted
+        kind = el.get(_FLAG)
         if not kind.endswith("+"):
             removed[kind] += 1
+        discount(sizes, el)
         el.drop_tree()
     return removed
 

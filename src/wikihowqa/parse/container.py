@@ -177,7 +177,14 @@ def _anchor(scope: HtmlElement, lines: list[str]) -> HtmlElement | None:
     return node
 
 
-def main_container(root: HtmlElement, lines: list[str] | tuple[str, ...] = ()) -> HtmlElement | None:
+def is_named(el: HtmlElement) -> bool:
+    """Whether the page itself names ``el`` its main content (``<main>``, ``role=main``, ``articleBody``)."""
+    return el.tag == "main" or el.get("role") == "main" or el.get("itemprop") in {"articleBody", "mainEntity"}
+
+
+def main_container(
+    root: HtmlElement, lines: list[str] | tuple[str, ...] = (), sizes: tuple[dict, dict] | None = None
+) -> HtmlElement | None:
     """The element holding the page's main content; ``None`` for a page without text.
 
     The element the page names as its main content (``<main>``, ``role=main``, the one ``<article>``,
@@ -185,7 +192,7 @@ def main_container(root: HtmlElement, lines: list[str] | tuple[str, ...] = ()) -
     paragraphs (``lines``) lie in; else the smallest element holding most of the page's text."""
     body = root.find("body")
     scope = body if body is not None else root
-    chars, _ = text_sizes(scope)
+    chars, _ = sizes or text_sizes(scope)
     total = chars.get(scope, 0)
     if total == 0:
         return None

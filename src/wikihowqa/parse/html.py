@@ -34,7 +34,8 @@ from trafilatura.core import bare_extraction
 from trafilatura.xml import xmltotxt
 
 from wikihowqa.parse.blocks import Block
-from wikihowqa.parse.container import container_blocks, main_container, markdown_of
+from wikihowqa.parse.container import container_blocks, is_named, main_container, markdown_of
+from wikihowqa.parse.sizes import text_sizes
 
 try:  # trafilatura's own article-container expressions: the chunks it would pick the first of
     from trafilatura.xpaths import BODY_XPATH as _BODY_XPATH
@@ -235,19 +236,39 @@ def _bag(text: str) -> Counter[str]:
     return Counter(_WORDS.findall(text.lower()))
 
 
-def choose(extracted: str, whole: str, page_type: str) -> str:
-    """``"extracted"`` (trafilatura's pick) or ``"container"`` (the main container read whole)."""
+def choose(extracted: str, whole: str, page_type: str, named: bool = False) -> str:
+    """``"extracted"`` (trafilatura's pick) or ``"container"`` (the main container read whole).
+
+    When the two hold different text, trafilatura read another part of the page than the container: the
+    container wins only where the page names it its main content (``named``) and it holds far more."""
     ours, theirs = _bag(extracted), _bag(whole)
     n_ours, n_theirs = sum(ours.values()), sum(theirs.values())
     if n_theirs == 0:
         return "extracted"
     if n_ours == 0:
         return "container"
-    if sum((ours & theirs).values()) < SAME_REGION * n_ours:
-        return "extracted"
-    low, high = CONTAINER_RATIOS.get(page_type, CONTAINER_RATIOS["article"])
     ratio = n_theirs / n_ours
-    return "container" if ratio <= low or ratio >= high else "extracted"
+    if sum((ours & theirs).values()) < SAME_REGION * n_ours:
+        high = CONTAINER_RATIOS.get(page_type, CONTAINER_RATIOS["article"])[1]
+        return "container" if named and ratio >= high else "extracted"
+    return "container" if _by_ratio(ratio, page_type) else "extracted"
+
+
+def _worth_reading(chars_ratio: float, page_type: str) -> bool:
+    """Whether the container's size (in characters, known without reading it) is near enough to the ratios
+    for its words to decide; far inside the band between them, trafilatura's text is kept unread."""
+    low, high = CONTAINER_RATIOS.get(page_type, CONTAINER_RATIOS["article"])
+    return chars_ratio <= low * CHARS_SLACK or chars_ratio >= high / CHARS_SLACK
+
+
+def _by_ratio(ratio: float, page_type: str) -> bool:
+    low, high = CONTAINER_RATIOS.get(page_type, CONTAINER_RATIOS["article"])
+    return ratio <= low or ratio >= high
+
+
+#: How far a container's character count may be from its word count's ratio to trafilatura's text (the
+#: actions and labels :func:`container_blocks` leaves out, spacing): beyond this the container is not read.
+CHARS_SLACK = 1.5
 
 
 def extract(
@@ -257,32 +278,37 @@ def extract(
     join_chunks: bool = True,
     rescue: bool = True,
     container: bool = True,
+    sizes: tuple[dict, dict] | None = None,
 ) -> Extraction:
     """Main content of a prepared tree (boilerplate already removed): blocks, Markdown and the mode used.
 
     ``join_chunks``, ``rescue`` and ``container`` switch off steps of the cascade (for the benchmark's
-    ablation)."""
+    ablation); ``sizes`` are the tree's :func:`wikihowqa.parse.sizes.text_sizes`, when known."""
     unwrap_layout_tables(root)
     if join_chunks:
         join_body_chunks(root)
     body, mode = _run(root, "balanced"), "balanced"
-    text = "" if body is None else " ".join(body.itertext()).strip()
-    if rescue and len(text) < MIN_EXTRACTED_CHARS:
-        rescued = _run(root, "recall")
-        rescue_text = "" if rescued is None else " ".join(rescued.itertext()).strip()
-        if len(rescue_text) > len(text):
-            body, mode, text = rescued, "recall", rescue_text
     blocks = tuple(blocks_of(body)) if body is not None else ()
-    whole: list[Block] = []
-    if container:  # trafilatura works on a copy: the tree is still whole here
-        main = main_container(root, [b.text for b in blocks])
-        whole = container_blocks(main, keep_links=page_type in LINKED) if main is not None else []
-    if (
-        whole
-        and choose("\n".join(b.text for b in blocks), "\n".join(b.text for b in whole), page_type)
-        == "container"
-    ):
-        return Extraction(tuple(whole), markdown_of(whole), "container")
+    lines = [b.text for b in blocks]
+    main = main_container(root, lines, sizes) if container else None
+    chars = (sizes or text_sizes(root))[0] if main is not None else {}
+    held = chars.get(main, 0)
+    text_chars = sum(len(line) for line in lines)
+    if rescue and text_chars < MIN_EXTRACTED_CHARS and held < MIN_EXTRACTED_CHARS:
+        rescued = _run(root, "recall")  # neither found much: trafilatura's widest pass
+        rescued_blocks = tuple(blocks_of(rescued)) if rescued is not None else ()
+        if sum(len(b.text) for b in rescued_blocks) > text_chars:
+            body, mode, blocks = rescued, "recall", rescued_blocks
+    if main is not None and held and (not text_chars or _worth_reading(held / text_chars, page_type)):
+        whole = container_blocks(main, keep_links=page_type in LINKED)
+        if (
+            whole
+            and choose(
+                "\n".join(b.text for b in blocks), "\n".join(b.text for b in whole), page_type, is_named(main)
+            )
+            == "container"
+        ):
+            return Extraction(tuple(whole), markdown_of(whole), "container")
     if not blocks:
         return Extraction((), "", "none")
     return Extraction(blocks, gfm_tables(xmltotxt(body, True).strip()), mode)

@@ -55,6 +55,7 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 #: met downstream, trafilatura's nested-list handler, takes about one Python frame per level: a page of
 #: nested lists this deep needs about 550 of Python's default 1000 frames, leaving the rest to the caller.
 MAX_DEPTH = 512
+_NEVER_SHOWN = ("script", "style", "svg", "canvas", "iframe", "object", "embed", "link", "meta")
 _TITLE_SEP = re.compile(r"\s+(?:[|·•–—»-]|::)\s+")
 _DOCUMENT_END = re.compile(r"</(?:body|html)\s*>", re.I)
 # The last tag of a whole document that leaves out its optional </body></html>: an end tag, a void or
@@ -328,11 +329,14 @@ def parse_html(
 def _parse(
     html: bytes | str, url: str, headers: Mapping[str, str] | None, settings: ParseSettings
 ) -> ParsedPage:
+    from lxml import etree
+
     from wikihowqa.parse.boilerplate import remove_boilerplate
     from wikihowqa.parse.decode import decode_html
     from wikihowqa.parse.html import extract
     from wikihowqa.parse.pagetype import COLLECTION, FORUM, LISTING, classify, drop_replies, signals
     from wikihowqa.parse.pagination import detect
+    from wikihowqa.parse.sizes import text_sizes
 
     if isinstance(html, str):
         if len(html) > settings.max_bytes:
@@ -366,13 +370,16 @@ def _parse(
     pagination = detect(root, url)
     for hidden in root.xpath("//noscript | //template"):  # shown only without scripts, or never
         hidden.drop_tree()
-    found = signals(root, url)
+    sizes = text_sizes(root)  # one pass, kept true through the removals below
+    found = signals(root, url, sizes)
     kind = classify(found)
-    replies = drop_replies(found) if settings.remove_boilerplate else 0
+    # Read (JSON-LD) and never shown: out before the steps below copy and walk the tree.
+    etree.strip_elements(root, *_NEVER_SHOWN, with_tail=False)
+    replies = drop_replies(found, sizes) if settings.remove_boilerplate else 0
     removed = (
         dict(
             remove_boilerplate(
-                root, keep_comments=kind == FORUM, keep_link_lists=kind in {LISTING, COLLECTION}
+                root, keep_comments=kind == FORUM, keep_link_lists=kind in {LISTING, COLLECTION}, sizes=sizes
             )
         )
         if settings.remove_boilerplate
@@ -380,7 +387,7 @@ def _parse(
     )
     if replies:
         removed["comments"] = removed.get("comments", 0) + 1
-    extraction = _without_headline(extract(root, kind), title)
+    extraction = _without_headline(extract(root, kind, sizes=sizes), title)
     common = {
         **seen,
         "title": title,

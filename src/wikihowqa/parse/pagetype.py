@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 from lxml import etree
 from lxml.html import HtmlElement
 
-from wikihowqa.parse.sizes import text_sizes
+from wikihowqa.parse.sizes import discount, text_sizes
 
 ARTICLE = "article"
 FORUM = "forum"
@@ -181,18 +181,22 @@ def _signature(el: HtmlElement) -> tuple[str, str] | None:
     return el.tag, classes[0] if classes else ""  # posts alternate their other classes (bg1, bg2)
 
 
+_POST_MARK = etree.XPath(
+    "boolean(descendant-or-self::time | descendant-or-self::*[@itemprop='author' or @itemprop='creator' "
+    "or @itemprop='datePublished' or @itemprop='dateCreated'])"
+)
+_POST_NAMES = ("author", "username", "user-name", "poster", "posted", "post-date", "byline")
+
+
 def _is_post(el: HtmlElement) -> bool:
-    """A block carrying its author or date: a ``<time>``, an author/user/date-named part, or microdata."""
+    """A block carrying its author or date: a ``<time>``, microdata, or an author/user/date-named part."""
+    if _POST_MARK(el):
+        return True
     for sub in el.iter():
-        if not isinstance(sub.tag, str):
-            continue
-        if sub.tag == "time" or sub.get("itemprop") in {"author", "creator", "datePublished", "dateCreated"}:
-            return True
-        names = f"{sub.get('class') or ''} {sub.get('id') or ''}".lower()
-        if any(
-            w in names for w in ("author", "username", "user-name", "poster", "posted", "post-date", "byline")
-        ):
-            return True
+        if isinstance(sub.tag, str):
+            names = f"{sub.get('class') or ''} {sub.get('id') or ''}".lower()
+            if len(names) > 5 and any(w in names for w in _POST_NAMES):
+                return True
     return False
 
 
@@ -219,10 +223,11 @@ POST_CHARS = 60
 CARD_CHARS = 480
 
 
-def signals(root: HtmlElement, url: str) -> Signals:
+def signals(root: HtmlElement, url: str, sizes: tuple[dict, dict] | None = None) -> Signals:
+    """What the page's structure says (``sizes``: :func:`text_sizes` of ``root``, when already known)."""
     body = root.find("body")
     scope = body if body is not None else root
-    chars, _ = text_sizes(scope)
+    chars, _ = sizes or text_sizes(root)
     total = max(chars.get(scope, 0), 1)
     posts = items = priced = 0
     lead = 0.0
@@ -295,11 +300,13 @@ def page_type(root: HtmlElement, url: str) -> str:
     return classify(signals(root, url))
 
 
-def drop_replies(found: Signals) -> int:
+def drop_replies(found: Signals, sizes: tuple[dict, dict] | None = None) -> int:
     """Remove the replies under an opening post that holds most of a thread (:attr:`Signals.commented`):
     they are that article's comment section. Returns how many went."""
     if not found.commented:
         return 0
     for reply in found.replies:
+        if sizes is not None:
+            discount(sizes, reply)
         reply.drop_tree()
     return len(found.replies)

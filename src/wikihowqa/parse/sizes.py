@@ -40,3 +40,16 @@ def text_sizes(root: HtmlElement) -> tuple[dict[HtmlElement, int], dict[HtmlElem
         parent[0] += total + tail
         parent[1] += linked + (tail if in_link else 0)
     return chars, links
+
+
+def discount(sizes: tuple[dict[HtmlElement, int], dict[HtmlElement, int]], el: HtmlElement) -> None:
+    """Take ``el``'s text out of its ancestors' sizes, before ``el`` is removed from the tree: keeps one
+    pass's sizes true through the removals that follow it."""
+    chars, links = sizes
+    n, m = chars.get(el, 0), links.get(el, 0)
+    if n == 0 and m == 0:
+        return
+    for ancestor in el.iterancestors():
+        if ancestor in chars:
+            chars[ancestor] -= n
+            links[ancestor] -= m
