@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from wikihowqa.cli._app import app, console, out
+from wikihowqa.cli._options import Device, ExecutorKind, RayAddress, Workers, device_option, running_on
 from wikihowqa.evaluate import GROUNDING_THRESHOLD
 
 
@@ -90,10 +91,13 @@ def evaluate_command(
     ),
     resamples: int = typer.Option(1000, "--resamples", help="Bootstrap and permutation resamples."),
     seed: int = typer.Option(0, "--seed", help="Seed of resampling and of the random-answer lower bound."),
-    workers: int = typer.Option(None, "--workers", help="Processes for ROUGE (default: all CPUs)."),
+    workers: Workers = None,
     torch_threads: int = typer.Option(
         None, "--torch-threads", help="Threads for the neural models (1 is fastest on a busy machine)."
     ),
+    executor: ExecutorKind = "local",
+    ray_address: RayAddress = None,
+    device: Device = "auto",
 ) -> None:
     """Score systems with ROUGE, BERTScore, grounding (and an LLM judge), with 95% CIs and paired tests.
 
@@ -114,6 +118,7 @@ def evaluate_command(
         raise SettingsError("give at least one predictions file (or --lower-bounds)")
     if resamples < 100:
         raise SettingsError(f"--resamples {resamples}: use at least 100")
+    device = device_option(device)
     settings = EvaluationSettings(
         split=split,
         bertscore=None
@@ -124,9 +129,11 @@ def evaluate_command(
             idf=bertscore_idf,
             rescale=bertscore_rescale,
             baseline_path=str(bertscore_baseline) if bertscore_baseline else None,
+            device=device,
         ),
         grounding=GroundingConfig(
             cross_encoder=cross_encoder,
+            device=device,
             **({} if grounding_threshold is None else {"threshold": grounding_threshold}),
         )
         if grounding
@@ -148,13 +155,16 @@ def evaluate_command(
         torch_threads=torch_threads,
     )
     target = out_dir or dataset / "report"
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=console,
-    ) as bar:
+    with (
+        running_on(executor, ray_address, workers) as runner,
+        Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=console,
+        ) as bar,
+    ):
         tasks: dict[str, int] = {}
 
         def progress(name: str, advance: int, total: int) -> None:
@@ -162,7 +172,9 @@ def evaluate_command(
                 tasks[name] = bar.add_task(name, total=total)
             bar.advance(tasks[name], advance)
 
-        evaluation = evaluate(dataset, predictions or [], settings, cache_dir=target, progress=progress)
+        evaluation = evaluate(
+            dataset, predictions or [], settings, cache_dir=target, progress=progress, executor=runner
+        )
     report = write_report(evaluation, target)
 
     table = leaderboard_table(report, target)

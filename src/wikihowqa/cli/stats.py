@@ -7,18 +7,21 @@ from pathlib import Path
 import typer
 
 from wikihowqa.cli._app import app, console, out
+from wikihowqa.cli._options import ExecutorKind, RayAddress, Workers, running_on
 
 
 @app.command("stats")
 def stats_command(
     dataset: Path = typer.Argument(..., help="Dataset folder (QA part and document part)."),
     out_dir: Path = typer.Option(None, "--out", help="Report folder (default: DATASET/stats)."),
-    workers: int = typer.Option(None, "--workers", help="Worker processes (default: all usable CPUs)."),
+    workers: Workers = None,
     audit: bool = typer.Option(
         True, "--audit/--no-audit", help="Include the leakage audit (reuses DATASET/audit.json when current)."
     ),
     model: str = typer.Option("all-MiniLM-L6-v2", "--model", help="Embedding model of the audit."),
     threshold: float = typer.Option(0.9, "--threshold", help="Paraphrase threshold of the audit."),
+    executor: ExecutorKind = "local",
+    ray_address: RayAddress = None,
 ) -> None:
     """Describe a dataset: Table 1 per split, categories, novel n-grams (Table 2), coverage, density,
     compression, and the leakage audit; writes stats.md, stats.json, stats_per_question.jsonl, figures/."""
@@ -31,7 +34,7 @@ def stats_command(
     folder.qa_path, folder.documents_path  # noqa: B018  a missing part is an error before any work
     target = out_dir or folder.path / "stats"
     columns = (TextColumn("[cyan]statistics"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=console) as bar:
+    with running_on(executor, ray_address, workers) as runner, Progress(*columns, console=console) as bar:
         task = bar.add_task("stats", total=None)
         report = describe(
             folder,
@@ -41,6 +44,7 @@ def stats_command(
             model=model,
             threshold=threshold,
             progress=lambda d, t: bar.update(task, completed=d, total=t),
+            executor=runner,
         )
     row = report["table1"]["all"]
     frag = report["fragments"]["all"]

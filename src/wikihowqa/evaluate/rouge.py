@@ -18,16 +18,18 @@ that every score is equal.
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from multiprocessing import get_all_start_methods, get_context
 from multiprocessing.context import BaseContext
 from typing import Any
+
+from wikihowqa.executor import Executor, usable_cpus
 
 ROUGE_TYPES: tuple[str, ...] = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 FIELDS: tuple[str, ...] = ("precision", "recall", "fmeasure")
@@ -269,10 +271,7 @@ def _context() -> BaseContext:
 
 
 def default_workers() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
+    return usable_cpus()
 
 
 def score_pairs(
@@ -282,6 +281,7 @@ def score_pairs(
     split_sentences: bool = True,
     workers: int | None = None,
     progress: Callable[[int], Any] | None = None,
+    executor: Executor | None = None,
 ) -> list[Scores]:
     """ROUGE of each prediction against the reference at the same index.
 
@@ -289,7 +289,8 @@ def score_pairs(
     "rougeLsum": …}`` with ``rouge-score``'s values. ROUGE-Lsum sees one sentence per line: the
     ``nupunkt`` sentences, or with ``split_sentences=False`` the lines the texts already have.
     ``workers`` processes share the pairs (default: the CPUs this process may use); ``progress`` is
-    called with the number of pairs just finished.
+    called with the number of pairs just finished. A distributed ``executor`` (``wikihowqa.executor``)
+    scores the chunks on its workers instead (the same chunks: the same numbers).
     """
     if len(predictions) != len(references):
         raise ValueError(f"{len(predictions)} predictions but {len(references)} references")
@@ -300,7 +301,13 @@ def score_pairs(
     workers = default_workers() if workers is None else max(1, workers)
     chunks = [pairs[i : i + _CHUNK] for i in range(0, len(pairs), _CHUNK)]
     flat: list[tuple[float, ...]] = []
-    if workers == 1 or len(pairs) < PARALLEL_MIN_PAIRS:
+    if executor is not None and executor.distributed:
+        results = executor.map(partial(_score_chunk, split_sentences=split_sentences), chunks)
+        for chunk, result in zip(chunks, results, strict=True):
+            flat.extend(result)
+            if progress:
+                progress(len(chunk))
+    elif workers == 1 or len(pairs) < PARALLEL_MIN_PAIRS:
         for chunk in chunks:
             flat.extend(_score_chunk(chunk, split_sentences))
             if progress:

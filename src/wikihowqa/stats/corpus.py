@@ -11,7 +11,6 @@ from __future__ import annotations
 import gc
 import math
 import multiprocessing as mp
-import os
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -20,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from wikihowqa.executor import Executor, worker_count
 from wikihowqa.records import SPLITS, Example
 from wikihowqa.stats.fragments import DOCUMENT_JOINER, encode_ids, match_ids, scores
 from wikihowqa.stats.ngrams import NGRAM_ORDERS, novel_ratios_ids
@@ -110,16 +110,22 @@ def compute(
     workers: int | None = None,
     chunk: int = 64,
     progress: Callable[[int], None] = lambda _: None,
+    executor: Executor | None = None,
 ) -> list[ExampleStats]:
     """Statistics of every example, in order; ``texts`` maps an article id to its documents' texts.
 
-    ``workers`` defaults to the usable CPU count; ``progress`` is called with the number just done.
+    ``workers`` defaults to the usable CPU count; ``progress`` is called with the number just done. A
+    distributed ``executor`` (``wikihowqa.executor``) computes the same slices on its workers, each slice
+    sent with its own texts (forked workers here share the corpus instead: no copy at all).
     """
     global _JOBS
-    if workers is None:
-        workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    workers = max(1, workers)
+    workers = worker_count(workers)
     slices = [(i, min(i + chunk, len(examples))) for i in range(0, len(examples), chunk)]
+    if executor is not None and executor.distributed:
+        batches = (
+            [(e, tuple(texts.get(e.article_id, ()))) for e in examples[start:end]] for start, end in slices
+        )
+        return _collect(executor.map(batch_stats, batches), progress)
     _spacy_tokenizer(), _toktok(), sentences("Warm up. Forked workers share the loaded tokenizers.")
     _JOBS = (examples, texts)
     # The work makes millions of short-lived tuples and no reference cycles; the cyclic garbage

@@ -95,6 +95,7 @@ def build_report(
     model: str = DEFAULT_MODEL,
     threshold: float = 0.9,
     progress: Callable[[int, int], None] = lambda done, total: None,
+    executor: Any = None,
 ) -> tuple[dict[str, Any], list[ExampleStats]]:
     """Compute the report of a dataset folder; ``progress(done, total)`` follows the examples."""
     clock = time.perf_counter()
@@ -111,7 +112,7 @@ def build_report(
 
     if workers is None and len(examples) < PARALLEL_FROM:
         workers = 1
-    stats = corpus.compute(examples, texts, workers=workers, progress=step)
+    stats = corpus.compute(examples, texts, workers=workers, progress=step, executor=executor)
     timing["statistics"] = round(time.perf_counter() - started, 2)
     clock = time.perf_counter()
     audit_section = _audit_section(folder, examples, audit=audit, model=model, threshold=threshold)
@@ -331,10 +332,18 @@ def describe(
     model: str = DEFAULT_MODEL,
     threshold: float = 0.9,
     progress: Callable[[int, int], None] = lambda done, total: None,
+    executor: Any = None,
 ) -> dict[str, Any]:
-    """Compute and write the whole report of a dataset folder into ``out``; returns the report."""
+    """Compute and write the whole report of a dataset folder into ``out``; returns the report
+    (``executor``: where the per-question statistics are computed, ``wikihowqa.executor``)."""
     report, stats = build_report(
-        folder, workers=workers, audit=audit, model=model, threshold=threshold, progress=progress
+        folder,
+        workers=workers,
+        audit=audit,
+        model=model,
+        threshold=threshold,
+        progress=progress,
+        executor=executor,
     )
     clock = time.perf_counter()
     write_report(report, stats, out)
