@@ -20,12 +20,13 @@ import os
 import socket
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from wikihowqa.errors import SettingsError
+from wikihowqa.workers import process_pool
 
 EXECUTORS = ("local", "ray")
 #: The one line a user without Ray is shown.
@@ -144,7 +145,7 @@ class LocalExecutor:
             return
         window = self.parallelism * 4  # batches in flight: a huge input is never all in memory
         stream = iter(batches)
-        with ProcessPoolExecutor(max_workers=self.parallelism) as pool:
+        with process_pool(self.parallelism) as pool:  # workers die with this process
             pending: deque[Future[R]] = deque()
             while True:
                 while len(pending) < window:

@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 import wikihowqa
@@ -50,6 +51,40 @@ def _command(site: ReplaySite, out: Path) -> list[str]:
     ]
 
 
+def _descendants(pid: int) -> list[int]:
+    try:
+        return [child.pid for child in psutil.Process(pid).children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def _assert_none_survive(family: list[int], out: Path) -> None:
+    """No process of a killed run lives on: neither the workers it had started nor any process whose
+    command line names its output folder (issue 17: orphaned build workers asleep an hour later)."""
+
+    def survivors() -> list[int]:
+        named = []
+        for process in psutil.process_iter(["cmdline"]):
+            try:
+                if str(out) in " ".join(process.info["cmdline"] or []) and _alive(process.pid):
+                    named.append(process.pid)
+            except psutil.Error:
+                continue
+        return [pid for pid in family if _alive(pid)] + named
+
+    deadline = time.monotonic() + 10
+    while survivors() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not survivors(), "processes of the killed build survived it"
+
+
 @pytest.mark.slow
 def test_a_build_killed_at_several_points_resumes_to_byte_identical_output(tmp_path):
     corpus = write_synthetic_corpus(tmp_path / "corpus", articles=24, refs_per_article=3)
@@ -76,8 +111,11 @@ def test_a_build_killed_at_several_points_resumes_to_byte_identical_output(tmp_p
             if group == "playback" and threshold == needed["playback"]:
                 time.sleep(0.3)  # into the parse and write phases
             if proc.poll() is None:
+                family = _descendants(proc.pid)
                 proc.send_signal(signal.SIGKILL)
                 kills += 1
+                proc.wait(30)
+                _assert_none_survive(family, out)
             proc.wait(30)
         assert kills >= 3, "the build finished before it could be killed: the test would prove nothing"
 

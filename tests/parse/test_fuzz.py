@@ -122,3 +122,72 @@ def test_random_markup_never_raises(markup, headers, encoding, cut):
 )
 def test_random_text_and_odd_urls_never_raise(text, url):
     check(parse_html(text, url))
+
+
+# Pathological pages of 1-5 MB through the stage's own workers, under its limits.
+STAGE_FUZZ = """
+import json, random, resource, sys
+from wikihowqa.parse import ParseSettings
+from wikihowqa.parse.stage import RawSnapshot, parse_snapshots
+
+rng = random.Random(int(sys.argv[1]))
+MB = 1024 * 1024
+
+
+def sized(unit, lo=1, hi=5):
+    return unit * (rng.randint(lo * MB, hi * MB) // len(unit))
+
+
+pages = {
+    "deep nesting": "<div>" * (rng.randint(MB, 2 * MB) // 5),
+    "deep inline nesting": "<span><b>" * (rng.randint(MB, 2 * MB) // 9) + "text",
+    "unclosed scripts": "<p>hi</p>" + sized("<script>x"),
+    "unclosed comments": "<p>hi</p>" + sized("<!--x"),
+    "flat list": "<ul>" + sized("<li>an item of the list</li>") + "</ul>",
+    "paragraphs": sized("<p>x</p>"),
+    "line breaks": sized("x<br>"),
+    "table cells": "<table>" + sized("<tr><td>a</td><td>b</td></tr>") + "</table>",
+}
+items = [
+    RawSnapshot(name, "https://fuzz.example/" + str(i), "", f"<html><body>{body}</body></html>".encode())
+    for i, (name, body) in enumerate(pages.items())
+]
+settings = ParseSettings(timeout_s=float(sys.argv[2]), max_memory_mb=int(sys.argv[3]))
+parsed = parse_snapshots(items, settings, workers=2, chunk_size=1)
+out = {key: [page.rejection, len(page.text), page.truncated] for key, page in parsed}
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024  # kB on Linux
+print(json.dumps({"pages": out, "sizes": {k: len(v) for k, v in pages.items()}, "peak_mb": peak}))
+"""
+
+
+def test_pathological_pages_of_megabytes_end_in_a_result_or_a_rejection_within_the_stage_limits():
+    import json
+    import os
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    import wikihowqa
+
+    timeout_s, memory_mb = 60, 1536
+    env = {**os.environ, "PYTHONPATH": str(Path(wikihowqa.__file__).parents[1])}
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-c", STAGE_FUZZ, "20261201", str(timeout_s), str(memory_mb)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert all(size >= 1024 * 1024 for size in report["sizes"].values())
+    for name, (rejection, words, _) in report["pages"].items():
+        assert rejection is None or rejection in REJECTIONS, name
+        assert rejection != "parse_error", name
+        assert rejection is not None or words > 0, name
+    # A worker's peak resident memory stays under the cap it runs with (the address-space cap is larger
+    # than what is resident, so this is the stricter check), and no page held a worker past the timeout.
+    assert report["peak_mb"] < memory_mb, report
+    assert time.monotonic() - started < len(report["pages"]) * timeout_s / 2

@@ -317,6 +317,36 @@ def test_unexpected_errors_become_a_rejection_not_an_exception(monkeypatch):
     assert page.rejection == "parse_error" and "boom" in page.detail
 
 
+def test_running_out_of_memory_is_a_too_large_rejection(monkeypatch):
+    import wikihowqa.parse.html as extraction
+
+    def hungry(root, *args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(extraction, "extract", hungry)
+    page = parse_html(b"<html><body><p>text</p></body></html>", "https://x.example/")
+    assert page.rejection == TOO_LARGE
+
+
+@pytest.mark.parametrize("unit", ["<p>x</p>", "x<br>", "<li>item</li>", "<div><span>a</span></div>"])
+def test_a_page_past_the_element_bound_is_cut_there_and_keeps_its_start(unit):
+    from wikihowqa.parse.page import MAX_ELEMENTS
+
+    html = (
+        "<html><body><main><h2>Start here</h2>"
+        + unit * (MAX_ELEMENTS * 2)
+        + "<p>The end.</p></main></body></html>"
+    )
+    page = parse_html(html, "https://x.example/")
+    assert page.ok and page.truncated == "cut" and "truncated" in page.flags
+    assert "Start here" in page.text and "The end." not in page.text
+
+
+def test_a_page_within_the_bound_is_not_cut():
+    page = parse_html("<html><body>" + "<p>x</p>" * 2000 + "</body></html>", "https://x.example/")
+    assert page.ok and page.truncated is None
+
+
 def test_bad_settings_are_user_errors():
     from wikihowqa.errors import SettingsError
 

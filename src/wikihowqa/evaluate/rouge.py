@@ -23,13 +23,13 @@ import sys
 import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from multiprocessing import get_all_start_methods, get_context
 from multiprocessing.context import BaseContext
 from typing import Any
 
 from wikihowqa.executor import Executor, usable_cpus
+from wikihowqa.workers import process_pool
 
 ROUGE_TYPES: tuple[str, ...] = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 FIELDS: tuple[str, ...] = ("precision", "recall", "fmeasure")
@@ -313,7 +313,7 @@ def score_pairs(
             if progress:
                 progress(len(chunk))
     else:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
+        with process_pool(workers, mp_context=_context()) as pool:  # workers die with this process
             results = pool.map(_score_chunk, chunks, [split_sentences] * len(chunks))
             for chunk, result in zip(chunks, results, strict=True):
                 flat.extend(result)

@@ -55,6 +55,12 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 #: met downstream, trafilatura's nested-list handler, takes about one Python frame per level: a page of
 #: nested lists this deep needs about 550 of Python's default 1000 frames, leaving the rest to the caller.
 MAX_DEPTH = 512
+#: Elements of a page kept: the largest of the 450 web-extraction benchmark pages has 15,795. Past this the
+#: page is cut (flag ``truncated="cut"``): trafilatura's extraction grows faster than the page (N × ``<p>``:
+#: 1.8 s at 25k, 9.8 s at 100k, 38 s at 200k, its fallback baseline 4.6 s of them; no result in 150 s at
+#: 500k), so a pathological page would otherwise hold a worker for minutes and gigabytes.
+MAX_ELEMENTS = 50_000
+CUT = "cut"
 _NEVER_SHOWN = ("script", "style", "svg", "canvas", "iframe", "object", "embed", "link", "meta")
 _TITLE_SEP = re.compile(r"\s+(?:[|·•–—»-]|::)\s+")
 _DOCUMENT_END = re.compile(r"</(?:body|html)\s*>", re.I)
@@ -78,9 +84,9 @@ _RAW_CLOSE = {
 @dataclass(frozen=True, slots=True)
 class ParseSettings:
     """How pages are parsed. ``pagination``: ``join`` fetches (through the collector) and joins the pages
-    of a paginated article, ``flag`` only records its continuation links. ``timeout_s`` is applied by the
-    parse stage (:func:`wikihowqa.parse.stage.parse_one`, in its worker processes), not by
-    :func:`parse_html`."""
+    of a paginated article, ``flag`` only records its continuation links. ``timeout_s`` and
+    ``max_memory_mb`` are applied by the parse stage (:func:`wikihowqa.parse.stage.parse_one` and its worker
+    processes), not by :func:`parse_html`: a page past either is rejected as ``timeout`` or ``too_large``."""
 
     max_words: int = DEFAULT_MAX_WORDS
     min_words: int = 1  # fewer words of article text than this: rejected as empty_text
@@ -89,6 +95,7 @@ class ParseSettings:
     pagination: str = "join"
     max_pages: int = 20
     timeout_s: float = 60.0
+    max_memory_mb: int = 2048  # address space of each of the stage's worker processes (0: no limit)
 
     def __post_init__(self) -> None:
         from wikihowqa.errors import SettingsError
@@ -101,6 +108,8 @@ class ParseSettings:
             raise SettingsError(f"pagination must be 'join' or 'flag', got {self.pagination!r}")
         if self.max_bytes < 1 or self.max_pages < 1 or self.timeout_s <= 0:
             raise SettingsError("max_bytes, max_pages and timeout_s must be positive")
+        if self.max_memory_mb < 0:
+            raise SettingsError(f"max_memory_mb must be 0 (no limit) or positive, got {self.max_memory_mb}")
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -111,6 +120,7 @@ class ParseSettings:
             "pagination": self.pagination,
             "max_pages": self.max_pages,
             "timeout_s": self.timeout_s,
+            "max_memory_mb": self.max_memory_mb,
         }
 
 
@@ -131,7 +141,7 @@ class ParsedPage:
     removed: Mapping[str, int] = field(default_factory=dict)  # boilerplate blocks removed, by kind
     mode: str = "none"  # extraction pass that produced the text
     page_type: str | None = None  # article, forum, product, service, documentation, listing or collection
-    truncated: str | None = None  # why the page looks cut off ("content_length" or "unclosed"), else None
+    truncated: str | None = None  # why the page is cut off ("content_length", "unclosed" or "cut"), else None
     rejection: str | None = None
     detail: str | None = None  # more about the rejection, for people
 
@@ -366,6 +376,8 @@ def _parse(
                 return rejected(url, TOO_DEEP, f"{depth} levels of markup > {MAX_DEPTH}", **seen)
     except Exception as exc:  # lxml raises ParserError on documents it cannot recover at all
         return rejected(url, PARSE_ERROR, f"{type(exc).__name__}: {exc}"[:300], **seen)
+    if cut_after(root, MAX_ELEMENTS):
+        seen["truncated"] = CUT
     title = _title(root)
     pagination = detect(root, url)
     for hidden in root.xpath("//noscript | //template"):  # shown only without scripts, or never
@@ -420,6 +432,30 @@ def _tree(text: str, *, huge: bool) -> tuple[Any, bool]:
     )
     root = lxml.html.document_fromstring(text, parser=parser)
     return root, any("Excessive depth" in entry.message for entry in parser.error_log)
+
+
+def cut_after(root: Any, limit: int) -> bool:
+    """Keep the first ``limit`` elements of ``root`` in document order and drop the rest (what follows the
+    last kept one: its own content, later siblings, and the later siblings of each ancestor). Returns
+    whether anything was cut. One pass over at most ``limit`` elements."""
+    last = None
+    for count, el in enumerate(root.iter(), 1):
+        if count > limit:
+            last = el
+            break
+    if last is None:
+        return False
+    node = last
+    parent = node.getparent()
+    while parent is not None:
+        for later in list(node.itersiblings()):
+            parent.remove(later)
+        if node is last:
+            parent.remove(node)
+        else:
+            node.tail = None
+        node, parent = parent, parent.getparent()
+    return True
 
 
 def tree_depth(root: Any) -> int:

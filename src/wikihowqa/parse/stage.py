@@ -15,7 +15,6 @@ import signal
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -27,12 +26,14 @@ from wikihowqa.executor import Executor, LocalExecutor, WorkerLost
 from wikihowqa.parse.page import (
     PARSE_ERROR,
     TIMEOUT,
+    TOO_LARGE,
     ParsedPage,
     ParseSettings,
     collect_pages,
     parse_html,
     rejected,
 )
+from wikihowqa.workers import limit_memory, process_pool
 
 _WAYBACK = re.compile(r"/web/(\d{4,14})[a-z]{0,3}_?/(.+)$")
 
@@ -179,8 +180,19 @@ def parse_one(snapshot: RawSnapshot, settings: ParseSettings) -> ParsedPage:
             signal.signal(signal.SIGALRM, previous)
 
 
-def _parse_chunk(chunk: list[RawSnapshot], settings: ParseSettings) -> list[ParsedPage]:
-    return [parse_one(snapshot, settings) for snapshot in chunk]
+def _parse_chunk(chunk: list[RawSnapshot], settings: ParseSettings, own_process: bool) -> list[ParsedPage]:
+    """Parse a chunk in a worker; ``own_process``: the worker is the stage's (a local pool's), so its
+    memory may be capped at ``settings.max_memory_mb`` (a page past it is rejected as ``too_large``)."""
+    if own_process:
+        limit_memory(settings.max_memory_mb)
+    return [_parse_bounded(snapshot, settings) for snapshot in chunk]
+
+
+def _parse_bounded(snapshot: RawSnapshot, settings: ParseSettings) -> ParsedPage:
+    try:
+        return parse_one(snapshot, settings)
+    except MemoryError:  # outside parse_html's own catch (building the result): the page, not the worker
+        return rejected(snapshot.url, TOO_LARGE, f"over the worker's {settings.max_memory_mb} MB")
 
 
 def _chunks(items: Iterable[RawSnapshot], size: int) -> Iterator[list[RawSnapshot]]:
@@ -226,7 +238,8 @@ def parse_snapshots(
             yield chunk
 
     try:
-        for pages in executor.map(partial(_parse_chunk, settings=settings), feed()):
+        work = partial(_parse_chunk, settings=settings, own_process=not executor.distributed)
+        for pages in executor.map(work, feed()):
             chunk = sent.popleft()
             tick(len(chunk))
             yield from ((item.key, page) for item, page in zip(chunk, pages, strict=True))
@@ -244,8 +257,8 @@ def _salvage(
     for chunk in [*chunks, *rest]:
         for item in chunk:
             try:
-                with ProcessPoolExecutor(max_workers=1) as pool:
-                    page = pool.submit(parse_one, item, settings).result()
+                with process_pool(1, memory_mb=settings.max_memory_mb) as pool:
+                    page = pool.submit(_parse_bounded, item, settings).result()
             except BrokenProcessPool:
                 page = rejected(item.url, PARSE_ERROR, "the parser process crashed on this page")
             tick(1)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import math
 import multiprocessing as mp
+import os
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -24,6 +25,7 @@ from wikihowqa.records import SPLITS, Example
 from wikihowqa.stats.fragments import DOCUMENT_JOINER, encode_ids, match_ids, scores
 from wikihowqa.stats.ngrams import NGRAM_ORDERS, novel_ratios_ids
 from wikihowqa.stats.tokens import _spacy_tokenizer, _toktok, sentences, spacy_ids_many, toktok_ids_many
+from wikihowqa.workers import init_worker
 
 ALL = "all"
 UNSPLIT = "unsplit"
@@ -137,7 +139,7 @@ def compute(
             parts: Iterator[list[ExampleStats]] = map(_run_slice, slices)
             return _collect(parts, progress)
         gc.freeze()  # so that the collector never touches (and copies) the parent's pages in a worker
-        with mp.get_context("fork").Pool(workers) as pool:
+        with mp.get_context("fork").Pool(workers, init_worker, (os.getpid(),)) as pool:  # die with us
             return _collect(pool.imap(_run_slice, slices), progress)
     finally:
         _JOBS = None
