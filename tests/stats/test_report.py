@@ -54,3 +54,27 @@ def test_categories_are_counted_and_drawn(tmp_path):
     assert list(report["table1"]) == ["unsplit", "all"] and report["audit"] is None
     assert (tmp_path / "out" / "figures" / "categories.png").read_bytes().startswith(PNG)
     assert "Not run" in (tmp_path / "out" / "stats.md").read_text()
+
+
+def test_the_cited_page_types_are_counted_from_the_parse_stage_record(tmp_path):
+    from dataclasses import replace
+
+    examples, documents = generate_corpus(6, 12, seed=3)
+    kinds = ["forum", "article", "product"]
+    typed = [
+        replace(doc, extra={**doc.extra, "parse": {"page_type": kinds[i % 3]}}) if i % 4 else doc
+        for i, doc in enumerate(documents)
+    ]
+    folder = write_dataset_folder(tmp_path / "syn", examples, typed, {})
+    report = describe(DatasetFolder(folder.path), tmp_path / "out", audit=False, workers=1)
+    cited = [d for d in typed if d.article_id in {e.article_id for e in examples}]
+    expected: dict[str, int] = {}
+    for i, doc in enumerate(typed):
+        if doc in cited:
+            kind = kinds[i % 3] if i % 4 else "unknown"
+            expected[kind] = expected.get(kind, 0) + 1
+    assert report["page_types"] == expected  # equal as mappings; listed most frequent first:
+    assert list(report["page_types"].values()) == sorted(expected.values(), reverse=True)
+    assert sum(report["page_types"].values()) == report["table1"]["all"]["documents"]
+    md = (tmp_path / "out" / "stats.md").read_text()
+    assert "## Cited page types" in md and "| forum |" in md and "| unknown |" in md

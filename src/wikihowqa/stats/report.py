@@ -8,7 +8,8 @@ questions and splits, computed otherwise). The report names every definition, to
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from importlib.metadata import version
 from pathlib import Path
@@ -58,12 +59,27 @@ def definitions() -> dict[str, str]:
     }
 
 
-def _texts(folder: DatasetFolder, examples: Sequence[Example]) -> dict[int, list[str]]:
+def _texts(
+    folder: DatasetFolder, examples: Sequence[Example]
+) -> tuple[dict[int, list[str]], dict[str, int]]:
+    """The documents' texts by article, and how many cited documents are of each page type."""
     try:
         grouped = folder.documents_by_article()
     except DatasetError as exc:
         raise DatasetError(f"{exc} (stats needs the document part)") from None
-    return {e.article_id: [d.parsed_text for d in grouped.get(e.article_id, [])] for e in examples}
+    texts = {e.article_id: [d.parsed_text for d in grouped.get(e.article_id, [])] for e in examples}
+    return texts, page_types(d for e in examples for d in grouped.get(e.article_id, []))
+
+
+def page_types(documents: Iterable[Any]) -> dict[str, int]:
+    """Cited documents by the page type the parse stage recognised (``extra["parse"]["page_type"]``),
+    most frequent first; ``unknown`` for documents parsed elsewhere (the official release)."""
+    counts: Counter[str] = Counter()
+    for doc in documents:
+        info = doc.extra.get("parse") if isinstance(doc.extra, Mapping) else None
+        kind = info.get("page_type") if isinstance(info, Mapping) else None
+        counts[kind if isinstance(kind, str) and kind else "unknown"] += 1
+    return dict(counts.most_common())
 
 
 def _audit_section(
@@ -100,7 +116,7 @@ def build_report(
     """Compute the report of a dataset folder; ``progress(done, total)`` follows the examples."""
     clock = time.perf_counter()
     examples = folder.examples()
-    texts = _texts(folder, examples)
+    texts, cited_types = _texts(folder, examples)
     timing = {"read": round(time.perf_counter() - clock, 2)}
     started = time.perf_counter()
     done = 0
@@ -124,6 +140,7 @@ def build_report(
         "definitions": definitions(),
         "table1": corpus.table1(stats),
         "categories": corpus.categories(stats),
+        "page_types": cited_types,
         "table2": corpus.table2(stats),
         "fragments": corpus.fragment_scores(stats),
         "audit": audit_section,
@@ -246,6 +263,14 @@ def render_markdown(report: Mapping[str, Any], figure_paths: Sequence[str]) -> s
         )
     else:
         parts.append("The dataset has no `category` field (the official release has none).")
+    parts += ["", "## Cited page types", ""]
+    kinds = report.get("page_types") or {}
+    cited = sum(kinds.values())
+    if cited:
+        rows = [[kind, str(n), f"{100 * n / cited:.1f}"] for kind, n in kinds.items()]
+        parts.append(_table(["page type", "documents", "%"], rows))
+    else:
+        parts.append("No cited documents.")
     parts += ["", "## Table 2: novel n-grams (% of answer n-grams not in the documents)", ""]
     parts.append(
         _table(
