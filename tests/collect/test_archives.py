@@ -9,7 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.collect.collect_corpus import EXPECTED_FUNNEL, EXPECTED_REJECTIONS, GONE
+from tests.collect.collect_corpus import (
+    EMPTY,
+    EXPECTED_FUNNEL,
+    EXPECTED_REJECTIONS,
+    GONE,
+    NEVER,
+    NEVER2,
+    PDF,
+    PNG,
+    SHELL,
+)
 from tests.collect.scripted_server import fast_settings, settings_for
 from tests.collect.test_build import normalised, rejections_by_url
 from wikihowqa.collect.build import BuildSettings, build
@@ -43,7 +53,7 @@ def test_an_archive_answering_as_pywb_gives_the_same_benchmark(
     assert result.manifest["rejections"] == EXPECTED_REJECTIONS
 
 
-def test_fuzzy_rows_of_another_status_are_no_snapshot(corpus_dir, tmp_path):
+def test_fuzzy_rows_of_another_status_are_no_capture_of_the_url(corpus_dir, tmp_path):
     with ReplaySite(corpus_dir, archive_style="pywb") as pywb:
         import httpx
 
@@ -51,7 +61,8 @@ def test_fuzzy_rows_of_another_status_are_no_snapshot(corpus_dir, tmp_path):
         answer = httpx.get(pywb.cdx_url, params=params, timeout=10).text
         build(tmp_path / "out", pywb_style(pywb))
     assert '"is_fuzzy": "1"' in answer and '"status": "404"' in answer
-    assert rejections_by_url(tmp_path / "out")[GONE]["reason"] == "no_snapshot"
+    # Not taken for a capture: the lookup goes on to GONE's 301 capture, whose target is not archived.
+    assert rejections_by_url(tmp_path / "out")[GONE]["reason"] == "redirect_unresolved"
 
 
 @pytest.mark.parametrize("lookup", ["cdx", "playback", "memento"])
@@ -131,7 +142,8 @@ def corpus_redirecting_to(corpus_dir: Path, target: str, tmp_path: Path) -> Path
 
 def _assert_followed_inside_the_archive(out: Path, target: str) -> None:
     gone = rejections_by_url(out)[GONE]
-    assert gone["reason"] == "no_snapshot"  # the target was looked up in the archive: not there
+    assert gone["reason"] == "redirect_unresolved"  # the target was looked up in the archive: not there
+    assert gone["detail"] == f"redirect captures lead to {target}: never archived"
     assert gone["redirects"] == [{"from": GONE, "timestamp": "20180101000000", "status": 301, "to": target}]
 
 
@@ -185,3 +197,108 @@ def test_an_unpaced_build_against_a_server_throttling_every_fifth_cdx_request_fi
     assert any("rate lowered to" in e for e in events)
     assert not any("pausing the host" in e for e in events)
     assert took < 90  # one 120 s pause alone would exceed it
+
+
+# --------------------------------------------------------------------------- every rejection its reason
+
+CHAIN = [f"https://chain.example/{i}" for i in range(1, 5)]
+
+
+def corpus_with_quirks(corpus_dir: Path, tmp_path: Path, notice: str) -> Path:
+    """The test corpus with an archive that fails each way but the network's: a 200 row played back as a
+    404 (PNG), a playback without Memento-Datetime (SHELL), a playback redirecting out of the archive
+    (EMPTY, to ``notice``), a URL archived only as 404 (GONE, its 301 removed), redirect captures in a
+    loop (NEVER2) and a chain longer than the collector follows (NEVER)."""
+    corpus = tmp_path / "corpus"
+    shutil.copytree(corpus_dir, corpus)
+    cdx = corpus / "archive" / "cdx.jsonl"
+    rows = [json.loads(line) for line in cdx.read_text(encoding="utf-8").splitlines()]
+    quirks = {PNG: {"status": 404}, SHELL: {"memento": False}, EMPTY: {"location": notice}}
+    rows = [r for r in rows if not (r["url"] == GONE and r["statuscode"] == "301")]
+    for row in rows:
+        if row["url"] in quirks:
+            row["playback"] = quirks[row["url"]]
+
+    def redirect(url: str, to: str) -> dict:
+        headers = {"Content-Type": "text/html", "Location": to}
+        return {"url": url, "timestamp": "20170101000000", "statuscode": "301", "mimetype": "text/html",
+                "location": to, "headers": headers}  # fmt: skip
+
+    rows += [redirect(NEVER2, "https://never2.example/y"), redirect("https://never2.example/y", NEVER2)]
+    rows += [redirect(a, b) for a, b in zip([NEVER, *CHAIN], CHAIN, strict=False)]
+    cdx.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return corpus
+
+
+QUIRK_REASONS = {
+    PNG: "capture_not_200",
+    SHELL: "capture_unverified",
+    EMPTY: "redirect_outside_archive",
+    GONE: "no_200_capture",
+    NEVER2: "redirect_limit",
+    NEVER: "redirect_limit",
+    PDF: "non_html",
+}
+
+
+@pytest.mark.parametrize("style", ["ia", "pywb"])
+@pytest.mark.parametrize("lookup", ["cdx", "playback", "memento"])
+def test_each_way_a_capture_fails_has_its_own_reason_in_the_funnel(style, lookup, live, corpus_dir, tmp_path):
+    corpus = corpus_with_quirks(corpus_dir, tmp_path, f"{live.url}/access-notice")
+    with ReplaySite(corpus, archive_style=style) as archive:
+        if lookup == "memento":
+            settings = memento(archive)
+        elif style == "pywb":
+            settings = pywb_style(archive, lookup=lookup)
+        else:
+            settings = settings_for(archive, lookup=lookup)
+        m = build(tmp_path / "out", settings).manifest
+    reasons = dict(QUIRK_REASONS)
+    if lookup == "memento":
+        # A TimeMap has no index row saying 200: a capture played back as a 404 is all the method sees.
+        reasons[PNG] = "no_200_capture"
+    rejected = rejections_by_url(tmp_path / "out")
+    assert {url: r["reason"] for url, r in rejected.items()} == reasons
+    counts = {reason: list(reasons.values()).count(reason) for reason in set(reasons.values())}
+    assert {k: v for k, v in m["rejections"].items() if k.startswith("reference_") and v} == {
+        f"reference_{reason}": n for reason, n in counts.items()
+    }
+    not_found = counts.get("no_200_capture", 0) + counts["redirect_limit"]
+    not_confirmed = len(reasons) - not_found - 1  # less the PDF, fetched and rejected by the parser
+    refs = m["funnel"]["references"]
+    assert refs["snapshot_found"] == refs["unique_urls"] - not_found
+    assert refs["fetched"] == refs["snapshot_found"] - not_confirmed
+    assert refs["kept"] == 3
+    assert live.hits == [], "the notice outside the archive was fetched"
+    assert "loop back" in rejected[NEVER2]["detail"] and len(rejected[NEVER2]["redirects"]) == 1
+    assert rejected[NEVER]["detail"] == "more than 3 redirect captures in a row"
+    assert [hop["to"] for hop in rejected[NEVER]["redirects"]] == CHAIN[:3]
+    assert "archive_url" in rejected[SHELL] and rejected[SHELL]["failed_at"] == "playback"
+    if lookup != "memento":
+        assert rejected[GONE]["detail"] == "archived only with status 404"
+        assert rejected[PNG]["detail"] == "the CDX row says 200, the playback HTTP 404"
+
+
+def test_retry_failed_asks_again_for_captures_whose_playback_did_not_confirm_them(
+    live, corpus_dir, clean_build, site, tmp_path
+):
+    from wikihowqa.replay.corpus import load_corpus
+    from wikihowqa.replay.wayback import Archive
+
+    corpus = corpus_with_quirks(corpus_dir, tmp_path, f"{live.url}/access-notice")
+    with ReplaySite(corpus) as archive:
+        out = tmp_path / "out"
+        first = build(out, settings_for(archive)).manifest["rejections"]
+        assert first["reference_capture_not_200"] == first["reference_capture_unverified"] == 1
+        # The archive mends its playback (the same endpoints): a plain rerun keeps the verdicts, and
+        # --retry-failed asks again for exactly those three captures.
+        clean = load_corpus(corpus_dir)
+        archive.app.archive = Archive(clean.captures, clean.snapshots)
+        assert build(out, settings_for(archive)).manifest["rejections"] == first
+        archive.reset_stats()
+        healed = build(out, settings_for(archive, retry_failed=True)).manifest["rejections"]
+        stats = archive.stats()
+    assert healed["reference_capture_not_200"] == healed["reference_capture_unverified"] == 0
+    assert healed["reference_redirect_outside_archive"] == 0
+    assert healed["reference_empty_body"] == 1 and healed["reference_redirect_limit"] == 2  # not asked again
+    assert stats["playback"]["requests"] == 3 and stats["cdx"]["requests"] == 0

@@ -66,7 +66,7 @@ def test_every_rejected_reference_is_recorded_with_its_reason(clean_build):
     reasons = {url: r["reason"] for url, r in rejected.items()}
     assert reasons == {
         NEVER: "no_snapshot",
-        GONE: "no_snapshot",  # archived only as 404 and 301
+        GONE: "redirect_unresolved",  # archived only as 404 and a 301 to a page never archived
         NEVER2: "no_snapshot",
         EMPTY: "empty_body",
         PDF: "non_html",

@@ -261,3 +261,53 @@ def test_without_id_flag_an_inexact_timestamp_redirects_to_the_capture(http, sit
     assert response.headers["location"] == f"{site.url}/web/20160301120000/{GUIDE}"
     exact = http.get(response.headers["location"])
     assert exact.status_code == 200 and exact.content == SNAPSHOTS["pour-a.html"]
+
+
+# --------------------------------------------------------------------------- playback that disagrees
+
+
+@pytest.mark.parametrize(
+    ("quirk", "status", "memento", "location"),
+    [
+        ({"status": 404}, 404, True, None),  # the index says 200, the archive plays a 404 capture
+        ({"memento": False}, 200, False, None),  # an error or notice page that is no capture
+        ({"location": "https://notice.example/blocked"}, 302, False, "https://notice.example/blocked"),
+    ],
+)
+def test_a_capture_can_say_how_its_playback_disagrees_with_the_index(
+    tmp_path, quirk, status, memento, location
+):
+    from tests.replay.replay_corpus import write_corpus
+    from wikihowqa.replay import ReplaySite
+
+    caps, snaps = standard_captures()
+    caps = [{**c, "playback": quirk} if c["timestamp"] == "20160301120000" else c for c in caps]
+    root = write_corpus(tmp_path / "corpus", captures=caps, snapshots=snaps)
+    import httpx
+
+    with ReplaySite(root) as quirky:
+        row = httpx.get(quirky.cdx_url, params={"url": GUIDE, "output": "json", "limit": "1"}).json()[1]
+        played = httpx.get(f"{quirky.url}/web/20160301120000id_/{GUIDE}")
+    assert row[FIELDS.index("statuscode")] == "200"  # the index is unchanged
+    assert played.status_code == status
+    assert ("memento-datetime" in played.headers) == memento
+    assert played.headers.get("location") == location
+
+
+@pytest.mark.parametrize(
+    ("quirk", "message"),
+    [
+        ({"state": 1}, "unknown field 'state'"),
+        ({"status": 999}, "status must be an HTTP status"),
+        ({"location": "/relative"}, "location must be an absolute"),
+    ],
+)
+def test_a_bad_playback_quirk_names_its_line(tmp_path, quirk, message):
+    from tests.replay.replay_corpus import write_corpus
+    from wikihowqa.replay import CorpusError, load_corpus
+
+    caps, snaps = standard_captures()
+    caps = [{**caps[0], "playback": quirk}, *caps[1:]]
+    root = write_corpus(tmp_path / "corpus", captures=caps, snapshots=snaps)
+    with pytest.raises(CorpusError, match=rf"cdx.jsonl:1: playback: {message}"):
+        load_corpus(root)

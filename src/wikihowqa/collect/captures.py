@@ -4,7 +4,10 @@
 (ties: the earlier); if the URL has none, its redirect capture closest to the time is followed inside
 the archive — to its target URL's capture chosen by the same rule at the same time — a few hops at
 most, each hop recorded; otherwise there is no snapshot. A capture is used only if its CDX row *and*
-its playback say 200 and the playback carries ``Memento-Datetime``.
+its playback say 200 and the playback carries ``Memento-Datetime``. Each way of failing has its own
+reason (:mod:`wikihowqa.collect.outcomes`): never archived, archived but never as a 200, a redirect
+chain that ends nowhere or runs too long, a playback of another status, one that is no capture, and
+one that redirects out of the archive.
 
 **The methods** (``lookup``):
 
@@ -32,7 +35,26 @@ import surt as _surt
 
 from wikihowqa.collect.http import FetchError
 from wikihowqa.collect.memento import MementoClient, MementoError
-from wikihowqa.collect.wayback import CdxError, Played, Wayback, closeness, plain_memento, raw_memento
+from wikihowqa.collect.outcomes import (
+    CAPTURE_NOT_200,
+    CAPTURE_UNVERIFIED,
+    FETCH_FAILED,
+    FETCHED,
+    NO_200_CAPTURE,
+    NO_SNAPSHOT,
+    REDIRECT_LIMIT,
+    REDIRECT_OUTSIDE_ARCHIVE,
+    REDIRECT_UNRESOLVED,
+)
+from wikihowqa.collect.wayback import (
+    Capture,
+    CdxError,
+    Played,
+    Wayback,
+    closeness,
+    plain_memento,
+    raw_memento,
+)
 
 LOOKUPS = ("cdx", "playback", "memento")
 MAX_REDIRECTS = 3
@@ -49,9 +71,12 @@ def same_page(a: str, b: str) -> bool:
 
 @dataclass
 class Lookup:
-    """What the rule found for one URL: a verified capture, none, or a failure, and the hops taken."""
+    """What the rule found for one URL: a verified capture, none, or a failure, and the hops taken.
+
+    ``reason`` names a ``none`` or a ``failed`` in funnel terms (:mod:`wikihowqa.collect.outcomes`)."""
 
     status: str  # found | none | failed
+    reason: str = FETCHED
     played: Played | None = None
     archive_url: str | None = None
     timestamp: str | None = None
@@ -68,15 +93,15 @@ class Lookup:
         if self.hops:
             out["redirects"] = self.hops
         if self.status == "none":
-            out["status"] = "no_snapshot"
+            out["status"] = self.reason
             if self.detail:
                 out["detail"] = self.detail
             return out
         if self.timestamp and self.original and self.archive_url:
             out.update(timestamp=self.timestamp, original=self.original, archive_url=self.archive_url)
         if self.status == "found":
-            return {**out, "status": "fetched"}
-        out.update(status="fetch_failed", failed_at=self.failed_at, detail=self.detail)
+            return {**out, "status": FETCHED}
+        out.update(status=self.reason, failed_at=self.failed_at, detail=self.detail)
         if self.endpoint:
             out["endpoint"] = self.endpoint
         if self.stale:
@@ -84,8 +109,36 @@ class Lookup:
         return out
 
 
+def _none(reason: str = NO_SNAPSHOT, detail: str | None = None) -> Lookup:
+    return Lookup("none", reason, detail=detail)
+
+
+def _error(
+    failed_at: str, detail: str, endpoint: str | None = None, stale: list[str] | None = None
+) -> Lookup:
+    """A lookup request that failed (the lookup itself, before any capture was chosen)."""
+    return Lookup(
+        "failed", FETCH_FAILED, failed_at=failed_at, detail=detail, endpoint=endpoint, stale=stale or []
+    )
+
+
+def _statuses(captures: list[Capture]) -> str:
+    return ", ".join(sorted({c.statuscode or "?" for c in captures}))
+
+
 def _misconfigured(exc: FetchError) -> bool:
     return exc.reason.startswith("connection error")
+
+
+def _not_a_capture(played: Played, url: str) -> str:
+    if played.kind == "capture":
+        return f"the memento is a capture of {played.original}, not of {url}"
+    return played.detail or f"HTTP {played.status} without Memento-Datetime"
+
+
+def _unconfirmed(played: Played) -> str:
+    """The reason a playback answer that is no capture gets."""
+    return REDIRECT_OUTSIDE_ARCHIVE if played.kind == "outside" else CAPTURE_UNVERIFIED
 
 
 class CaptureFinder:
@@ -101,7 +154,14 @@ class CaptureFinder:
         self.timegate_answers_memento = False  # seen Memento headers from the TimeGate
 
     async def find(self, url: str, timestamp: str) -> Lookup:
-        return await self._find(url, timestamp, [], {_key(url)})
+        hops: list[dict[str, Any]] = []
+        found = await self._find(url, timestamp, hops, {_key(url)})
+        if found.status == "none" and hops and found.reason in (NO_SNAPSHOT, NO_200_CAPTURE):
+            # The chain was followed inside the archive to its end, where nothing usable was.
+            why = "never archived" if found.reason == NO_SNAPSHOT else (found.detail or "no 200 capture")
+            found.reason = REDIRECT_UNRESOLVED
+            found.detail = f"redirect captures lead to {hops[-1]['to']}: {why}"
+        return found
 
     # ------------------------------------------------------------------ the methods
 
@@ -125,49 +185,53 @@ class CaptureFinder:
             if played.status == 200 and same_page(played.original or "", url):
                 return self._found(played)
         elif played.kind == "not_archived" and self.playback_serves_captures:
-            return Lookup("none")
+            return _none()
         return await self._by_cdx(url, ts, hops, seen)
 
     async def _by_cdx(self, url: str, ts: str, hops: list[dict[str, Any]], seen: set[str]) -> Lookup:
         wayback = self.wayback
+        rows: list[Capture] = []
         try:
             capture = await wayback.closest(url, ts, "200")
-            redirect = None if capture is not None else await wayback.closest(url, ts, "3..")
+            if capture is None:
+                rows = await wayback.nearest(url, ts)
         except FetchError as exc:
-            endpoint = wayback.cdx_url if _misconfigured(exc) else None
-            return Lookup("failed", failed_at="cdx", detail=exc.reason, endpoint=endpoint)
+            return _error("cdx", exc.reason, wayback.cdx_url if _misconfigured(exc) else None)
         except CdxError as exc:
             stale = [wayback.cdx_key(url, ts, "200"), wayback.cdx_key(url, ts, "3..")]
-            endpoint = wayback.cdx_url if exc.misconfigured else None
-            return Lookup("failed", failed_at="cdx", detail=str(exc), endpoint=endpoint, stale=stale)
+            return _error("cdx", str(exc), wayback.cdx_url if exc.misconfigured else None, stale)
+        redirect = next((r for r in rows if r.statuscode.startswith("3")), None)
         chosen = capture or redirect
         if chosen is None:
-            return Lookup("none")
+            if rows:
+                return _none(NO_200_CAPTURE, f"archived only with status {_statuses(rows)}")
+            return _none()
+        where = (chosen.timestamp, chosen.original or url)
         try:
-            played = await wayback.play(chosen.timestamp, chosen.original or url)
+            played = await wayback.play(*where)
         except FetchError as exc:
             endpoint = wayback.playback_url if _misconfigured(exc) else None
-            return self._failed(
-                None, exc.reason, endpoint=endpoint, archive=(chosen.timestamp, chosen.original)
-            )
+            return self._failed(FETCH_FAILED, None, exc.reason, endpoint=endpoint, archive=where)
         if played.kind == "capture":
             self.playback_serves_captures = True
         if played.kind != "capture" and played.status not in (200, 404) and not 300 <= played.status < 400:
-            return self._failed(played, f"HTTP {played.status}")  # a refusal (403, 501): no capture here
+            # A refusal (403, 501) of this capture, not a verdict on it: asked again on --retry-failed.
+            return self._failed(FETCH_FAILED, played, f"HTTP {played.status}", archive=where)
         if capture is not None:
             if played.kind != "capture":
                 # What a wrong playback prefix answers: a page that is no capture, or a 404.
-                return self._failed(played, played.detail, endpoint=wayback.playback_url)
+                reason, endpoint = _unconfirmed(played), wayback.playback_url
+                return self._failed(reason, played, played.detail, endpoint=endpoint, archive=where)
             if played.status != 200:
-                return self._failed(played, f"HTTP {played.status}")
+                detail = f"the CDX row says 200, the playback HTTP {played.status}"
+                return self._failed(CAPTURE_NOT_200, played, detail, archive=where)
             if played.timestamp != capture.timestamp:
-                return self._failed(
-                    played, f"playback served the capture of {played.timestamp}, not {capture.timestamp}"
-                )
+                detail = f"playback served the capture of {played.timestamp}, not {capture.timestamp}"
+                return self._failed(CAPTURE_UNVERIFIED, played, detail, archive=where)
             return self._found(played)
         if played.kind != "capture" or not 300 <= played.status < 400 or not played.target:
-            detail = played.detail or f"HTTP {played.status} for a {redirect.statuscode} capture"
-            return self._failed(played, detail)
+            detail = played.detail or f"HTTP {played.status} for a {chosen.statuscode} capture"
+            return self._failed(_unconfirmed(played), played, detail, archive=where)
         return await self._follow(url, ts, played, hops, seen)
 
     async def _by_memento(self, url: str, ts: str, hops: list[dict[str, Any]], seen: set[str]) -> Lookup:
@@ -176,33 +240,39 @@ class CaptureFinder:
         try:
             gate = await self.memento.timegate(url, ts)
         except FetchError as exc:
-            endpoint = endpoints.timegate_url if _misconfigured(exc) else None
-            return Lookup("failed", failed_at="memento", detail=exc.reason, endpoint=endpoint)
+            return _error("memento", exc.reason, endpoints.timegate_url if _misconfigured(exc) else None)
         except MementoError as exc:
-            return Lookup("failed", failed_at="memento", detail=str(exc), endpoint=endpoints.timegate_url)
+            return _error("memento", str(exc), endpoints.timegate_url)
         if gate.memento_headers:
             self.timegate_answers_memento = True
         elif self.timegate_answers_memento:
-            return Lookup("none")  # the TimeGate's own "never archived", now that it has shown it is one
+            return _none()  # the TimeGate's own "never archived", now that it has shown it is one
         elif not endpoints.timemap_url:
             detail = "HTTP 404 without Memento headers (is it a TimeGate?)"
-            return Lookup("failed", failed_at="memento", detail=detail, endpoint=endpoints.timegate_url)
+            return _error("memento", detail, endpoints.timegate_url)
         if gate.memento is None and gate.memento_headers:
-            return Lookup("none")  # a TimeGate that chooses no memento has none of the URL
+            return _none()  # a TimeGate that chooses no memento has none of the URL
+        odd: tuple[Played, str, str] | None = None  # the first memento that was no capture of the URL
+        captured = False  # whether any memento played back as a capture of the URL (of any status)
         if gate.memento is not None:
             first = await self._probe(gate.memento.uri, url)
-            if isinstance(first, Lookup) or (first is not None and first.status == 200):
-                return first if isinstance(first, Lookup) else self._found(first, gate.memento.uri)
+            if isinstance(first, Lookup):
+                return first
+            if first.kind == "capture" and same_page(first.original or url, url):
+                if first.status == 200:
+                    return self._found(first, gate.memento.uri)
+                captured = True
+            else:
+                odd = (first, gate.memento.uri, _not_a_capture(first, url))
         # The TimeGate's choice is not a 200: the TimeMap's mementos, closest first, say which is.
         try:
             mementos = await self.memento.timemap(url, gate.timemap)
         except FetchError as exc:
-            endpoint = endpoints.timemap_url if _misconfigured(exc) else None
-            return Lookup("failed", failed_at="memento", detail=exc.reason, endpoint=endpoint)
+            return _error("memento", exc.reason, endpoints.timemap_url if _misconfigured(exc) else None)
         except MementoError as exc:
-            return Lookup("failed", failed_at="memento", detail=str(exc), endpoint=endpoints.timemap_url)
-        if not mementos and gate.memento is not None:
-            return Lookup("none", detail="the TimeGate's memento is no 200 capture and there is no TimeMap")
+            return _error("memento", str(exc), endpoints.timemap_url)
+        if not mementos and gate.memento is not None and odd is None:
+            return _none(NO_200_CAPTURE, "the TimeGate's memento is no 200 capture and there is no TimeMap")
         redirect: Played | None = None
         ordered = [
             m for m in sorted(mementos, key=lambda m: closeness(m.timestamp, ts)) if endpoints.allows(m.uri)
@@ -211,8 +281,10 @@ class CaptureFinder:
             played = await self._probe(memento.uri, url)
             if isinstance(played, Lookup):
                 return played
-            if played is None:
+            if played.kind != "capture" or not same_page(played.original or url, url):
+                odd = odd or (played, memento.uri, _not_a_capture(played, url))
                 continue
+            captured = True
             if played.status == 200:
                 return self._found(played, memento.uri)
             if played.target and redirect is None and 300 <= played.status < 400:
@@ -220,19 +292,24 @@ class CaptureFinder:
         if redirect is not None:
             return await self._follow(url, ts, redirect, hops, seen)
         if len(ordered) > MAX_PROBES:
-            return Lookup("none", detail=f"none of the {MAX_PROBES} closest mementos is a 200 capture")
-        return Lookup("none")
+            return _none(NO_200_CAPTURE, f"none of the {MAX_PROBES} closest mementos is a 200 capture")
+        if captured:
+            return _none(NO_200_CAPTURE, "no memento of status 200")
+        if odd is not None:
+            played, uri, detail = odd
+            where = (_ts_of(plain_memento(uri)) or "", url)
+            return self._failed(_unconfirmed(played), played, detail, archive=where, uri=uri)
+        return _none()
 
-    async def _probe(self, uri: str, url: str) -> Played | Lookup | None:
-        """Play one memento raw (a second ask is answered by the response cache): the capture,
-        ``None`` for an answer that is no capture of ``url``, or a :class:`Lookup` failure."""
+    async def _probe(self, uri: str, url: str) -> Played | Lookup:
+        """Play one memento raw (a second ask is answered by the response cache): what it answered, or
+        a :class:`Lookup` failure."""
         try:
             played = await self.wayback.play_uri(raw_memento(uri), url)
         except FetchError as exc:
-            return Lookup("failed", failed_at="playback", detail=exc.reason)
-        if played.kind != "capture" or not same_page(played.original or url, url):
-            return None
-        self.playback_serves_captures = True
+            return Lookup("failed", FETCH_FAILED, failed_at="playback", detail=exc.reason)
+        if played.kind == "capture":
+            self.playback_serves_captures = True
         return played
 
     # ------------------------------------------------------------------ outcomes
@@ -244,41 +321,51 @@ class CaptureFinder:
         target = played.target or ""
         hop = {"from": url, "timestamp": played.timestamp, "status": played.status, "to": target}
         if len(hops) >= MAX_REDIRECTS:
-            return Lookup("none", detail=f"more than {MAX_REDIRECTS} redirect captures", hops=hops)
+            return _none(REDIRECT_LIMIT, f"more than {MAX_REDIRECTS} redirect captures in a row")
         if _key(target) in seen:
-            return Lookup("none", detail=f"redirect captures loop back to {target}", hops=hops)
+            return _none(REDIRECT_LIMIT, f"redirect captures loop back to {target}")
         hops.append(hop)
         seen.add(_key(target))
         return await self._find(target, ts, hops, seen)
 
-    def _found(self, played: Played, uri: str | None = None) -> Lookup:
-        original = played.original or ""
+    def _archive_url(self, timestamp: str, original: str, uri: str | None = None) -> str:
+        """The capture's address for people: under the memento's own prefix when it came from a
+        TimeMap or TimeGate (``uri``), else under the playback prefix."""
         if uri is not None:
             plain = plain_memento(uri)
             prefix = plain.rsplit(f"/{_ts_of(plain)}/", 1)[0] if _ts_of(plain) else None
-            archive_url = f"{prefix}/{played.timestamp}/{original}" if prefix else plain
-        else:
-            archive_url = self.wayback.archive_url(played.timestamp or "", original)
+            return f"{prefix}/{timestamp}/{original}" if prefix else plain
+        return self.wayback.archive_url(timestamp, original)
+
+    def _found(self, played: Played, uri: str | None = None) -> Lookup:
+        original = played.original or ""
+        archive_url = self._archive_url(played.timestamp or "", original, uri)
         return Lookup(
             "found", played=played, archive_url=archive_url, timestamp=played.timestamp, original=original
         )
 
     def _failed(
         self,
+        reason: str,
         played: Played | None,
         detail: str,
         *,
         endpoint: str | None = None,
         archive: tuple[str, str] | None = None,
+        uri: str | None = None,
     ) -> Lookup:
+        """A chosen capture (``archive``: its timestamp and URL; ``uri``: its memento) whose playback
+        failed (``fetch_failed``) or does not confirm it."""
         if played is not None and played.timestamp:
             stamp, original = played.timestamp, played.original
         else:
             stamp, original = archive or (None, None)
-        lookup = Lookup("failed", played=played, failed_at="playback", detail=detail, endpoint=endpoint)
+        lookup = Lookup(
+            "failed", reason, played=played, failed_at="playback", detail=detail, endpoint=endpoint
+        )
         if stamp and original:
             lookup.timestamp, lookup.original = stamp, original
-            lookup.archive_url = self.wayback.archive_url(stamp, original)
+            lookup.archive_url = self._archive_url(stamp, original, uri)
         if played is not None:
             lookup.stale = [played.key]
         return lookup

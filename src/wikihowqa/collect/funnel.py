@@ -5,14 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from wikihowqa.collect.articles import ArticleRecord
-from wikihowqa.collect.references import (
+from wikihowqa.collect.outcomes import (
     EMPTY_BODY,
     EMPTY_TEXT,
     FETCH_FAILED,
     FETCHED,
     KEPT,
-    NO_SNAPSHOT,
     NON_HTML,
+    NOT_CONFIRMED,
+    NOT_FOUND,
+    REFERENCE_REJECTIONS,
 )
 from wikihowqa.collect.wikitext import top_category
 from wikihowqa.records import Document, Example
@@ -124,13 +126,17 @@ def assemble(
                 row[key] = value
         rejections.append(row)
     values = list(status.values())
-    failed_cdx = sum(
+    # A lookup that failed before any capture was chosen never found a snapshot; one that failed at
+    # playback did, and lost it.
+    failed_lookup = sum(
         1
         for o in outcomes.values()
         if o["status"] == FETCH_FAILED and o.get("failed_at") in ("cdx", "memento")
     )
-    found = len(values) - values.count(NO_SNAPSHOT) - failed_cdx
-    fetched = found - (values.count(FETCH_FAILED) - failed_cdx)
+    found = len(values) - sum(values.count(r) for r in NOT_FOUND) - failed_lookup
+    fetched = (
+        found - (values.count(FETCH_FAILED) - failed_lookup) - sum(values.count(r) for r in NOT_CONFIRMED)
+    )
     non_empty = fetched - values.count(EMPTY_BODY)
     html = non_empty - values.count(NON_HTML)
     kept = values.count(KEPT)
@@ -154,11 +160,7 @@ def assemble(
             "article_no_summary": len(seen) - len(with_summary),
             "article_no_references": len(with_summary) - len(with_refs),
             "article_no_usable_document": len(with_refs) - len(examples),
-            "reference_no_snapshot": values.count(NO_SNAPSHOT),
-            "reference_fetch_failed": values.count(FETCH_FAILED),
-            "reference_empty_body": values.count(EMPTY_BODY),
-            "reference_non_html": values.count(NON_HTML),
-            "reference_empty_text": values.count(EMPTY_TEXT),
+            **{f"reference_{reason}": values.count(reason) for reason in REFERENCE_REJECTIONS},
         },
     }
     return examples, documents, funnel, rejections

@@ -14,15 +14,15 @@ from typing import Any
 
 from wikihowqa.collect.articles import ArticleRecord
 from wikihowqa.collect.captures import CaptureFinder
+from wikihowqa.collect.outcomes import FETCHED, NO_SNAPSHOT, RETRIED
 from wikihowqa.collect.pool import run_pool
 from wikihowqa.collect.progress import Reporter
 from wikihowqa.collect.store import StateStore
 from wikihowqa.collect.wayback import wayback_timestamp
 from wikihowqa.errors import WikihowqaError
 
-# Outcomes of a reference, in funnel order.
-NO_SNAPSHOT, FETCH_FAILED, FETCHED = "no_snapshot", "fetch_failed", "fetched"
-EMPTY_BODY, NON_HTML, EMPTY_TEXT, KEPT = "empty_body", "non_html", "empty_text", "kept"
+# FETCHED is re-exported: the documents phase reads it from here.
+__all__ = ["FETCHED", "ArchiveError", "ReferenceTask", "fetch_capture", "fetch_references", "plan_references"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,14 +121,16 @@ async def fetch_references(
 
 
 def forget_failed(store: StateStore) -> list[str]:
-    """Forget the references an earlier run gave up on (``--retry-failed``), so they are asked again.
+    """Forget the references an earlier run gave up on (``--retry-failed``), so they are asked again:
+    failed lookups and playbacks (``fetch_failed``) and captures whose playback did not confirm them
+    (:data:`~wikihowqa.collect.outcomes.RETRIED`), which a recovered archive may answer otherwise.
 
     Their outcome goes, and so do the stored answers that failed (``stale``): a non-retried error (a
     CDX or playback 501, the 403 the Wayback Machine sends for a blocked capture) was kept in the
     response cache and would otherwise be read back instead of asked for. A good CDX answer of a
     capture whose playback failed stays: a CDX request costs seconds at the real server's rate.
     Returns the keys of the references forgotten."""
-    failed = {k: v for k, v in store.results("reference").items() if v and v["status"] == FETCH_FAILED}
+    failed = {k: v for k, v in store.results("reference").items() if v and v["status"] in RETRIED}
     stale = [key for outcome in failed.values() for key in outcome.get("stale", [])]
     store.delete_responses(stale)
     store.delete_results("reference", failed)
@@ -137,7 +139,8 @@ def forget_failed(store: StateStore) -> list[str]:
 
 async def fetch_capture(finder: CaptureFinder, store: StateStore, url: str, timestamp: str) -> dict[str, Any]:
     """The capture the rule chooses for ``url`` at ``timestamp``, its raw bytes stored: the outcome says
-    ``fetched`` (with ``archive_url``), ``no_snapshot`` or ``fetch_failed`` (with where and why)."""
+    ``fetched`` (with ``archive_url``) or why not (:mod:`wikihowqa.collect.outcomes`; with where and
+    why for a failure)."""
     lookup = await finder.find(url, timestamp)
     result = lookup.outcome()
     if lookup.status == "found" and lookup.played is not None:

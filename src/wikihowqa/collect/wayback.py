@@ -256,8 +256,9 @@ class Played:
     """What a playback request found.
 
     ``kind``: ``capture`` (an archived capture, of any status), ``not_archived`` (the archive's own
-    not-found answer, without ``Memento-Datetime``), or ``unverified`` (an answer that is no capture:
-    no ``Memento-Datetime``, or a redirect out of the archive that is not a capture)."""
+    not-found answer, without ``Memento-Datetime``), ``outside`` (a redirect that is no capture and
+    points out of the archive: not followed) or ``unverified`` (any other answer without
+    ``Memento-Datetime``)."""
 
     kind: str
     response: Response
@@ -330,6 +331,16 @@ class Wayback:
     async def closest(self, url: str, timestamp: str, status: str = "200") -> Capture | None:
         """The capture of ``url`` nearest to ``timestamp`` (14 digits) whose status matches ``status``,
         or ``None``. A CDX endpoint that answers 404 or not a CDX result is a :class:`CdxError`."""
+        pattern = re.compile(status)
+        rows = await self._rows(url, timestamp, status)
+        return next((c for c in rows if pattern.fullmatch(c.statuscode)), None)
+
+    async def nearest(self, url: str, timestamp: str) -> list[Capture]:
+        """The captures of ``url`` nearest to ``timestamp``, of any status, closest first (at most
+        :data:`REDIRECT_ROWS`): where the capture rule looks for a redirect once there is no 200."""
+        return await self._rows(url, timestamp, "3..")
+
+    async def _rows(self, url: str, timestamp: str, status: str) -> list[Capture]:
         if self.cdx_url is None:
             raise CdxError("no CDX endpoint configured")
         response = await self.http.get(self.cdx_url, cdx_params(url, timestamp, status), lane=CDX)
@@ -339,12 +350,8 @@ class Wayback:
         if response.status != 200:
             raise CdxError(f"CDX answered HTTP {response.status}", misconfigured=False)
         captures = parse_cdx(response.content.decode("utf-8", "replace"), self.cdx_url)
-        pattern = re.compile(status)
-        for capture in captures:
-            if capture.fuzzy or not pattern.fullmatch(capture.statuscode):
-                continue  # pywb's fuzzy fallback ignores the filter: these are no capture of the URL
-            return capture
-        return None
+        # pywb's fuzzy fallback ignores the filter and the URL: those rows are no capture of the URL.
+        return [c for c in captures if not c.fuzzy]
 
     async def play(self, timestamp: str, url: str) -> Played:
         """Play back ``url`` as archived nearest ``timestamp``, raw, without leaving the archive."""
@@ -367,7 +374,7 @@ class Wayback:
                 nxt = urljoin(uri, location)
                 if not self.endpoints.allows(nxt):
                     return Played(
-                        "unverified",
+                        "outside",
                         response,
                         key,
                         detail=f"redirect out of the archive to {nxt} (not followed)",

@@ -70,6 +70,18 @@ class Capture:
     urlkey: str
     digest: str
     length: int
+    playback: Playback | None = None  # how the archive plays it back, where that differs from the index
+
+
+@dataclass(frozen=True, slots=True)
+class Playback:
+    """An archive whose playback disagrees with its CDX index, as real ones sometimes do: the capture is
+    played back with another ``status``, without ``Memento-Datetime`` (``memento: false``: an error or
+    notice page that is no capture), or as a plain redirect to ``location`` (an access notice elsewhere)."""
+
+    status: int | None = None
+    memento: bool = True
+    location: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,6 +260,7 @@ def read_captures(path: Path, snapshots_dir: Path) -> tuple[tuple[Capture, ...],
         location = _opt(raw, "location", str, where)
         if status.startswith("3") and location is None:
             raise CorpusError(f"{where}: a {status} capture needs a 'location'")
+        playback = _playback(_opt(raw, "playback", dict, where), where)
         captures.append(
             Capture(
                 url=url,
@@ -260,9 +273,26 @@ def read_captures(path: Path, snapshots_dir: Path) -> tuple[tuple[Capture, ...],
                 urlkey=surt_key(url),
                 digest=sha1_base32(body),
                 length=len(body),
+                playback=playback,
             )
         )
     return tuple(captures), snapshots
+
+
+def _playback(raw: dict | None, where: str) -> Playback | None:
+    if raw is None:
+        return None
+    unknown = sorted(set(raw) - {"status", "memento", "location"})
+    if unknown:
+        raise CorpusError(f"{where}: playback: unknown field {unknown[0]!r} (known: status, memento, location)")
+    status = _opt(raw, "status", int, f"{where}: playback")
+    memento = _opt(raw, "memento", bool, f"{where}: playback", True)
+    location = _opt(raw, "location", str, f"{where}: playback")
+    if status is not None and not 100 <= status <= 599:
+        raise CorpusError(f"{where}: playback: status must be an HTTP status, got {status}")
+    if location is not None and not location.startswith(("http://", "https://")):
+        raise CorpusError(f"{where}: playback: location must be an absolute http(s) URL, got {location!r}")
+    return Playback(status=status, memento=memento, location=location)
 
 
 def load_corpus(folder: str | Path) -> Corpus:

@@ -16,6 +16,8 @@ earlier), and answers its raw bytes with its recorded status, its ``Content-Type
 ``/web/<ts>id_/<target>``. Without the ``id_``-style flag, an inexact timestamp redirects (302) to the
 capture's own timestamp, as web.archive.org does; an exact one serves the same raw bytes. A percent-encoded
 original URL (``https%3A//host/path%3Fq%3D1``, what ``urllib.parse.quote`` makes) is decoded first.
+A capture may say how playback disagrees with the index (:class:`~wikihowqa.replay.corpus.Playback`:
+another status, no ``Memento-Datetime``, a plain redirect elsewhere), as real archives sometimes do.
 """
 
 from __future__ import annotations
@@ -231,6 +233,13 @@ class Archive:
                 out["Location"] = target  # as captured: the live web
             else:
                 out["Location"] = f"{server}/web/{capture.timestamp}{flag or 'id_'}/{target}"
+        quirk = capture.playback
+        if quirk is not None:
+            if quirk.location is not None:  # a plain redirect (no capture), e.g. to an access notice
+                return Reply(302, {"Location": quirk.location, "Content-Type": "text/html"}, b"")
+            if not quirk.memento:  # an error or notice page that is no capture
+                out = {"Content-Type": out["Content-Type"]}
+            status = quirk.status or status
         return Reply(status, out, self.body(capture))
 
     # ------------------------------------------------------------------ Memento (RFC 7089)
