@@ -92,3 +92,56 @@ def test_page_counts_match_a_brute_force_count(true_words, pred_words):
     true, pred = " ".join(true_words), " ".join(pred_words)
     counts = page_counts(true, pred)
     assert (counts.tp, counts.fp, counts.fn) == pytest.approx(_brute(true, pred))
+
+
+# ------------------------------------------------------------------ the web-extraction benchmark's word F1
+
+
+def test_word_f1_worked_by_hand():
+    from wikihowqa.parse.metric import word_score
+
+    # reference words: the×2 cat sat; extracted: the cat cat dog -> overlap the×1 cat×1 = 2
+    score = word_score("The cat sat, the end?", "the CAT cat dog")
+    assert score.precision == pytest.approx(2 / 4) and score.recall == pytest.approx(2 / 5)
+    assert score.f1 == pytest.approx(2 * 0.5 * 0.4 / 0.9)
+
+
+def test_an_empty_extraction_scores_zero_and_snippets_are_case_insensitive_substrings():
+    from wikihowqa.parse.metric import summarise, word_score
+
+    empty = word_score("some text", "", with_=["some text"], without=["menu"])
+    assert (empty.f1, empty.found, empty.avoided) == (0.0, 0, 1)
+    both_empty = word_score("", "")
+    assert both_empty.f1 == 1.0
+    page = word_score(
+        "Add the flour", "add THE flour. Menu", with_=["Add the", "sugar"], without=["menu", "x"]
+    )
+    assert (page.found, page.wanted, page.avoided, page.unwanted) == (1, 2, 1, 2)
+    total = summarise([empty, page])
+    assert total.f1 == pytest.approx((0 + page.f1) / 2)
+    assert total.with_rate == pytest.approx(1 / 3) and total.without_rate == pytest.approx(2 / 3)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "b", "c", "D", "e1", "_"]), max_size=30),
+    st.lists(st.sampled_from(["a", "b", "c", "d", "e1", "z"]), max_size=30),
+)
+def test_word_f1_equals_a_brute_force_count(truth, guess):
+    from wikihowqa.parse.metric import word_score
+
+    ref, out = [w.lower() for w in truth], [w.lower() for w in guess]
+    left, overlap = list(ref), 0
+    for word in out:  # multiset intersection, one match at a time
+        if word in left:
+            left.remove(word)
+            overlap += 1
+    score = word_score(" ".join(truth), " ".join(guess))
+    if not ref and not out:
+        assert score.f1 == 1.0
+    elif not ref or not out:
+        assert score.f1 == 0.0
+    else:
+        p, r = overlap / len(out), overlap / len(ref)
+        assert score.precision == pytest.approx(p) and score.recall == pytest.approx(r)
+        assert score.f1 == pytest.approx(2 * p * r / (p + r) if p + r else 0.0)

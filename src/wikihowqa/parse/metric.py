@@ -1,9 +1,11 @@
-"""The article-extraction benchmark's score: 4-gram shingle overlap of extracted and true article text.
+"""The extraction benchmarks' scores: the article-extraction benchmark's 4-gram shingle F1, and the
+web-extraction benchmark's word F1 with its must-contain / must-not-contain snippets (:func:`word_score`).
 
-Defined by Scrapinghub's article-extraction-benchmark (the score trafilatura's published 0.958 F1 uses):
-texts are tokenized with ``\\w+`` (case kept) and cut into 4-token shingles counted as multisets; per page
-TP/FP/FN are normalised to sum to 1 so long pages weigh no more than short ones; precision is averaged over
-pages that predicted something, recall over pages that have truth, and F1 comes from the two means.
+Shingle F1, defined by Scrapinghub's article-extraction-benchmark (the score of trafilatura's published
+0.958): texts are tokenized with ``\\w+`` (case kept) and cut into 4-token shingles counted as multisets;
+per page TP/FP/FN are normalised to sum to 1 so long pages weigh no more than short ones; precision is
+averaged over pages that predicted something, recall over pages that have truth, and F1 comes from the two
+means.
 """
 
 from __future__ import annotations
@@ -79,3 +81,72 @@ def score(pages: Iterable[PageCounts]) -> Score:
 def evaluate(truth: dict[str, str], predicted: dict[str, str | None]) -> Score:
     """Score predictions against truth, both keyed by page id; a missing prediction counts as empty."""
     return score(page_counts(truth[key], predicted.get(key)) for key in truth)
+
+
+# ------------------------------------------------------- the web-extraction benchmark (WCXB)
+
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True, slots=True)
+class WordScore:
+    """One page's word-level scores against its reference, and its snippet checks."""
+
+    f1: float
+    precision: float
+    recall: float
+    found: int  # ``with`` snippets found in the extracted text
+    wanted: int  # ``with`` snippets given
+    avoided: int  # ``without`` snippets absent from it
+    unwanted: int  # ``without`` snippets given
+
+
+def word_score(
+    reference: str, extracted: str | None, with_: Iterable[str] = (), without: Iterable[str] = ()
+) -> WordScore:
+    """Word F1 as the web-extraction benchmark defines it: ``\\w+`` words of the lowercased texts counted
+    as multisets, precision = overlap / extracted words, recall = overlap / reference words; an empty
+    extraction scores 0 (and an empty one against an empty reference 1). Snippets are case-insensitive
+    substring checks."""
+    truth = Counter(_WORD.findall(reference.lower()))
+    guess = Counter(_WORD.findall((extracted or "").lower()))
+    n_truth, n_guess = sum(truth.values()), sum(guess.values())
+    if not n_truth and not n_guess:
+        precision = recall = f1 = 1.0
+    elif not n_truth or not n_guess:
+        precision = recall = f1 = 0.0
+    else:
+        overlap = sum((truth & guess).values())
+        precision, recall = overlap / n_guess, overlap / n_truth
+        f1 = 2 * precision * recall / (precision + recall) if overlap else 0.0
+    text = (extracted or "").lower()
+    with_, without = list(with_), list(without)
+    found = sum(snippet.lower() in text for snippet in with_)
+    avoided = sum(snippet.lower() not in text for snippet in without)
+    return WordScore(f1, precision, recall, found, len(with_), avoided, len(without))
+
+
+@dataclass(frozen=True, slots=True)
+class WordSummary:
+    f1: float
+    precision: float
+    recall: float
+    with_rate: float  # share of ``with`` snippets found, over all pages' snippets
+    without_rate: float  # share of ``without`` snippets avoided
+    pages: int
+
+
+def summarise(scores: Iterable[WordScore]) -> WordSummary:
+    """Means over pages of F1, precision and recall; snippet rates pooled over the pages' snippets."""
+    scores = list(scores)
+    n = len(scores) or 1
+    wanted = sum(s.wanted for s in scores)
+    unwanted = sum(s.unwanted for s in scores)
+    return WordSummary(
+        sum(s.f1 for s in scores) / n,
+        sum(s.precision for s in scores) / n,
+        sum(s.recall for s in scores) / n,
+        sum(s.found for s in scores) / wanted if wanted else 1.0,
+        sum(s.avoided for s in scores) / unwanted if unwanted else 1.0,
+        len(scores),
+    )

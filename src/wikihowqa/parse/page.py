@@ -344,7 +344,16 @@ def _parse(
     from wikihowqa.parse.boilerplate import remove_boilerplate
     from wikihowqa.parse.decode import decode_html
     from wikihowqa.parse.html import extract
-    from wikihowqa.parse.pagetype import COLLECTION, FORUM, LISTING, classify, drop_replies, signals
+    from wikihowqa.parse.pagetype import (
+        COLLECTION,
+        FORUM,
+        LISTING,
+        PRODUCT,
+        classify,
+        drop_replies,
+        product_facts,
+        signals,
+    )
     from wikihowqa.parse.pagination import detect
     from wikihowqa.parse.sizes import text_sizes
 
@@ -385,6 +394,7 @@ def _parse(
     sizes = text_sizes(root)  # one pass, kept true through the removals below
     found = signals(root, url, sizes)
     kind = classify(found)
+    facts = product_facts(root) if kind == PRODUCT else ("", [])
     # Read (JSON-LD) and never shown: out before the steps below copy and walk the tree.
     etree.strip_elements(root, *_NEVER_SHOWN, with_tail=False)
     replies = drop_replies(found, sizes) if settings.remove_boilerplate else 0
@@ -399,7 +409,7 @@ def _parse(
     )
     if replies:
         removed["comments"] = removed.get("comments", 0) + 1
-    extraction = _without_headline(extract(root, kind, sizes=sizes), title)
+    extraction = _with_facts(_without_headline(extract(root, kind, sizes=sizes), title), *facts)
     common = {
         **seen,
         "title": title,
@@ -467,6 +477,35 @@ def tree_depth(root: Any) -> int:
         depth += 1 if event == "start" else -1
         deepest = max(deepest, depth)
     return deepest
+
+
+#: Share of a JSON-LD product description's words the page's text must hold for it to count as shown.
+SHOWN = 0.6
+
+
+def _with_facts(extraction: Any, description: str, specs: list[tuple[str, str]]) -> Any:
+    """A product page's text with what only its JSON-LD states: the description (when the page's text holds
+    too few of its words) first, the specifications not shown as a table after."""
+    from wikihowqa.parse.html import Extraction
+
+    if not description and not specs:
+        return extraction
+    words = set(re.findall(r"\w+", extraction.text.casefold()))
+    blocks = list(extraction.blocks)
+    markdown = [extraction.markdown] if extraction.markdown else []
+    said = re.findall(r"\w+", description.casefold())
+    if said and sum(w in words for w in said) < SHOWN * len(said):
+        blocks.insert(0, Block("paragraph", description))
+        markdown.insert(0, description)
+    missing = [(k, v) for k, v in specs if not set(re.findall(r"\w+", v.casefold())) <= words]
+    if missing:
+        group = max((b.group for b in blocks), default=-1) + 1
+        blocks += [Block("row", f"{k} | {v}", group) for k, v in missing]
+        markdown.append(
+            "\n".join(["| Specification | Value |", "|---|---|", *[f"| {k} | {v} |" for k, v in missing]])
+        )
+    mode = extraction.mode if extraction.mode != "none" else "json-ld"
+    return Extraction(tuple(blocks), "\n\n".join(markdown), mode)
 
 
 #: Blocks above the headline this short (a kicker, breadcrumbs, a date) go with it; a longer one is text.

@@ -310,3 +310,34 @@ def drop_replies(found: Signals, sizes: tuple[dict, dict] | None = None) -> int:
             discount(sizes, reply)
         reply.drop_tree()
     return len(found.replies)
+
+
+_TAGS = re.compile(r"<[^>]+>")
+
+
+def _plain(value: object) -> str:
+    if not isinstance(value, str):
+        return ""
+    import html
+
+    return " ".join(html.unescape(_TAGS.sub(" ", value)).split())
+
+
+def product_facts(root: HtmlElement) -> tuple[str, list[tuple[str, str]]]:
+    """A product's description and specifications as its JSON-LD states them (``description``,
+    ``additionalProperty`` name/value pairs): shops often render them with scripts, so the served page may
+    hold them nowhere else."""
+    for item in json_ld(root):
+        if not any(_SCHEMA.get(name) == PRODUCT for name in _types_of(item)):
+            continue
+        specs = []
+        props = item.get("additionalProperty")
+        for prop in props if isinstance(props, list) else [props] if isinstance(props, dict) else []:
+            if isinstance(prop, dict):
+                name, value = _plain(prop.get("name")), _plain(str(prop.get("value", "")))
+                if name and value:
+                    specs.append((name, value))
+        description = _plain(item.get("description"))
+        if description or specs:
+            return description, specs
+    return "", []
