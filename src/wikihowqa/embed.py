@@ -45,19 +45,25 @@ def model_key(model: str) -> str:
     return f"{name[:60]}-{hashlib.sha1(source.encode()).hexdigest()[:8]}"
 
 
-@cache
 def load_model(model: str, device: str | None = None, work: str = "metric") -> Any:
     """The sentence-transformers model on ``device`` (``auto``/``None``: a CUDA GPU if there is one), in the
     precision of ``work`` there (``wikihowqa.device``: float16 for retrieval on CUDA, float32 for the
-    question embeddings that decide a split). The one loader of the project's sentence encoders."""
-    from sentence_transformers import SentenceTransformer
-
+    question embeddings that decide a split). The one loader of the project's sentence encoders: a model
+    is loaded once per process, device and precision, whichever stage asks for it."""
     where = resolve_device(device)
     try:
-        encoder = SentenceTransformer(model_source(model), device=where)
+        return _load(model_source(model), where, str(dtype_for(where, work)).removeprefix("torch."))
     except (OSError, ValueError) as exc:
         raise SettingsError(f"cannot load embedding model {model!r}: {exc}") from None
-    return encoder.to(dtype_for(where, work)) if where.startswith("cuda") else encoder
+
+
+@cache
+def _load(source: str, where: str, dtype: str) -> Any:
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    encoder = SentenceTransformer(source, device=where)
+    return encoder if dtype == "float32" else encoder.to(getattr(torch, dtype))
 
 
 @dataclass(frozen=True)

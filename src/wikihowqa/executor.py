@@ -214,7 +214,9 @@ class RayExecutor:
         if address:
             _check_reachable(address)
         self._ray = ray
-        if not ray.is_initialized():
+        # A program that connected to Ray itself keeps its connection (and its job's warm workers).
+        self._owns_connection = not ray.is_initialized()
+        if self._owns_connection:
             try:
                 ray.init(
                     address=address,
@@ -296,7 +298,7 @@ class RayExecutor:
         return self._stream(lambda batch: task.remote(spec_ref, method, batch), batches)
 
     def close(self) -> None:
-        if self._ray.is_initialized():
+        if self._owns_connection and self._ray.is_initialized():
             self._ray.shutdown()
 
 
