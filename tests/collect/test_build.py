@@ -456,6 +456,29 @@ def test_tracking_categories_are_no_topic_and_the_root_category_decides_the_top(
     assert rooted.manifest["settings"]["root_category"] == "Food and Entertaining"
 
 
+def pages_read(out: Path) -> set[int]:
+    """The page ids whose content the build asked the wiki for (from its response cache)."""
+    from urllib.parse import parse_qs, urlsplit
+
+    ids: set[int] = set()
+    for key in StateStore(out / "build.sqlite", readonly=True).response_keys():
+        query = parse_qs(urlsplit(key).query)
+        if "content" in query.get("rvprop", [""])[0] and "pageids" in query:
+            ids.update(int(i) for i in query["pageids"][0].split("|"))
+    return ids
+
+
+def test_a_creation_window_reads_only_the_articles_created_in_it(site, tmp_path):
+    """For a large wiki the point of the creation log: the content of articles outside the window is
+    never fetched (the log, 500 pages a request, decides first)."""
+    m = build(tmp_path / "out", settings_for(site, created_after="2017-01-01")).manifest
+    assert pages_read(tmp_path / "out") == {1002}
+    assert m["selection"]["outside_window"] == 4
+    everything = build(tmp_path / "all", settings_for(site)).manifest
+    assert pages_read(tmp_path / "all") == {1001, 1002, 1003, 1004, 1005}
+    assert everything["selection"]["outside_window"] == 0
+
+
 def test_created_after_and_before_select_articles_by_creation_time(site, tmp_path):
     m = build(tmp_path / "out", settings_for(site, created_after="2017-01-01")).manifest
     assert [r["article_id"] for r in rows(tmp_path / "out", "qa.jsonl")] == [1002]  # created 2017-01-01

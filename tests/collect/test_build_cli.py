@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from types import SimpleNamespace
 
 import pytest
@@ -118,6 +119,32 @@ def test_a_dry_run_for_a_category_the_site_does_not_have_is_a_one_line_error(
     note, err = capsys.readouterr().err.strip().splitlines()  # the note says the articles are listed
     assert note.startswith("note: listing")
     assert err.startswith("error: --category 'Pets'") and "no such category" in err
+
+
+def test_a_dry_run_with_a_creation_window_counts_the_articles_created_in_it(site, tmp_path):
+    """The build reads only the articles created in the window (dated by the creation log first): so
+    does the dry run's count, and its wiki requests are what that costs."""
+    from wikihowqa.collect.estimate import count_articles
+
+    window = ["--created-after", "2017-01-01"]
+    result = runner.invoke(app, ["build", str(tmp_path / "x"), *_site_args(site), "--dry-run", *window])
+    assert result.exit_code == 0, result.output
+    assert "estimate for 1 of 5 articles" in result.output
+    assert "1 of the 5 listed articles created in it" in result.output
+    counted = asyncio.run(count_articles(settings_for(site, created_after="2017-01-01")))
+    assert counted.window is not None and counted.window.log_requests == 1  # the whole log: one request
+    assert (counted.window.logged_inside, counted.window.unlogged) == (1, 0)
+    # At scale: a tenth of 50,000 listed articles in the window, 20 of them not in the log.
+    from wikihowqa.collect.estimate import WindowCount
+
+    settings = settings_for(site, created_after="2017-01-01")
+    sliced = estimate(50_000, settings, window=WindowCount(50_000, 4_980, 20, log_requests=100))
+    whole = estimate(50_000, settings_for(site))
+    assert sliced.articles == 50_000 and sliced.window.read == 5_000
+    assert sliced.requests[CDX] == estimate(5_000, settings_for(site)).requests[CDX] < whole.requests[CDX]
+    pages_read = 2 * math.ceil(5_000 / 50)  # articles and their Summary: pages, 50 a request
+    kept = math.ceil(5_000 * 126_711 * 0.20 / 236_000)  # with a summary and references (the paper's)
+    assert sliced.requests[MEDIAWIKI] == 1 + 100 + (100 + 20) + pages_read + 3 * math.ceil(kept / 50)
 
 
 def test_a_dry_run_that_lists_articles_counts_the_listing_requests_it_made(site):

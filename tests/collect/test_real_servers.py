@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from tests.collect.real_servers import CREATED_REDIRECT
 from tests.collect.scripted_server import fast_settings, settings_for
+from tests.collect.test_build import pages_read
 from wikihowqa.cli import app
 from wikihowqa.collect.build import BuildSettings, build
 from wikihowqa.collect.http import CDX, HttpClient
@@ -178,6 +179,17 @@ def test_dry_run_counts_the_articles_the_build_reads_not_the_wikis_statistics(re
     assert "estimate for 52 articles" in result.output
 
 
+def test_a_dry_run_with_a_window_on_the_real_wiki_counts_the_pages_the_log_does_not_list(real_wiki):
+    """Imported pages have no entry in MediaWiki's creation log: the build asks each for its first
+    revision, and the dry run says so (and counts them as read: it does not ask)."""
+    args = ["build", "x", "--api-url", real_wiki.api_url, "--dry-run", "--created-after", "2016-01-01"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "estimate for 52 of 52 articles" in result.output
+    assert "0 of the 52 listed articles created in it" in result.output
+    assert "52 not in the log are asked one by one" in result.output
+
+
 def test_real_mediawiki_tracking_categories_are_no_topic(real_wiki, demo_build):
     params = {"action": "query", "pageids": "150101", "prop": "categories", "clshow": "!hidden",
               "format": "json", "formatversion": "2"}  # fmt: skip
@@ -221,3 +233,8 @@ def test_a_time_sliced_benchmark_from_the_real_wiki_equals_the_replay_sites(
     assert outputs(tmp_path / "real", pywb.url) == outputs(tmp_path / "replay", demo_site.url)
     for row in (tmp_path / "real" / "qa.jsonl").open():
         assert "2016-01-01" <= json.loads(row)["created"] < "2019-01-01"
+    # Only the articles created in the window are read: on the real wiki the imported pages are not in
+    # the creation log, so each was asked for its first revision before any content was read.
+    read = pages_read(tmp_path / "real")
+    assert read == pages_read(tmp_path / "replay") and len(read) == real["funnel"]["articles"]["seen"]
+    assert real["funnel"]["articles"]["seen"] + real["selection"]["outside_window"] == 52

@@ -201,7 +201,10 @@ def build_command(
         if lists_to_count(settings):
             console.print("[yellow]note:[/] listing the selected articles to count them, as a build starts")
         est = estimate_run(settings)
-        table = Table(title=f"estimate for {est.articles:,} articles")
+        title = f"estimate for {est.articles:,} articles"
+        if est.window is not None:
+            title = f"estimate for {est.window.read:,} of {est.articles:,} articles (the creation window's)"
+        table = Table(title=title)
         for column in ("service", "requests", "rate (req/s)", "time"):
             table.add_column(column, justify="right" if column != "service" else "left")
         for lane in (MEDIAWIKI, CDX, PLAYBACK):
@@ -214,6 +217,13 @@ def build_command(
             )
         table.add_row("total", f"{sum(est.requests.values()):,}", "", _duration(est.total_s))
         out.print(table)
+        if est.window is not None:
+            w = est.window
+            out.print(
+                f"creation window: {w.logged_inside:,} of the {w.listed:,} listed articles created in it "
+                f"(page-creation log, {w.log_requests:,} requests); {w.unlogged:,} not in the log are "
+                "asked one by one and counted as read (an upper bound)"
+            )
         out.print(
             "assumed from the paper: "
             + ", ".join(f"{k.replace('_', ' ')} {v:.3g}" for k, v in est.assumptions.items())

@@ -3,7 +3,9 @@
 Articles are read 50 at a time together with their Quick Summary pages (namespace 30, whatever the wiki
 names it); the kept ones (a Quick Summary and at least one reference) get their creation timestamp —
 from the page-creation log, hundreds a request, or a request each — and the category graph above them
-is read level by level to find each one's top-level category, tracking categories left out.
+is read level by level to find each one's top-level category, tracking categories left out. With a
+creation-time window the listed pages' creation times are found first, and only the pages created in
+the window are read.
 """
 
 from __future__ import annotations
@@ -132,6 +134,18 @@ async def read_articles(
     return [ArticleRecord.from_dict(results[str(pid)]) for pid, _ in pages if results.get(str(pid))]
 
 
+def creation_log_requests(siteinfo: dict[str, Any]) -> int:
+    """What reading the whole page-creation log costs: about a request per 500 pages of the wiki (its
+    ``statistics.pages``, every namespace: an upper bound)."""
+    return 1 + int((siteinfo.get("statistics") or {}).get("pages") or 10**9) // 500
+
+
+def reads_the_log(pages: int, log_requests: int | None) -> bool:
+    """Whether asking the page-creation log (``log_requests`` requests, an estimate) for ``pages``
+    creation times costs fewer requests than asking page by page."""
+    return pages > 0 and log_requests is not None and pages > log_requests
+
+
 async def creation_times(
     wiki: MediaWiki,
     store: StateStore,
@@ -140,6 +154,7 @@ async def creation_times(
     reporter: Reporter,
     *,
     log_requests: int | None = None,
+    phase: str = "article details",
 ) -> dict[int, str | None]:
     """When each page was created (the ``created`` result). The page-creation log answers for 500 pages
     a request, so it is read whole when that costs fewer requests (``log_requests``, an estimate) than
@@ -147,22 +162,52 @@ async def creation_times(
     imported) are asked for their first revision one by one."""
     created = {int(k): v for k, v in store.results("created").items()}
     todo = [pid for pid in pageids if pid not in created]
-    reporter.phase("article details", len(pageids))
-    reporter.advance("article details", len(pageids) - len(todo))
-    if todo and log_requests is not None and len(todo) > log_requests:
+    reporter.phase(phase, len(pageids))
+    reporter.advance(phase, len(pageids) - len(todo))
+    if reads_the_log(len(todo), log_requests):
         logged = await wiki.creations(0)
         found = [(str(pid), logged[pid]) for pid in todo if pid in logged]
         store.put_results("created", found)
         created.update((int(k), v) for k, v in found)
-        reporter.advance("article details", len(found))
+        reporter.advance(phase, len(found))
         todo = [pid for pid in todo if pid not in logged]
 
     async def one(pageid: int) -> None:
         created[pageid] = store.put_result("created", str(pageid), await wiki.created(pageid))
-        reporter.advance("article details")
+        reporter.advance(phase)
 
     await run_pool(todo, one, concurrency)
     return {pid: created.get(pid) for pid in pageids}
+
+
+async def select_by_creation(
+    wiki: MediaWiki,
+    store: StateStore,
+    pages: list[tuple[int, str]],
+    window: tuple[str | None, str | None],
+    concurrency: int,
+    reporter: Reporter,
+    *,
+    log_requests: int | None = None,
+) -> tuple[list[tuple[int, str]], int]:
+    """The listed pages created in ``window`` (``[after, before)``), and how many fell outside it.
+
+    Done before any article is read, so a time slice of a large wiki reads the content of only its own
+    articles: the creation times come from the page-creation log where it lists a page (hundreds a
+    request), else from the page's first revision (a request each)."""
+    if window == (None, None):
+        return pages, 0
+    when = await creation_times(
+        wiki,
+        store,
+        [pid for pid, _ in pages],
+        concurrency,
+        reporter,
+        log_requests=log_requests,
+        phase="creation times",
+    )
+    inside = [(pid, title) for pid, title in pages if in_window(when[pid], *window)]
+    return inside, len(pages) - len(inside)
 
 
 async def category_parents(

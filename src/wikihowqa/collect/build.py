@@ -27,10 +27,10 @@ from typing import Any
 from wikihowqa import __version__
 from wikihowqa.collect.articles import (
     complete_articles,
-    creation_times,
+    creation_log_requests,
     enumerate_articles,
-    in_window,
     read_articles,
+    select_by_creation,
     without_tracking,
 )
 from wikihowqa.collect.captures import LOOKUPS, CaptureFinder
@@ -130,6 +130,11 @@ class BuildSettings:
         if self.lookup == "memento" and not (self.memento_timegate or self.memento_timemap):
             raise SettingsError("lookup 'memento' needs --memento-timegate or --memento-timemap")
         self.endpoints  # noqa: B018 - checks the archive URLs
+
+    @property
+    def window(self) -> tuple[str | None, str | None]:
+        """The creation-time window ``[created_after, created_before)``; ``(None, None)``: all."""
+        return (self.created_after, self.created_before)
 
     @property
     def archive_lookup(self) -> str:
@@ -275,21 +280,16 @@ async def _collect(
         finder = CaptureFinder(wayback, settings.archive_lookup, memento)
         site = await wiki.siteinfo()
         tracking = await wiki.tracking_categories()
-        # Reading the page-creation log costs about one request per 500 pages of the wiki.
-        log_requests = 1 + int((site.get("statistics") or {}).get("pages") or 10**9) // 500
+        log_requests = creation_log_requests(site)
         pages = await enumerate_articles(
             wiki, limit=settings.limit, category=settings.category, title_filter=settings.title_filter
         )
+        # A time slice: articles created outside it are not part of the benchmark, summary or not, and
+        # are never read.
+        pages, outside = await select_by_creation(
+            wiki, store, pages, settings.window, workers, reporter, log_requests=log_requests
+        )
         seen = without_tracking(await read_articles(wiki, store, pages, workers, reporter), tracking)
-        window = (settings.created_after, settings.created_before)
-        outside = 0
-        if window != (None, None):
-            # A time slice: articles created outside it are not part of the benchmark, summary or not.
-            when = await creation_times(
-                wiki, store, [a.article_id for a in seen], workers, reporter, log_requests=log_requests
-            )
-            kept = [a for a in seen if in_window(when[a.article_id], *window)]
-            outside, seen = len(seen) - len(kept), kept
         candidates = [a for a in seen if a.answer and a.references]
         created, parents = await complete_articles(
             wiki, store, candidates, workers, reporter, log_requests=log_requests

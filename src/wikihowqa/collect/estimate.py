@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from wikihowqa.collect.articles import enumerate_articles
+from wikihowqa.collect.articles import creation_log_requests, enumerate_articles, in_window, reads_the_log
 from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, FetchError, HttpClient
 from wikihowqa.collect.mediawiki import BATCH, MediaWiki, MediaWikiError
 from wikihowqa.errors import SettingsError
@@ -36,6 +36,28 @@ class Estimate:
     seconds: dict[str, float]
     total_s: float
     assumptions: dict[str, float]
+    window: WindowCount | None = None
+
+
+@dataclass(frozen=True)
+class WindowCount:
+    """What finding the creation times of the listed pages costs, and how many fall in the window:
+    ``logged_inside`` pages the page-creation log dates inside it, ``unlogged`` pages it does not list,
+    whose first revisions are asked one by one (``per_page_requests``) and which are counted as read
+    (an upper bound: the dry run does not ask them)."""
+
+    listed: int
+    logged_inside: int
+    unlogged: int
+    log_requests: int  # requests the dry run made reading the log (0: the build asks page by page)
+
+    @property
+    def per_page_requests(self) -> int:
+        return self.unlogged
+
+    @property
+    def read(self) -> int:
+        return self.logged_inside + self.unlogged
 
 
 @dataclass(frozen=True)
@@ -45,20 +67,31 @@ class ArticleCount:
 
     articles: int
     listing_requests: int | None = None
+    window: WindowCount | None = None
 
 
-def estimate(articles: int, settings: BuildSettings, *, listing_requests: int | None = None) -> Estimate:
-    """Requests per lane and time at the configured rates for a crawl of ``articles`` articles;
+def estimate(
+    articles: int,
+    settings: BuildSettings,
+    *,
+    listing_requests: int | None = None,
+    window: WindowCount | None = None,
+) -> Estimate:
+    """Requests per lane and time at the configured rates for a crawl of ``articles`` articles (with a
+    creation-time ``window``: the listed ones, of which only those created in it are read);
     ``listing_requests``: what listing them cost when it was measured (a category or a title filter)."""
     r = PAPER_RATIOS
-    kept = math.ceil(articles * r["with_summary_and_references"])
-    urls = math.ceil(kept * r["citations_per_article"] * r["unique_per_citation"])
     listing = math.ceil(articles / 500) if listing_requests is None else listing_requests
+    read = articles if window is None else window.read
+    kept = math.ceil(read * r["with_summary_and_references"])
+    urls = math.ceil(kept * r["citations_per_article"] * r["unique_per_citation"])
+    # Creation times: of the kept articles, or (a window) of every listed page before anything is read.
+    created = kept if window is None else window.log_requests + window.per_page_requests
     requests = {
         MEDIAWIKI: 1
         + listing  # allpages or category members
-        + 2 * math.ceil(articles / BATCH)  # pages + Summary: pages
-        + kept  # creation timestamps
+        + created  # creation timestamps
+        + 2 * math.ceil(read / BATCH)  # pages + Summary: pages
         + 3 * math.ceil(max(kept, 1) / BATCH),  # category parents, a few levels
         CDX: math.ceil(urls * LOOKUP_COSTS[settings.archive_lookup][0]),
         PLAYBACK: math.ceil(urls * LOOKUP_COSTS[settings.archive_lookup][1]),
@@ -69,7 +102,7 @@ def estimate(articles: int, settings: BuildSettings, *, listing_requests: int | 
         seconds[lane] = n / rate if rate else 0.0
     # The wiki is read first; CDX lookups and playback fetches then overlap.
     total = seconds[MEDIAWIKI] + max(seconds[CDX], seconds[PLAYBACK])
-    return Estimate(articles, requests, seconds, total, dict(r))
+    return Estimate(articles, requests, seconds, total, dict(r), window)
 
 
 def lists_to_count(settings: BuildSettings) -> bool:
@@ -81,21 +114,40 @@ def lists_to_count(settings: BuildSettings) -> bool:
 
 async def count_articles(settings: BuildSettings) -> ArticleCount:
     """How many articles a build would read: listed as the build lists them (all, a category's, those
-    matching the title filter), at most the limit."""
+    matching the title filter), at most the limit; with a creation-time window, the page-creation log
+    read as the build reads it (when the build would) to count those created in the window."""
     # A dry run should answer soon: at most two retries, and never more than the build would make.
     http_settings = replace(settings.http, retries=min(settings.http.retries, 2))
+    window: WindowCount | None = None
     async with HttpClient(http_settings) as http:
         wiki = MediaWiki(http, settings.api_url, maxlag=settings.maxlag, resumable=False)
         try:
-            await wiki.siteinfo()
+            site = await wiki.siteinfo()
             pages = await enumerate_articles(
                 wiki, limit=settings.limit, category=settings.category, title_filter=settings.title_filter
             )
+            listing = http.lane_stats(MEDIAWIKI).responses - 1
+            if settings.window != (None, None):
+                window = await _count_window(wiki, [pid for pid, _ in pages], settings.window, site)
+                window = replace(window, log_requests=http.lane_stats(MEDIAWIKI).responses - 1 - listing)
         except (FetchError, MediaWikiError) as exc:
             raise SettingsError(f"dry run: cannot count the articles: {exc}") from None
-    return ArticleCount(len(pages), http.lane_stats(MEDIAWIKI).responses - 1)
+    return ArticleCount(len(pages), listing, window)
+
+
+async def _count_window(
+    wiki: MediaWiki, pageids: list[int], window: tuple[str | None, str | None], site: dict
+) -> WindowCount:
+    if not reads_the_log(len(pageids), creation_log_requests(site)):
+        return WindowCount(len(pageids), 0, len(pageids), 0)
+    logged = await wiki.creations(0)
+    inside = sum(1 for pid in pageids if pid in logged and in_window(logged[pid], *window))
+    unlogged = sum(1 for pid in pageids if pid not in logged)
+    return WindowCount(len(pageids), inside, unlogged, 0)
 
 
 def dry_run(settings: BuildSettings) -> Estimate:
     counted = asyncio.run(count_articles(settings))
-    return estimate(counted.articles, settings, listing_requests=counted.listing_requests)
+    return estimate(
+        counted.articles, settings, listing_requests=counted.listing_requests, window=counted.window
+    )
