@@ -72,7 +72,8 @@ def load_web(folder: Path) -> tuple[list[dict], dict[str, bytes]]:
     truth = folder / "ground-truth.jsonl.gz"
     if not truth.is_file():
         sys.exit(f"{folder}: no ground-truth.jsonl.gz (pass --web DIR)")
-    rows = [json.loads(line) for line in gzip.open(truth, "rt", encoding="utf-8") if line.strip()]
+    with gzip.open(truth, "rt", encoding="utf-8") as fh:
+        rows = [json.loads(line) for line in fh if line.strip()]
     pages = {r["id"]: gzip.decompress((folder / "html" / f"{r['id']}.html.gz").read_bytes()) for r in rows}
     return rows, pages
 
@@ -168,7 +169,8 @@ def web_tables(rows: list[dict], outputs: dict[str, dict[str, str]], speeds: dic
     for label, members in (("all 450 pages", None), *((f"{h} half", h) for h in HALVES)):
         chosen = [r for r in rows if members is None or half[r["id"]] == members]
         lines = [
-            f"**web-extraction-dev, {label} ({len(chosen)})** — word F1 / precision / recall, snippets, speed",
+            f"**web-extraction-dev, {label} ({len(chosen)})** — word F1 / precision / recall, snippets, "
+            "speed",
             "",
             "| extractor | F1 | P | R | with found | without avoided | pages/s | vs trafilatura |",
             "|---|---:|---:|---:|---:|---:|---:|---:|",
@@ -229,7 +231,7 @@ def page_type_table(rows: list[dict], pages: dict[str, bytes]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(
-        description="Score parse_html, trafilatura, readability-lxml and resiliparse on both development sets."
+        description="Score parse_html, trafilatura, readability-lxml and resiliparse on both dev sets."
     )
     parser.add_argument("--web", type=Path, default=DEFAULT_WEB, help="web-extraction-dev folder")
     parser.add_argument(
@@ -261,7 +263,8 @@ def main() -> None:
         ]
     )
     note = (
-        f"`python benchmarks/extraction.py --rounds {args.rounds}`; split seed {SEED} (per page type, by id); "
+        f"`python benchmarks/extraction.py --rounds {args.rounds}`; split seed {SEED} (per page type, by "
+        "id); "
         "speed: pages per CPU second, fastest of the interleaved rounds, one process."
     )
     print(note, "", text, sep="\n")

@@ -497,7 +497,7 @@ def _with_facts(extraction: Any, description: str, specs: list[tuple[str, str]])
     if said and sum(w in words for w in said) < SHOWN * len(said):
         blocks.insert(0, Block("paragraph", description))
         markdown.insert(0, description)
-    missing = [(k, v) for k, v in specs if not set(re.findall(r"\w+", v.casefold())) <= words]
+    missing = [(k, v) for k, v in specs if not set(re.findall(r"\w+", f"{k} {v}".casefold())) <= words]
     if missing:
         group = max((b.group for b in blocks), default=-1) + 1
         blocks += [Block("row", f"{k} | {v}", group) for k, v in missing]

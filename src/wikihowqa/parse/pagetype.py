@@ -17,7 +17,8 @@ first:
    with prices (a collection of products);
 4. documentation markers: code blocks with a table-of-contents sidebar, or a ``docs``/``manual``/
    ``reference`` host or path segment;
-5. otherwise an article when the page has running prose, else a service page.
+5. otherwise an article when the page has running prose or an ``<article>`` with its headline and date,
+   else a service page.
 """
 
 from __future__ import annotations
@@ -104,6 +105,7 @@ class Signals:
     code_blocks: int
     doc_url: bool
     prose_words: int  # words in paragraphs of running text (``<p>`` with at least 20 words)
+    dated_article: bool = False  # an ``<article>`` holding the headline and a ``<time>``
     replies: tuple[HtmlElement, ...] = field(
         default=(), repr=False, compare=False
     )  # the posts after the first
@@ -261,7 +263,10 @@ def signals(root: HtmlElement, url: str, sizes: tuple[dict, dict] | None = None)
         if chars.get(p, 0) >= 100:
             n = len(_WORD.findall(p.text_content()))
             prose += n if n >= 20 else 0
-    return Signals(tuple(declared_types(root)), posts, lead, items, priced, code, doc_url, prose, replies)
+    dated = bool(scope.xpath("boolean(//article[.//h1 and .//time])"))
+    return Signals(
+        tuple(declared_types(root)), posts, lead, items, priced, code, doc_url, prose, dated, replies
+    )
 
 
 def classify(found: Signals) -> str:
@@ -292,7 +297,7 @@ def classify(found: Signals) -> str:
         return LISTING
     if found.code_blocks >= 2:
         return DOCUMENTATION
-    return ARTICLE if found.prose_words >= 150 else SERVICE
+    return ARTICLE if found.prose_words >= 150 or found.dated_article else SERVICE
 
 
 def page_type(root: HtmlElement, url: str) -> str:
