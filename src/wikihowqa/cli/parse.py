@@ -36,6 +36,11 @@ def parse_command(
     timeout: float = typer.Option(
         60.0, "--timeout", help="Reject a page whose parsing takes longer (seconds)."
     ),
+    max_memory_mb: int = typer.Option(
+        2048,
+        "--max-memory-mb",
+        help="Address space of each parser process; a page needing more is too_large (0: no cap).",
+    ),
     workers: Workers = None,
     executor: ExecutorKind = "local",
     ray_address: RayAddress = None,
@@ -57,6 +62,7 @@ def parse_command(
         remove_boilerplate=not keep_boilerplate,
         pagination=pagination,
         timeout_s=timeout,
+        max_memory_mb=max_memory_mb,
     )
     source = FolderSnapshots(raw) if raw is not None else open_build_cache(dataset)
     columns = (TextColumn("parsing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())

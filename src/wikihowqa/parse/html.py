@@ -1,20 +1,22 @@
 """Main content of a parsed page → text blocks and Markdown.
 
-Chosen by measurement on the 102 development pages of the article-extraction benchmark
-(``benchmarks/extraction.py``, tables in ``benchmarks/RESULTS.md``): trafilatura alone scores F1 0.954,
-readability-lxml 0.944, resiliparse (a fast parser-based extractor, 13× trafilatura's speed) 0.914, html2text
-0.633. What is used here is trafilatura's extraction core in a cascade the library does not offer, on a tree
-prepared first (F1 of each step in the benchmark's ablation rows):
+What is used is trafilatura's extraction core in a cascade the library does not offer, on a tree prepared
+first, chosen by measurement on both development sets (``benchmarks/extraction.py``; tables in
+``benchmarks/RESULTS.md``): the article-extraction benchmark's 102 news pages and the web-extraction
+benchmark's 450 pages of seven page types.
 
-1. trafilatura in precision mode, without its slower readability/jusText comparison (0.953, 1.6× faster),
-   and only where that finds almost nothing, once more in recall mode (0.957);
-2. boilerplate removal before it (:mod:`wikihowqa.parse.boilerplate`: comments, related links, share,
-   cookie and newsletter blocks, link-only lists), so a fallback cannot pick them up (0.958);
-3. an article body split into sibling containers with the same class (one per ad slot, as some CMSs
-   render it) joined back into one, because trafilatura keeps only the first (0.963);
-4. layout tables (the page grid of pre-CSS sites: nested tables, cells holding headings and paragraphs)
-   turned into plain containers, so the whole page is not rendered as one Markdown table and its menu
-   column is not kept as table cells (seen on the demo corpus's legacy pages; F1 on the benchmark unchanged).
+1. boilerplate removal before it (:mod:`wikihowqa.parse.boilerplate`, told the page type by
+   :mod:`wikihowqa.parse.pagetype`: a forum keeps its posts, a listing its linked items);
+2. an article body split into sibling containers with the same class (one per ad slot, as some CMSs
+   render it) joined back into one, because trafilatura keeps only the first;
+3. layout tables (the page grid of pre-CSS sites) turned into plain containers, so the whole page is not
+   rendered as one Markdown table and its menu column is not kept as table cells;
+4. trafilatura in its balanced mode, without its slower readability/jusText comparison (its precision mode
+   scored 0.03–0.3 lower on every non-news page type), and its recall mode where that finds almost nothing;
+5. the page's main container read whole (:mod:`wikihowqa.parse.container`) where trafilatura kept a
+   fragment of it (one post of a thread, one card of a list) or dropped the short lines that are the
+   content of listings, forums and documentation: :func:`choose` decides from the two texts' sizes and
+   overlap, by page type.
 
 Extraction runs without trafilatura's formatting pass: with it, a paragraph holding bold text directly in a
 ``<div>`` is split at the bold words and loses a space (seen on forum posts). trafilatura's serializer then
