@@ -144,20 +144,30 @@ def _ray_start(args: list[str], env: dict[str, str], *, worker: bool, log: list[
         raise RuntimeError(f"ray start {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
 
 
-def start_cluster() -> Cluster:
-    """A head node and one worker node, one CPU each, on 127.0.0.1; ``Cluster.stop()`` ends both."""
+def start_cluster(workers: int = 1, *, head_cpus: int = 1, token: str | None = None) -> Cluster:
+    """A head node (``head_cpus`` CPUs: 0 keeps work off it) and ``workers`` worker nodes of one CPU each,
+    on 127.0.0.1; ``Cluster.stop()`` ends them all. ``Cluster.worker_node()`` is the first worker node.
+    ``token``: the clusters' shared secret (default: a new one; a driver process keeps the first it used)."""
     # A short folder: Ray's Unix sockets live inside it and their paths are limited to 107 bytes.
     temp_dir = Path(tempfile.mkdtemp(prefix="whq-ray-", dir="/tmp"))
     port, worker_port = free_port(), free_port()
-    env = {**os.environ, **LOOPBACK_ENV, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
-    common = ["--num-cpus", "1", "--object-store-memory", str(OBJECT_STORE_BYTES), "--disable-usage-stats"]
+    secret = token or secrets.token_hex(32)
+    env = {**os.environ, **LOOPBACK_ENV, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secret}
+    memory = ["--object-store-memory", str(OBJECT_STORE_BYTES), "--disable-usage-stats"]
     cluster = Cluster(f"{LOOPBACK}:{port}", temp_dir, worker_port, env)
     try:
         head = ["--head", "--node-ip-address", LOOPBACK, "--port", str(port), "--include-dashboard", "false"]
-        _ray_start([*head, "--temp-dir", str(temp_dir), *common], env, worker=False, log=cluster.log)
+        _ray_start(
+            [*head, "--temp-dir", str(temp_dir), "--num-cpus", str(head_cpus), *memory],
+            env,
+            worker=False,
+            log=cluster.log,
+        )
         worker_env = {k: v for k, v in env.items() if k != "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"}
-        joined = ["--address", cluster.address, "--node-manager-port", str(worker_port)]
-        _ray_start([*joined, *common], worker_env, worker=True, log=cluster.log)
+        for n in range(workers):
+            joined = ["--address", cluster.address, "--num-cpus", "1", *memory]
+            ports = ["--node-manager-port", str(worker_port if n == 0 else free_port())]
+            _ray_start([*joined, *ports], worker_env, worker=True, log=cluster.log)
         deadline = time.monotonic() + 60
         while not cluster.worker_node() and time.monotonic() < deadline:
             time.sleep(0.2)

@@ -318,7 +318,7 @@ def _seq2seq(ctx: Context) -> System:
 
     config = generator_config(ctx)
     retriever, mode = input_retrieval(config, ctx.folder.path)  # the generator's, as in training
-    generator = Generator.load(config)
+    generator = Generator.load(config, device=ctx.device)
 
     def answer(items: Sequence[Item]) -> list[Answer]:
         built = [generator.build(item.example.question, item.ranking) for item in items]
@@ -349,11 +349,18 @@ def _plain(obj: Any) -> dict[str, Any]:
 
 
 def _llm(ctx: Context, with_passages: bool) -> System:
-    from wikihowqa.generate.llm import LLMAnswerer, LLMSettings
+    import dataclasses
+
+    from wikihowqa.generate.llm import DistributedChat, LLMAnswerer, LLMSettings
     from wikihowqa.retrieve.cache import CACHE_DIR
 
     settings = LLMSettings.from_settings(ctx.section("llm"))
-    answerer = LLMAnswerer(settings, cache_path=ctx.folder.path / CACHE_DIR / "llm-responses.sqlite")
+    if ctx.device and not settings.local.device:
+        settings = dataclasses.replace(settings, local=dataclasses.replace(settings.local, device=ctx.device))
+    distributed = settings.backend == "local" and ctx.executor is not None and ctx.executor.distributed
+    client = DistributedChat(settings.local, ctx.executor) if distributed else None
+    cache = ctx.folder.path / CACHE_DIR / "llm-responses.sqlite"
+    answerer = LLMAnswerer(settings, cache_path=cache, client=client)
     name = "llm-passages" if with_passages else "llm-qonly"
     described = answerer.describe()
 
@@ -377,6 +384,8 @@ def _llm(ctx: Context, with_passages: bool) -> System:
 
     retriever = ctx.section("retrieval").get("retriever", "bm25") if with_passages else None
     batch = settings.local.batch_size if settings.backend == "local" else 8
+    if distributed:  # one batch per worker at once, each the batch LocalChat would have generated
+        batch *= ctx.executor.parallelism
     return System(name, retriever, answer, described, batch_size=batch, may_fail=settings.backend == "openai")
 
 

@@ -93,14 +93,17 @@ def answer_command(
     settings = merge(merge(settings, overrides), parse_assignments(set_))
     device = device_option(device)
 
-    with running_on(executor, ray_address, workers) as runner, Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-    ) as bar:
+    with (
+        running_on(executor, ray_address, workers) as runner,
+        Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=console,
+            transient=True,
+        ) as bar,
+    ):
         task = bar.add_task(system, total=None)
         report = answer_split(
             DatasetFolder(dataset),
@@ -144,6 +147,7 @@ def train_command(
     ),
     max_steps: int = typer.Option(None, "--max-steps", help="Stop after this many optimizer steps."),
     fresh: bool = typer.Option(False, "--fresh", help="Ignore existing checkpoints instead of resuming."),
+    device: Device = "auto",
 ) -> None:
     """Fine-tune the generator on the train split; resumes from the last checkpoint in the output folder."""
     from wikihowqa.generate.seq2seq import GeneratorConfig, fine_tune
@@ -164,6 +168,7 @@ def train_command(
         GeneratorConfig.from_settings(merge(settings, overrides)),
         resume=not fresh,
         log=lambda message: console.print(f"[dim]{message}[/]"),
+        device=device_option(device),
     )
     resumed = f" (resumed from {result.resumed_from.name})" if result.resumed_from else ""
     out.print(

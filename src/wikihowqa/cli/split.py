@@ -64,6 +64,7 @@ def split_command(
     from wikihowqa.io import DatasetFolder
     from wikihowqa.split import SplitSettings, parse_size, split_dataset
 
+    device = device_option(device)
     settings = SplitSettings(
         model=model,
         min_cluster_size=min_cluster_size,
@@ -76,7 +77,6 @@ def split_command(
     )
     folder = DatasetFolder(dataset)
     folder.qa_path  # noqa: B018  a missing QA part is an error before any work
-    device = device_option(device)
     with running_on(executor, ray_address, workers) as runner, _progress("embedding questions") as bar:
         task = bar.add_task("embed", total=None)
         result = split_dataset(
@@ -117,9 +117,9 @@ def audit_command(
     from wikihowqa.audit import audit_dataset
     from wikihowqa.io import DatasetFolder
 
+    device = device_option(device)
     folder = DatasetFolder(dataset)
     folder.qa_path  # noqa: B018  a missing QA part is an error before any work
-    device = device_option(device)
     with running_on(executor, ray_address, workers) as runner, _progress("embedding questions") as bar:
         task = bar.add_task("embed", total=None)
         result = audit_dataset(

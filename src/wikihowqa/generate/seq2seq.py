@@ -115,13 +115,13 @@ def saved_settings(model_path: str | Path) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def best_device() -> tuple[str, Any]:
-    """``("cuda", bfloat16)`` on a GPU with bf16, ``("cuda", float16)`` on an older one, else CPU float32."""
-    import torch
+def best_device(setting: str | None = None) -> tuple[str, Any]:
+    """Where and in what precision a generator runs (``--device``, ``wikihowqa.device``): on CUDA bfloat16
+    where the GPU has it, else float16; on the CPU float32. ``auto``/``None``: CUDA when there is a GPU."""
+    from wikihowqa.device import dtype_for, resolve_device
 
-    if torch.cuda.is_available():
-        return "cuda", torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
-    return "cpu", torch.float32
+    device = resolve_device(setting)
+    return device, dtype_for(device, "generation")
 
 
 class Generator:
@@ -142,15 +142,11 @@ class Generator:
     def load(
         cls, config: GeneratorConfig, *, model: str | None = None, device: str | None = None
     ) -> Generator:
-        import torch
         from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
 
         name = model or config.model
         gguf = {"gguf_file": config.gguf_file} if config.gguf_file else {}
-        auto_device, dtype = best_device()
-        device = device or auto_device
-        if device == "cpu":
-            dtype = torch.float32
+        device, dtype = best_device(device)
         try:
             hf_config = AutoConfig.from_pretrained(name, **gguf)
             tokenizer = AutoTokenizer.from_pretrained(config.tokenizer or name, **gguf)
@@ -336,11 +332,14 @@ class TrainResult:
     n_validation: int
 
 
-def training_arguments(config: GeneratorConfig, *, evaluate: bool) -> dict[str, Any]:
+def training_arguments(
+    config: GeneratorConfig, *, evaluate: bool, device: str | None = None
+) -> dict[str, Any]:
     """Keyword arguments of the run's ``TrainingArguments``: bf16 when ``train.bf16`` says so (``auto``: on a
-    CUDA GPU that supports it), the CPU only when there is no CUDA GPU."""
-    import torch
+    CUDA GPU that supports it), the CPU when ``device`` (``--device``) says so or there is no CUDA GPU."""
+    from wikihowqa.device import resolve_device
 
+    on_cpu = resolve_device(device) == "cpu"
     t = config.train
     args: dict[str, Any] = {
         "output_dir": str(config.output_dir),
@@ -357,13 +356,13 @@ def training_arguments(config: GeneratorConfig, *, evaluate: bool) -> dict[str, 
         "save_total_limit": t.save_total_limit,
         "logging_steps": t.logging_steps,
         "seed": t.seed,
-        "bf16": use_bf16(t.bf16),
+        "bf16": False if on_cpu and t.bf16 == "auto" else use_bf16(t.bf16),
         "eval_strategy": "steps" if evaluate else "no",
         "eval_steps": t.save_steps if evaluate else None,
         "report_to": "none",
         "remove_unused_columns": False,
         "disable_tqdm": True,
-        "use_cpu": not torch.cuda.is_available(),
+        "use_cpu": on_cpu,
     }
     _set_warmup(args, t.warmup)
     if t.gradient_checkpointing:  # renamed activation_checkpointing in transformers 5
@@ -380,6 +379,7 @@ def train(
     resume: bool = True,
     log: Callable[[str], None] = lambda _: None,
     callbacks: Sequence[Any] = (),
+    device: str | None = None,
 ) -> TrainResult:
     """Fine-tune on (built input, gold answer) pairs; resumes from the last checkpoint in ``output_dir``.
 
@@ -397,7 +397,7 @@ def train(
     if not train_rows:
         raise SettingsError("no training examples: the dataset has no train split")
     output_dir = Path(config.output_dir)
-    args = training_arguments(config, evaluate=bool(eval_rows))
+    args = training_arguments(config, evaluate=bool(eval_rows), device=device)
     bf16 = bool(args["bf16"])
     resumed_from = last_checkpoint(output_dir) if resume else None
     trainer = Trainer(
@@ -468,7 +468,12 @@ def input_retrieval(config: GeneratorConfig, dataset: Path) -> tuple[Retriever, 
 
 
 def fine_tune(
-    dataset: Any, config: GeneratorConfig, *, resume: bool = True, log: Callable[[str], None] = lambda _: None
+    dataset: Any,
+    config: GeneratorConfig,
+    *,
+    resume: bool = True,
+    log: Callable[[str], None] = lambda _: None,
+    device: str | None = None,
 ) -> TrainResult:
     """Train the generator on a dataset folder's train split (validation split for eval loss).
 
@@ -499,4 +504,6 @@ def fine_tune(
     log(f"building training inputs ({retriever.name} retrieval, {mode} mode)")
     train_pairs = pairs("train", config.train.max_examples)
     validation_pairs = pairs("validation", config.train.max_examples) if config.train.evaluate else []
-    return train(config, train_pairs, validation_pairs, generator=generator, resume=resume, log=log)
+    return train(
+        config, train_pairs, validation_pairs, generator=generator, resume=resume, log=log, device=device
+    )

@@ -1,0 +1,129 @@
+"""The executor setting: one worker-count rule, ordered batches, lost workers named, Ray's one-line errors.
+
+The stages on a real Ray cluster are in ``test_cluster.py``; here what needs no cluster.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from wikihowqa.cli import app
+from wikihowqa.errors import SettingsError
+from wikihowqa.executor import (
+    RAY_INSTALL,
+    ExecutorSettings,
+    LocalExecutor,
+    WorkerLost,
+    loaded,
+    open_executor,
+    usable_cpus,
+    worker_count,
+)
+
+
+def square_all(batch: list[int]) -> list[int]:
+    return [x * x for x in batch]
+
+
+def die_on_three(batch: list[int]) -> list[int]:
+    if 3 in batch:
+        os._exit(1)  # a crash inside a C library, as far as the pool can tell
+    return batch
+
+
+def test_one_worker_count_rule_for_every_stage():
+    assert worker_count(None) == worker_count(0) == usable_cpus() >= 1
+    assert worker_count(3) == 3
+    with pytest.raises(SettingsError, match="--workers -1"):
+        worker_count(-1)
+    if hasattr(os, "sched_getaffinity"):
+        assert usable_cpus() == len(os.sched_getaffinity(0))
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_local_batches_come_back_in_input_order(workers):
+    batches = ([i, i + 1] for i in range(0, 40, 2))  # a generator: consumed lazily, a window at a time
+    out = list(LocalExecutor(workers).map(square_all, batches))
+    assert out == [[i * i, (i + 1) ** 2] for i in range(0, 40, 2)]
+
+
+def test_a_worker_that_dies_is_reported_as_lost_work():
+    with pytest.raises(WorkerLost, match="worker process died"):
+        list(LocalExecutor(2).map(die_on_three, [[1], [2], [3], [4]]))
+
+
+class Counting:
+    """A model spec whose builds are counted (hashable: a frozen value would do as well)."""
+
+    builds = 0
+
+    def __hash__(self) -> int:
+        return 7
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Counting)
+
+    def build(self) -> Counting:
+        Counting.builds += 1
+        return self
+
+    def twice(self, batch: list[int]) -> list[int]:
+        return [2 * x for x in batch]
+
+
+def test_a_model_is_built_once_per_process_and_batches_keep_their_order():
+    before = Counting.builds
+    out = list(LocalExecutor(2).map_model(Counting(), "twice", [[1, 2], [3]]))
+    out += list(LocalExecutor(1).map_model(Counting(), "twice", [[4]]))
+    assert out == [[2, 4], [6], [8]]
+    assert Counting.builds - before <= 1 and loaded(Counting()) is loaded(Counting())
+
+
+def test_settings_are_checked_before_any_work():
+    with pytest.raises(SettingsError, match="local or ray"):
+        ExecutorSettings("spark")
+    with pytest.raises(SettingsError, match="--ray-address is for --executor ray"):
+        ExecutorSettings("local", "127.0.0.1:6379")
+    assert open_executor(ExecutorSettings(workers=2)).parallelism == 2
+
+
+def tiny_dataset(tmp_path) -> str:
+    from wikihowqa.io import write_dataset_folder
+    from wikihowqa.records import Document, Example
+
+    doc = Document(1, "https://a.example/", "https://web.archive.org/web/2020/https://a.example/", "text")
+    examples = [Example(1, "How to q?", "An answer.", (doc.archive_url,), "test", -1)]
+    return str(write_dataset_folder(tmp_path / "ds", examples, [doc], {}).path)
+
+
+def test_without_ray_installed_executor_ray_says_how_to_install_it(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray raises ImportError
+    with pytest.raises(SettingsError) as refused:
+        open_executor(ExecutorSettings("ray"))
+    assert str(refused.value) == RAY_INSTALL and "pip install 'wikihowqa[ray]'" in RAY_INSTALL
+    result = CliRunner().invoke(app, ["stats", tiny_dataset(tmp_path), "--executor", "ray"])
+    assert isinstance(result.exception, SettingsError) and str(result.exception) == RAY_INSTALL
+
+
+def test_an_unreachable_ray_address_is_one_line_at_once(tmp_path):
+    pytest.importorskip("ray")
+    import socket
+    import time
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    started = time.monotonic()
+    result = CliRunner().invoke(
+        app, ["split", tiny_dataset(tmp_path), "--executor", "ray", "--ray-address", f"127.0.0.1:{port}"]
+    )
+    assert isinstance(result.exception, SettingsError), result.output
+    message = str(result.exception)
+    assert message.startswith(f"cannot reach the Ray cluster at 127.0.0.1:{port}") and "\n" not in message
+    assert time.monotonic() - started < 15
+    with pytest.raises(SettingsError, match="expected HOST:PORT"):
+        open_executor(ExecutorSettings("ray", "no-port-here"))
