@@ -454,6 +454,86 @@ def test_tracking_categories_are_no_topic_and_the_root_category_decides_the_top(
     tops = {r["article_id"]: r["category"] for r in rows(tmp_path / "out", "qa.jsonl")}
     assert tops == {1001: "Drinks", 1002: "Drinks"}  # the categories right under the root
     assert rooted.manifest["settings"]["root_category"] == "Food and Entertaining"
+    assert rooted.manifest["sources"]["mediawiki"]["category_root"]["found_by"] == "--root-category"
+
+
+def corpus_with_categories(corpus_dir: Path, tmp_path: Path, *, root: bool, stray: bool) -> Path:
+    """The test corpus, its two top-level categories under a root "Contents" (``root``), and article
+    1001 also in "Articles to review", a category in no category that holds pages only (``stray``)."""
+    corpus = tmp_path / "corpus"
+    shutil.copytree(corpus_dir, corpus)
+    site_json = json.loads((corpus / "site.json").read_text(encoding="utf-8"))
+    parents = site_json["category_parents"]
+    if root:
+        parents.update(
+            {"Contents": [], "Food and Entertaining": ["Contents"], "Home and Garden": ["Contents"]}
+        )
+    if stray:
+        parents["Articles to review"] = []
+        path = corpus / "articles" / "1001.json"
+        article = json.loads(path.read_text(encoding="utf-8"))
+        article["categories"].append("Articles to review")
+        path.write_text(json.dumps(article), encoding="utf-8")
+    (corpus / "site.json").write_text(json.dumps(site_json), encoding="utf-8")
+    return corpus
+
+
+def top_categories(out: Path) -> dict[int, str]:
+    return {r["article_id"]: r["category"] for r in rows(out, "qa.jsonl")}
+
+
+def test_a_category_in_no_category_that_holds_only_pages_is_no_top_level_category(corpus_dir, tmp_path):
+    """The bug: the first parentless category of an article was its top (the API lists categories in
+    title order, so "Articles to review" came before "Coffee")."""
+    corpus = corpus_with_categories(corpus_dir, tmp_path, root=False, stray=True)
+    with ReplaySite(corpus) as wiki:
+        m = build(tmp_path / "out", settings_for(wiki)).manifest
+    assert top_categories(tmp_path / "out") == {1001: "Food and Entertaining", 1002: "Food and Entertaining"}
+    root = m["sources"]["mediawiki"]["category_root"]
+    assert root["root"] is None and root["found_by"] == "Special:UncategorizedCategories"
+    assert root["named"] == ["Food and Entertaining", "Home and Garden"]
+
+
+@pytest.mark.parametrize("layout", ["root", "root and stray"])
+def test_the_sites_category_root_is_found_from_the_wiki(layout, corpus_dir, clean_build, tmp_path):
+    corpus = corpus_with_categories(corpus_dir, tmp_path, root=True, stray="stray" in layout)
+    with ReplaySite(corpus) as wiki:
+        m = build(tmp_path / "out", settings_for(wiki)).manifest
+    assert top_categories(tmp_path / "out") == top_categories(
+        clean_build
+    )  # the categories right under the root
+    root = m["sources"]["mediawiki"]["category_root"]
+    assert root["root"] == "Contents" and root["found_by"] == "Special:UncategorizedCategories"
+    assert "2 subcategories against 0" in root["how"]
+
+
+def test_a_wiki_that_does_not_list_its_uncategorized_categories_is_judged_by_the_articles_graph(
+    corpus_dir, clean_build, tmp_path, monkeypatch
+):
+    from wikihowqa.collect.mediawiki import MediaWiki
+
+    async def unanswered(self):
+        return None
+
+    monkeypatch.setattr(MediaWiki, "uncategorized_categories", unanswered)
+    corpus = corpus_with_categories(corpus_dir, tmp_path, root=True, stray=True)
+    with ReplaySite(corpus) as wiki:
+        whole = build(tmp_path / "whole", settings_for(wiki)).manifest
+        part = build(tmp_path / "part", settings_for(wiki, title_filter="brew")).manifest
+    assert whole["sources"]["mediawiki"]["category_root"]["root"] == "Contents"
+    assert whole["sources"]["mediawiki"]["category_root"]["found_by"] == "the articles' category graph"
+    assert top_categories(tmp_path / "whole") == top_categories(clean_build)
+    # A part of the wiki cannot tell a root from a top-level category: no root is guessed, and it says so.
+    found = part["sources"]["mediawiki"]["category_root"]
+    assert found["root"] is None and "a part of the wiki" in found["how"]
+    assert top_categories(tmp_path / "part") == {1001: "Contents"}
+
+
+def test_a_root_category_the_wiki_does_not_have_is_a_one_line_error(site, tmp_path):
+    with pytest.raises(SettingsError, match=r"--root-category 'Contnets': .* has no such category") as info:
+        build(tmp_path / "out", settings_for(site, root_category="Contnets"))
+    assert "\n" not in str(info.value)
+    assert not (tmp_path / "out" / "qa.jsonl").exists()
 
 
 def pages_read(out: Path) -> set[int]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 from pathlib import Path
 
 import httpx
@@ -70,6 +71,13 @@ def test_mediawiki_and_pywb_give_the_replay_sites_benchmark(
     assert funnel(result.manifest) == expected_funnel(demo_corpus)
     assert outputs(tmp_path / "out", pywb.url) == outputs(demo_build, demo_site.url)
     assert result.manifest["sources"]["mediawiki"]["generator"].startswith("MediaWiki 1.39")
+    # wikiHow's layout, read from the wiki: no root, its categories of categories are the top level.
+    root = result.manifest["sources"]["mediawiki"]["category_root"]
+    assert (
+        root
+        == json.loads((demo_build / "manifest.json").read_text())["sources"]["mediawiki"]["category_root"]
+    )
+    assert root["root"] is None and root["found_by"] == "Special:UncategorizedCategories"
 
 
 def test_pywb_through_memento_gives_the_same_benchmark(
@@ -238,3 +246,72 @@ def test_a_time_sliced_benchmark_from_the_real_wiki_equals_the_replay_sites(
     read = pages_read(tmp_path / "real")
     assert read == pages_read(tmp_path / "replay") and len(read) == real["funnel"]["articles"]["seen"]
     assert real["funnel"]["articles"]["seen"] + real["selection"]["outside_window"] == 52
+
+
+# --------------------------------------------------------------------------- the category root
+
+
+def test_the_replay_site_lists_uncategorized_categories_and_their_members_as_mediawiki_does(
+    real_wiki, demo_site
+):
+    params = {"action": "query", "generator": "querypage", "gqppage": "Uncategorizedcategories",
+              "gqplimit": "5", "prop": "categoryinfo", "format": "json", "formatversion": "2",
+              "continue": ""}  # fmt: skip
+
+    def answers(api_url: str) -> list[dict]:
+        pages, query = [], dict(params)
+        while True:
+            data = httpx.get(api_url, params=query, timeout=10).json()
+            pages += [{k: v for k, v in p.items() if k != "pageid"} for p in data["query"]["pages"]]
+            if "continue" not in data:
+                return pages
+            query.update(data["continue"])
+
+    real = answers(real_wiki.api_url)
+    assert len(real) == 19 and answers(demo_site.mediawiki_url) == real  # five a request, continued
+    one = {"action": "query", "titles": "Category:Knitting|Category:Nope", "prop": "categoryinfo",
+           "format": "json", "formatversion": "2"}  # fmt: skip
+    replay = httpx.get(demo_site.mediawiki_url, params=one, timeout=10).json()["query"]["pages"]
+    actual = httpx.get(real_wiki.api_url, params=one, timeout=10).json()["query"]["pages"]
+    strip = [{k: v for k, v in p.items() if k != "pageid"} for p in replay]
+    assert strip == [{k: v for k, v in p.items() if k != "pageid"} for p in actual]
+
+
+def test_a_wiki_with_a_category_root_gives_the_same_top_level_categories(
+    demo_corpus, demo_build, demo_site, tmp_path
+):
+    """The demo corpus with its 19 top-level categories under "Contents" and an article also in a
+    category of pages in no category: real MediaWiki and the replay site find the root, and every
+    question keeps its top-level category."""
+    from tests.collect.real_servers import MediaWikiServer, mediawiki_missing
+
+    if mediawiki_missing():
+        pytest.skip(mediawiki_missing())
+    corpus = tmp_path / "corpus"
+    shutil.copytree(demo_corpus, corpus)
+    site_json = json.loads((corpus / "site.json").read_text(encoding="utf-8"))
+    parents = site_json["category_parents"]
+    for top in site_json["top_categories"]:
+        parents[top] = ["Contents"]
+    parents.update({"Contents": [], "Articles to review": []})
+    (corpus / "site.json").write_text(json.dumps(site_json), encoding="utf-8")
+    article = json.loads((corpus / "articles" / "150101.json").read_text(encoding="utf-8"))
+    article["categories"].append("Articles to review")
+    (corpus / "articles" / "150101.json").write_text(json.dumps(article), encoding="utf-8")
+    demo_tops = {
+        json.loads(r)["article_id"]: json.loads(r)["category"] for r in (demo_build / "qa.jsonl").open()
+    }
+    with MediaWikiServer(corpus, tmp_path / "wiki") as wiki, ReplaySite(corpus) as replay:
+        for name, api_url in (("mediawiki", wiki.api_url), ("replay", replay.mediawiki_url)):
+            settings = BuildSettings(
+                api_url=api_url,
+                wayback_url=demo_site.wayback_url,
+                http=fast_settings(concurrency=4, timeout_s=20.0),
+            )
+            m = build(tmp_path / name, settings).manifest
+            root = m["sources"]["mediawiki"]["category_root"]
+            assert root["root"] == "Contents" and root["found_by"] == "Special:UncategorizedCategories", name
+            assert "19 subcategories against 0" in root["how"], root
+            qa = {json.loads(r)["article_id"]: json.loads(r) for r in (tmp_path / name / "qa.jsonl").open()}
+            assert {i: r["category"] for i, r in qa.items()} == demo_tops, name
+            assert "Articles to review" in qa[150101]["categories"]

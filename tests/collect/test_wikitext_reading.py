@@ -1,13 +1,11 @@
-"""References, Quick Summaries, plain text and top-level categories, read out of wikitext."""
+"""References, Quick Summaries and plain text, read out of wikitext."""
 
 from __future__ import annotations
 
 from wikihowqa.collect.wikitext import (
-    ancestors_needed,
     plain_text,
     quick_summary,
     references,
-    top_category,
     transcludes_summary,
 )
 
@@ -97,24 +95,3 @@ def test_plain_text_drops_markup_files_refs_and_templates():
         "[https://a.example label] [https://b.example] {{template|x}}<ref>hidden</ref> &amp; done<!-- no -->"
     )
     assert plain_text(text) == "Bold and italic shown Plain label & done"
-
-
-def test_the_top_category_is_found_by_walking_up_the_parents():
-    parents = {
-        "Coffee": ["Drinks"],
-        "Drinks": ["Food and Entertaining"],
-        "Food and Entertaining": [],
-        "Loop A": ["Loop B"],
-        "Loop B": ["Loop A"],
-    }
-    assert top_category(["Coffee"], parents) == "Food and Entertaining"
-    assert top_category(["Food and Entertaining"], parents) == "Food and Entertaining"
-    assert top_category(["Loop A"], parents) is None  # a cycle without a root
-    assert top_category(["Loop A", "Coffee"], parents) == "Food and Entertaining"
-    assert top_category([], parents) is None
-
-
-def test_ancestors_needed_lists_categories_whose_parents_are_unknown():
-    assert ancestors_needed(["Coffee"], {}) == {"Coffee"}
-    assert ancestors_needed(["Coffee"], {"Coffee": ["Drinks"]}) == {"Drinks"}
-    assert ancestors_needed(["Coffee"], {"Coffee": ["Drinks"], "Drinks": []}) == set()

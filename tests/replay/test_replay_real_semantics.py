@@ -57,6 +57,36 @@ def test_the_quick_summary_namespace_carries_the_name_the_corpus_gives_it(corpus
         assert "#quicksummary" in page["query"]["pages"][0]["revisions"][0]["slots"]["main"]["content"]
 
 
+def test_uncategorized_categories_are_listed_in_title_order_with_offsets(site):
+    """``list=querypage&qppage=Uncategorizedcategories`` as MediaWiki 1.39 answers it: category pages in
+    no category, the hidden one left out (MediaWiki files it under "Hidden categories")."""
+    first = api(site, action="query", list="querypage", qppage="Uncategorizedcategories", qplimit="1",
+                formatversion="2")  # fmt: skip
+    assert first["query"]["querypage"] == {
+        "name": "Uncategorizedcategories",
+        "results": [{"ns": 14, "title": "Category:Food and Entertaining"}],
+    }
+    assert first["continue"] == {"qpoffset": 1, "continue": "-||"}
+    rest = api(site, action="query", list="querypage", qppage="Uncategorizedcategories", qpoffset="1",
+               formatversion="2")  # fmt: skip
+    assert rest["query"]["querypage"]["results"] == [{"ns": 14, "title": "Category:Hobbies and Crafts"}]
+    assert "continue" not in rest
+    unknown = api(site, action="query", list="querypage", qppage="Nonsense")
+    assert unknown["error"]["code"] == "badvalue"
+
+
+def test_categoryinfo_counts_a_categorys_members_by_kind(site):
+    found = api(site, action="query", titles="Category:Food and Entertaining|Category:Coffee|Category:Nope",
+                prop="categoryinfo", formatversion="2")  # fmt: skip
+    info = {p["title"]: p.get("categoryinfo") for p in found["query"]["pages"]}
+    assert info["Category:Food and Entertaining"] == {"size": 2, "pages": 0, "files": 0, "subcats": 2,
+                                                      "hidden": False}  # fmt: skip
+    assert info["Category:Coffee"]["pages"] >= 1 and info["Category:Coffee"]["subcats"] == 0
+    assert info["Category:Nope"] is None  # no page and no members: nothing to count
+    hidden = api(site, action="query", titles="Category:Featured Articles", prop="categoryinfo")
+    assert next(iter(hidden["query"]["pages"].values()))["categoryinfo"]["hidden"] == ""  # version 1's true
+
+
 # --------------------------------------------------------------------------- Memento
 
 

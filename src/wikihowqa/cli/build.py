@@ -107,8 +107,11 @@ def build_command(
     root_category: str = typer.Option(
         None,
         "--root-category",
-        help="The site's category root: an article's top-level category is the one right under it "
-        "(default: a category without parent; tracking categories never count).",
+        help="The site's category root: an article's top-level category is the one right under it. "
+        "Default: found from the wiki (its one category in no category that holds most such categories' "
+        "subcategories and is above most articles); without one, as on wikiHow, the categories in no "
+        "category that have subcategories are the top level. Hidden and tracking categories never count; "
+        "the manifest says which root was used and why.",
     ),
     concurrency: int = typer.Option(8, "--concurrency", min=1, help="Most requests in flight at once."),
     mediawiki_rate: float = typer.Option(

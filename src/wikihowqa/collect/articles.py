@@ -15,11 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from wikihowqa.collect.categories import category_parents
 from wikihowqa.collect.mediawiki import BATCH, CATEGORY_PREFIX, MediaWiki, category_name
 from wikihowqa.collect.pool import chunks, run_pool
 from wikihowqa.collect.progress import Reporter
 from wikihowqa.collect.store import StateStore
-from wikihowqa.collect.wikitext import ancestors_needed, quick_summary, references
+from wikihowqa.collect.wikitext import quick_summary, references
 from wikihowqa.errors import SettingsError
 
 
@@ -210,26 +211,6 @@ async def select_by_creation(
     return inside, len(pages) - len(inside)
 
 
-async def category_parents(
-    wiki: MediaWiki, store: StateStore, articles: list[ArticleRecord], concurrency: int
-) -> dict[str, list[str]]:
-    """The category graph above the articles' categories, read level by level (tracking categories
-    left out: MediaWiki adds them by itself, and they are no topic)."""
-    parents: dict[str, list[str]] = store.results("category")
-    while True:
-        missing = sorted(ancestors_needed({c for a in articles for c in a.categories}, parents))
-        if not missing:
-            break
-
-        async def level(names: Sequence[str]) -> None:
-            found = await wiki.category_parents(names)
-            store.put_results("category", list(found.items()))
-            parents.update(found)
-
-        await run_pool(chunks(missing, BATCH), level, concurrency)
-    return {name: [p for p in ps if p not in wiki.tracking] for name, ps in parents.items()}
-
-
 async def complete_articles(
     wiki: MediaWiki,
     store: StateStore,
@@ -242,7 +223,8 @@ async def complete_articles(
     """Creation timestamps of the kept articles and the category parents above their categories."""
     ids = [a.article_id for a in articles]
     created = await creation_times(wiki, store, ids, concurrency, reporter, log_requests=log_requests)
-    return created, await category_parents(wiki, store, articles, concurrency)
+    categories = {c for a in articles for c in a.categories}
+    return created, await category_parents(wiki, store, categories, concurrency)
 
 
 def without_tracking(articles: list[ArticleRecord], tracking: frozenset[str]) -> list[ArticleRecord]:

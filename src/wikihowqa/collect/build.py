@@ -4,7 +4,8 @@ Phases, each resumable from ``build.sqlite``:
 
 1. **articles** — enumerate content articles (``list=allpages``, or a category's members), read them
    50 at a time with their ``Summary:`` pages; keep those with a Quick Summary, then those citing at least
-   one reference; for those, the creation timestamp and the top-level category.
+   one reference; for those, the creation timestamp and the top-level category (under the site's
+   category root, found from the wiki or given).
 2. **references** — every distinct cited URL once: the CDX capture with status 200 closest to the
    reference time of the first article (by id) that cites it, then its raw bytes.
 3. **documents** — each snapshot read back from the state store and parsed (``wikihowqa.parse``); the
@@ -34,6 +35,7 @@ from wikihowqa.collect.articles import (
     without_tracking,
 )
 from wikihowqa.collect.captures import LOOKUPS, CaptureFinder
+from wikihowqa.collect.categories import find_root
 from wikihowqa.collect.documents import make_documents
 from wikihowqa.collect.funnel import assemble
 from wikihowqa.collect.http import HttpClient, HttpSettings
@@ -294,6 +296,16 @@ async def _collect(
         created, parents = await complete_articles(
             wiki, store, candidates, workers, reporter, log_requests=log_requests
         )
+        whole_wiki = not (
+            settings.limit or settings.category or settings.title_filter or any(settings.window)
+        )
+        category_root = await find_root(
+            wiki,
+            [a.categories for a in candidates],
+            parents,
+            given=settings.root_category,
+            whole_wiki=whole_wiki,
+        )
         tasks = plan_references(candidates, created, settings.reference_time)
         if settings.retry_failed:
             forget_failed(store)
@@ -303,7 +315,7 @@ async def _collect(
         http_stats = http.stats_dict()
         events = list(http.events)
     examples, documents, funnel, rejections = assemble(
-        seen, created, parents, outcomes, parsed, root_category=settings.root_category
+        seen, created, parents, outcomes, parsed, category_root=category_root
     )
     general = site.get("general") or {}
     sources = {
@@ -314,6 +326,7 @@ async def _collect(
             "server": general.get("server"),
             "summary_namespace": {"id": settings.summary_namespace, "name": wiki.summary_prefix[:-1]},
             "tracking_categories": sorted(tracking),
+            "category_root": category_root.as_dict(),
         },
         "wayback": {"base_url": settings.wayback_url, **settings.endpoints.as_dict()},
     }

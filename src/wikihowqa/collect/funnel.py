@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from wikihowqa.collect.articles import ArticleRecord
+from wikihowqa.collect.categories import CategoryRoot, top_category
 from wikihowqa.collect.outcomes import (
     EMPTY_BODY,
     EMPTY_TEXT,
@@ -16,7 +17,6 @@ from wikihowqa.collect.outcomes import (
     NOT_FOUND,
     REFERENCE_REJECTIONS,
 )
-from wikihowqa.collect.wikitext import top_category
 from wikihowqa.records import Document, Example
 
 
@@ -39,7 +39,7 @@ def assemble(
     outcomes: dict[str, dict[str, Any]],
     parsed: dict[str, dict[str, Any]],
     *,
-    root_category: str | None = None,
+    category_root: CategoryRoot | None = None,
 ) -> tuple[list[Example], list[Document], dict[str, Any], list[dict[str, Any]]]:
     """Examples, documents, the funnel and the rejection records, all in a deterministic order."""
     seen = sorted(seen, key=lambda a: a.article_id)
@@ -99,7 +99,11 @@ def assemble(
                 question=a.title,
                 answer=a.answer or "",
                 related_document_urls_wayback_snapshots=tuple(dict.fromkeys(d.archive_url for d in docs)),
-                category=top_category(a.categories, parents, root=root_category),
+                category=(
+                    category_root.top_of(a.categories, parents)
+                    if category_root is not None
+                    else top_category(a.categories, parents)
+                ),
                 extra={
                     "categories": list(a.categories),
                     "created": created.get(a.article_id),

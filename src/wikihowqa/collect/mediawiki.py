@@ -29,6 +29,21 @@ class MediaWikiError(WikihowqaError):
 
 
 @dataclass(frozen=True, slots=True)
+class CategoryInfo:
+    """A category's direct members by kind, and whether it is hidden (``prop=categoryinfo``)."""
+
+    pages: int = 0
+    subcats: int = 0
+    files: int = 0
+    hidden: bool = False
+
+
+#: At most this many requests for the wiki's uncategorized categories (500 each); beyond, the list is
+#: taken as incomplete and the category root is judged from the articles' category graph instead.
+UNCATEGORIZED_REQUESTS = 10
+
+
+@dataclass(frozen=True, slots=True)
 class WikiPage:
     """What one query tells about a page: its latest wikitext and its visible categories."""
 
@@ -70,6 +85,17 @@ def _normalise(title: str) -> str:
     """A category name as MediaWiki stores it: single spaces, trimmed, first letter upper case."""
     text = re.sub(r"[ _]+", " ", title).strip()
     return text[:1].upper() + text[1:]
+
+
+def _category_info(page: Mapping[str, Any]) -> CategoryInfo:
+    info = page.get("categoryinfo") or {}
+    hidden = info.get("hidden", False)
+    return CategoryInfo(
+        pages=int(info.get("pages", 0)),
+        subcats=int(info.get("subcats", 0)),
+        files=int(info.get("files", 0)),
+        hidden=hidden is True or hidden == "",  # formatversion 1 writes a true flag as ""
+    )
 
 
 def category_name(name: str) -> str:
@@ -364,6 +390,46 @@ class MediaWiki:
             if revisions:
                 return revisions[0].get("timestamp")
         return None
+
+    async def uncategorized_categories(self) -> dict[str, CategoryInfo] | None:
+        """The wiki's category pages that are in no category (``Special:UncategorizedCategories``,
+        ``generator=querypage``), each with its member counts: the candidates for the category root and
+        the top-level categories. ``None`` when the wiki does not answer it (the module or the page
+        disabled, a cached list left empty, more than :data:`UNCATEGORIZED_REQUESTS` requests' worth)."""
+        params = {
+            "generator": "querypage",
+            "gqppage": "Uncategorizedcategories",
+            "gqplimit": "max",
+            "prop": "categoryinfo",
+        }
+        found: dict[str, CategoryInfo] = {}
+        requests = 0
+        try:
+            async for data in self.query_all(params):
+                requests += 1
+                for page in _pages(data.get("query") or {}):
+                    if int(page.get("ns", -1)) != 14 or _missing(page):
+                        continue
+                    found[strip_namespace(str(page["title"]), CATEGORY_PREFIX)] = _category_info(page)
+                if requests >= UNCATEGORIZED_REQUESTS and isinstance(data.get("continue"), Mapping):
+                    return None
+        except MediaWikiError:
+            return None
+        return found or None
+
+    async def category_info(self, names: Sequence[str]) -> dict[str, CategoryInfo]:
+        """Member counts of up to 50 category pages (categories without a page are left out: they are
+        in no category tree)."""
+        if len(names) > BATCH:
+            raise ValueError(f"at most {BATCH} categories per query")
+        titles = [CATEGORY_PREFIX + n for n in names]
+        pages, normalized = await self._merged_pages({"titles": "|".join(titles), "prop": "categoryinfo"})
+        by_title = {str(p.get("title")): _category_info(p) for p in pages if not _missing(p)}
+        return {
+            name: by_title[normalized.get(title, title)]
+            for name, title in zip(names, titles, strict=True)
+            if normalized.get(title, title) in by_title
+        }
 
     async def category_parents(self, names: Iterable[str]) -> dict[str, list[str]]:
         """Visible parent categories of up to 50 categories; a category without a page has none."""

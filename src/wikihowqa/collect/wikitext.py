@@ -1,4 +1,4 @@
-"""What the collector reads out of wikitext: cited references, the Quick Summary, plain text, categories.
+"""What the collector reads out of wikitext: cited references, the Quick Summary, plain text.
 
 Parsing is mwparserfromhell's (the parser pywikibot and most Wikipedia bots use), so nested templates,
 links with pipes inside parser-function arguments and ``<ref>`` tags in odd places are read as MediaWiki
@@ -8,7 +8,6 @@ reads them rather than as a regular expression guesses.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import mwparserfromhell
@@ -175,59 +174,3 @@ def transcludes_summary(wikitext: str) -> bool:
     return any(
         str(t.name).strip().lower().startswith("summary:") for t in code.filter_templates(recursive=True)
     )
-
-
-# --------------------------------------------------------------------------- categories
-
-
-def top_category(
-    categories: Sequence[str],
-    parents: Mapping[str, Sequence[str]],
-    *,
-    root: str | None = None,
-    max_depth: int = 50,
-) -> str | None:
-    """The top-level category above an article's categories: a breadth-first walk up the category
-    graph from each direct category in turn (the first one that reaches a top wins). The top is the
-    category right under ``root`` when the site has one (``--root-category``), else a category with no
-    parent. Cycles and missing entries are tolerated; tracking and hidden categories are expected to
-    be left out of ``categories`` and ``parents`` already (they are not topics)."""
-    for start in categories:
-        if start == root:
-            continue
-        seen = {start}
-        frontier = [start]
-        for _ in range(max_depth):
-            if root is not None:
-                tops = [c for c in frontier if root in parents.get(c, ())]
-            else:
-                tops = [c for c in frontier if not parents.get(c)]
-            if tops:
-                return tops[0]
-            nxt: list[str] = []
-            for c in frontier:
-                for p in parents.get(c, ()):
-                    if p not in seen and p != root:
-                        seen.add(p)
-                        nxt.append(p)
-            if not nxt:
-                break
-            frontier = nxt
-    return None
-
-
-def ancestors_needed(categories: Iterable[str], parents: Mapping[str, Sequence[str]]) -> set[str]:
-    """Categories reachable from ``categories`` whose parents are not yet known."""
-    todo = list(categories)
-    seen: set[str] = set()
-    missing: set[str] = set()
-    while todo:
-        c = todo.pop()
-        if c in seen:
-            continue
-        seen.add(c)
-        if c not in parents:
-            missing.add(c)
-        else:
-            todo.extend(parents[c])
-    return missing

@@ -284,7 +284,8 @@ def _playback(raw: dict | None, where: str) -> Playback | None:
         return None
     unknown = sorted(set(raw) - {"status", "memento", "location"})
     if unknown:
-        raise CorpusError(f"{where}: playback: unknown field {unknown[0]!r} (known: status, memento, location)")
+        known = "status, memento, location"
+        raise CorpusError(f"{where}: playback: unknown field {unknown[0]!r} (known: {known})")
     status = _opt(raw, "status", int, f"{where}: playback")
     memento = _opt(raw, "memento", bool, f"{where}: playback", True)
     location = _opt(raw, "location", str, f"{where}: playback")

@@ -9,7 +9,8 @@ Supported
     ``action=query``: ``titles``/``pageids`` (``|``-separated, at most 50), ``redirects``,
     ``indexpageids``, ``continue`` exactly as ``ApiContinuationManager`` computes it (module skip lists,
     ``batchcomplete``, ``"-||"`` once a generator is done); ``prop=revisions|categories|info``;
-    ``list=allpages|categorymembers``; ``generator=allpages|categories|categorymembers``;
+    ``prop=categoryinfo``; ``list=allpages|categorymembers|querypage`` (``Uncategorizedcategories``);
+    ``generator=allpages|categories|categorymembers|querypage``;
     ``meta=siteinfo|userinfo``. ``action=parse`` (``page``/``pageid``, ``prop`` = text, wikitext,
     categories, externallinks, sections, links, templates, images, revid, displaytitle). ``maxlag``
     (error ``maxlag`` with ``Retry-After`` and ``X-Database-Lag`` when the configured lag exceeds it).
@@ -77,9 +78,9 @@ SINGLEPAGE = (
     "rvendid, rvdir=newer, rvuser, rvexcludeuser, rvstart, and rvend parameters may only be used on a "
     "single page."
 )
-PROP_MODULES = ("revisions", "categories", "info")
+PROP_MODULES = ("revisions", "categories", "info", "categoryinfo")
 IGNORED_PROP_MODULES = ("imageinfo",)  # valid on wikiHow; no page here is a file, so they add nothing
-LIST_MODULES = ("allpages", "categorymembers", "logevents")
+LIST_MODULES = ("allpages", "categorymembers", "logevents", "querypage")
 META_MODULES = ("siteinfo", "userinfo", "allmessages")
 #: The system messages ``meta=allmessages`` knows: the tracking categories this wiki uses (a message
 #: ``…-category`` beside its ``…-category-desc``, as MediaWiki's) and one unrelated ``…-category``.
@@ -91,7 +92,9 @@ MESSAGES = {
     "hidden-category-category": "Hidden categories",
     "hidden-category-category-desc": "The category contains <code>__HIDDENCAT__</code> in its page content.",
 }
-GENERATORS = {"allpages": "gap", "categories": "gcl", "categorymembers": "gcm"}
+GENERATORS = {"allpages": "gap", "categories": "gcl", "categorymembers": "gcm", "querypage": "gqp"}
+#: The special pages ``list=querypage`` answers (MediaWiki has more; the collector asks for this one).
+QUERY_PAGES = ("Uncategorizedcategories",)
 RVPROPS = (
     "ids",
     "flags",
@@ -262,16 +265,16 @@ class Continuation:
     skip: set[str]
     generator_done: bool
     generator_params: dict[str, str]
-    data: dict[str, dict[str, str]] = field(default_factory=dict)
-    generator_data: dict[str, str] = field(default_factory=dict)
+    data: dict[str, dict[str, str | int]] = field(default_factory=dict)
+    generator_data: dict[str, str | int] = field(default_factory=dict)
 
-    def add(self, module: str, key: str, value: str) -> None:
+    def add(self, module: str, key: str, value: str | int) -> None:
         self.data.setdefault(module, {})[key] = value
 
-    def result(self) -> tuple[dict[str, str], bool]:
+    def result(self) -> tuple[dict[str, str | int], bool]:
         """MediaWiki's ``ApiContinuationManager::getContinuation``, reimplemented."""
         finished = [m for m in self.modules if m not in self.data]
-        data: dict[str, str] = {}
+        data: dict[str, str | int] = {}
         for module, kvp in self.data.items():
             if module not in self.props:
                 for k, v in kvp.items():
@@ -410,6 +413,8 @@ class MediaWikiApi:
                 self._categories(req, good, pages_out, cont)
             elif module == "info":
                 self._info(req, entries, pages_out, server)
+            elif module == "categoryinfo":
+                self._categoryinfo(req, entries, pages_out)
             elif module == "allpages":
                 items, nxt = self._allpages(req, "ap")
                 query["allpages"] = [self._item(p) for p in items]
@@ -426,6 +431,14 @@ class MediaWikiApi:
                 query["userinfo"] = self._userinfo(req)
             elif module == "allmessages":
                 query["allmessages"] = self._allmessages(req)
+            elif module == "querypage":
+                name, items, offset = self._querypage(req, "qp")
+                results = [
+                    {"ns": self.wiki.title_of(p).ns, "title": self.wiki.title_of(p).prefixed} for p in items
+                ]
+                query["querypage"] = {"name": name, "results": results}
+                if offset is not None:
+                    cont.add("querypage", "qpoffset", offset)  # MediaWiki writes the offset as a number
             elif module == "logevents":
                 items, nxt = self._logevents(req)
                 query["logevents"] = items
@@ -561,13 +574,17 @@ class MediaWikiApi:
         prefix = GENERATORS[generator]
         if generator == "allpages":
             pages, nxt = self._allpages(req, prefix)
+        elif generator == "querypage":
+            _, pages, offset = self._querypage(req, prefix)
+            nxt = offset
         elif generator == "categorymembers":
             items, nxt = self._categorymembers(req, prefix, as_pages=True)
             pages = items
         else:
             pages, nxt = self._category_pages(req, source, prefix)
         if nxt:
-            cont.generator_data[f"{prefix}continue"] = nxt
+            key = f"{prefix}offset" if generator == "querypage" else f"{prefix}continue"
+            cont.generator_data[key] = nxt
         return [Entry("good", p, self.wiki.title_of(p)) for p in pages]
 
     def _order(self, entries: list[Entry]) -> list[Entry]:
@@ -874,6 +891,55 @@ class MediaWikiApi:
             if "displaytitle" in inprop:
                 assert e.title is not None
                 item["displaytitle"] = e.title.prefixed
+
+    # ------------------------------------------------------------------ prop=categoryinfo
+
+    def _categoryinfo(self, req: Request, entries: list[Entry], out: dict[int, dict[str, Any]]) -> None:
+        """Member counts of category pages (``size``, ``pages``, ``files``, ``subcats``) and ``hidden``,
+        as MediaWiki's category table has them: for a category with a page or with members."""
+        for e in entries:
+            if e.title is None or e.title.ns != CATEGORY_NS or e.kind not in ("good", "missing"):
+                continue
+            members = self.wiki.members.get(e.title.text, [])
+            if e.kind == "missing" and not members:
+                continue
+            subcats = sum(1 for p in members if p.ns == CATEGORY_NS)
+            files = sum(1 for p in members if p.ns == 6)
+            info: dict[str, Any] = {
+                "size": len(members),
+                "pages": len(members) - subcats - files,
+                "files": files,
+                "subcats": subcats,
+            }
+            hidden = self.wiki.is_hidden_category(e.title.text)
+            if req.fv == 2:
+                info["hidden"] = hidden
+            elif hidden:
+                info["hidden"] = ""
+            out[id(e)]["categoryinfo"] = info
+
+    # ------------------------------------------------------------------ list=querypage
+
+    def _querypage(self, req: Request, prefix: str) -> tuple[str, list[WikiPage], int | None]:
+        """``Special:UncategorizedCategories`` (the category pages in no category, in title order), with
+        ``limit`` and ``offset``. A hidden category is in MediaWiki's tracking category "Hidden
+        categories", so never uncategorized."""
+        name = req.get(f"{prefix}page")
+        if name is None:
+            raise ApiError("missingparam", f'The "{prefix}page" parameter must be set.')
+        if name not in QUERY_PAGES:
+            raise ApiError("badvalue", f'Unrecognized value for parameter "{prefix}page": {name}.')
+        limit = req.limit(f"{prefix}limit", "querypage", 10, 500)
+        offset = req.integer(f"{prefix}offset", 0) or 0
+        found = [
+            p
+            for p in self.wiki.sorted_pages.get(CATEGORY_NS, [])
+            if not p.categories
+            and p.redirect is None
+            and not self.wiki.is_hidden_category(self.wiki.title_of(p).text)
+        ]
+        chunk = found[offset : offset + limit]
+        return name, chunk, offset + limit if offset + limit < len(found) else None
 
     # ------------------------------------------------------------------ list=allpages
 
