@@ -120,13 +120,13 @@ ACTION_WORDS = 4
 
 
 def _hidden(el: HtmlElement) -> bool:
-    """Hidden, or a part of the interface (see :data:`_INTERFACE_ROLES`)."""
-    return (
-        el.get("hidden") is not None
-        or (el.get("role") or "").lower() in _INTERFACE_ROLES
-        or el.get("aria-hidden") == "true"
-        or bool(_HIDDEN_STYLE.search(el.get("style") or ""))
-    )
+    """Never shown (an inline ``display:none``), or a part of the interface (see :data:`_INTERFACE_ROLES`).
+
+    Not the ``hidden`` attribute or ``aria-hidden``: pages mark their collapsed accordions and inactive
+    tabs so (FAQ answers, specification tabs), which are content a reader opens (measured: word F1 +0.004
+    on the web-extraction pages, and the service pages' +0.03)."""
+    role = (el.get("role") or "").lower()
+    return role in _INTERFACE_ROLES or bool(_HIDDEN_STYLE.search(el.get("style") or ""))
 
 
 _KEY = 30  # characters of a paragraph's start that find it in the tree
