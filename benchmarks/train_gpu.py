@@ -143,10 +143,33 @@ def word_tokenizer(vocab: int):
     )
 
 
-def run_trainer(args: argparse.Namespace, device: str, steps: int, batch: int, seq_len: int) -> dict:
-    """The project's trainer on synthetic (input, answer) pairs; steps timed by a callback, as the loop."""
+def trainer_clock(timed_from: int, steps: int, sync) -> tuple[object, dict[str, float], list[float]]:
+    """A ``TrainerCallback`` timing steps ``timed_from``..``steps`` (``sync``: wait for the GPU first), with
+    the clock it fills (``start``, ``end``) and the losses it logs."""
     from transformers import TrainerCallback
 
+    clock: dict[str, float] = {}
+    losses: list[float] = []
+
+    class StepClock(TrainerCallback):
+        def on_train_begin(self, _args, state, control, **kwargs):
+            if timed_from == 0:
+                clock["start"] = time.perf_counter()
+
+        def on_step_end(self, _args, state, control, **kwargs):
+            if state.global_step in (timed_from, steps):
+                sync()
+                clock["start" if state.global_step == timed_from else "end"] = time.perf_counter()
+
+        def on_log(self, _args, state, control, logs=None, **kwargs):
+            if logs and "loss" in logs:
+                losses.append(float(logs["loss"]))
+
+    return StepClock(), clock, losses
+
+
+def run_trainer(args: argparse.Namespace, device: str, steps: int, batch: int, seq_len: int) -> dict:
+    """The project's trainer on synthetic (input, answer) pairs; steps timed by a callback, as the loop."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # the checkout, installed or not
     from wikihowqa.generate.seq2seq import Generator, GeneratorConfig, train
 
@@ -163,23 +186,7 @@ def run_trainer(args: argparse.Namespace, device: str, steps: int, batch: int, s
         pairs.append((" ".join(f"w{i}" for i in ids), " ".join(f"w{i}" for i in (ids * 2)[:answer])))
     sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
     timed_from = min(args.skip, steps - 1)
-    clock: dict[str, float] = {}
-
-    losses: list[float] = []
-
-    class StepClock(TrainerCallback):
-        def on_train_begin(self, _args, state, control, **kwargs):
-            if timed_from == 0:
-                clock["start"] = time.perf_counter()
-
-        def on_step_end(self, _args, state, control, **kwargs):
-            if state.global_step in (timed_from, steps):
-                sync()
-                clock["start" if state.global_step == timed_from else "end"] = time.perf_counter()
-
-        def on_log(self, _args, state, control, logs=None, **kwargs):
-            if logs and "loss" in logs:
-                losses.append(float(logs["loss"]))
+    step_clock, clock, losses = trainer_clock(timed_from, steps, sync)
 
     with tempfile.TemporaryDirectory() as out:
         settings = GeneratorConfig.from_settings(
@@ -209,7 +216,7 @@ def run_trainer(args: argparse.Namespace, device: str, steps: int, batch: int, s
         assert len(first_row["input_ids"]) == seq_len, len(first_row["input_ids"])
         if device == "cuda":
             torch.cuda.reset_peak_memory_stats()
-        train(settings, pairs, generator=generator, resume=False, callbacks=[StepClock()])
+        train(settings, pairs, generator=generator, resume=False, callbacks=[step_clock])
         bf16 = json.loads((Path(out) / "train-summary.json").read_text())["bf16"]
     peak = torch.cuda.max_memory_allocated() / 2**30 if device == "cuda" else float("nan")
     elapsed = clock["end"] - clock["start"]
