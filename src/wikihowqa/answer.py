@@ -319,10 +319,27 @@ def _seq2seq(ctx: Context) -> System:
     config = generator_config(ctx)
     retriever, mode = input_retrieval(config, ctx.folder.path)  # the generator's, as in training
     generator = Generator.load(config, device=ctx.device)
+    generate: Callable[[list[str]], list[str]] = generator.generate
+    batch = config.generate.batch_size
+    if ctx.executor is not None and ctx.executor.distributed:
+        # inputs are built here (the tokenizer counts them); the beams run on the workers, in the batches
+        # Generator.generate makes, one batch a task
+        from wikihowqa.device import ray_gpus
+        from wikihowqa.generate.seq2seq import GeneratorModel
+
+        spec = GeneratorModel.of(config, ctx.device)
+        gpus = ray_gpus(ctx.device, getattr(ctx.executor, "gpus_available", 0))
+        size = batch
+
+        def generate(texts: list[str]) -> list[str]:
+            parts = [texts[i : i + size] for i in range(0, len(texts), size)]
+            return [t for part in ctx.executor.map_model(spec, "generate", parts, gpus=gpus) for t in part]
+
+        batch *= ctx.executor.parallelism
 
     def answer(items: Sequence[Item]) -> list[Answer]:
         built = [generator.build(item.example.question, item.ranking) for item in items]
-        texts = generator.generate([b.text for b in built])
+        texts = generate([b.text for b in built])
         return [Answer(t, b.kept, {"input_tokens": b.n_tokens}) for t, b in zip(texts, built, strict=True)]
 
     settings = {
@@ -337,7 +354,7 @@ def _seq2seq(ctx: Context) -> System:
         retriever.name,
         answer,
         settings,
-        batch_size=config.generate.batch_size,
+        batch_size=batch,
         ranking=(retriever, mode),
     )
 

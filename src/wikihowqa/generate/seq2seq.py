@@ -124,6 +124,22 @@ def best_device(setting: str | None = None) -> tuple[str, Any]:
     return device, dtype_for(device, "generation")
 
 
+@dataclass(frozen=True)
+class GeneratorModel:
+    """A generator as a model spec (``wikihowqa.executor``): its settings as JSON (hashable), the model loaded
+    once per worker process on ``device`` (``--device``)."""
+
+    settings: str
+    device: str | None = None
+
+    @classmethod
+    def of(cls, config: GeneratorConfig, device: str | None = None) -> GeneratorModel:
+        return cls(json.dumps(config.to_dict(), sort_keys=True), device)
+
+    def build(self) -> Generator:
+        return Generator.load(GeneratorConfig.from_settings(json.loads(self.settings)), device=self.device)
+
+
 class Generator:
     """A loaded model and tokenizer that builds inputs and generates answers."""
 
