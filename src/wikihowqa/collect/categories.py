@@ -96,7 +96,10 @@ def choose_root(
         )
         return CategoryRoot(best, None, found_by, how)
     if not may_find_root:
-        why = "and the articles are a part of the wiki (a root cannot be told from a top-level category)"
+        why = (
+            "and the articles are a part of the wiki (a root cannot be told from a top-level category "
+            "there: pass --root-category if the site has one)"
+        )
     elif info.subcats <= others:
         why = "and none holds most of their subcategories (wikiHow's layout)"
     elif info.subcats <= info.pages:
