@@ -71,3 +71,21 @@ def test_a_comments_heading_takes_its_section_with_it():
     text, removed = clean("""<html><body><div class="entry"><h1>T</h1><p>Body.</p>
       <h3>5 Comments</h3><div><p>First!</p></div><div><p>Great.</p></div></div></body></html>""")
     assert text == "T Body." and removed == {"comments": 1}
+
+
+def test_a_heading_whose_anchor_slugs_its_words_is_not_a_widget():
+    # WordPress gives each heading an anchor made of its words: "social" in it names the heading's topic
+    text, removed = clean("""<html><body><article><h1>T</h1><p>Intro.</p>
+      <h2 class="wp-block-heading" id="h-what-is-social-shopping">
+        <strong>What is Social Shopping?</strong></h2>
+      <p>Buying inside the apps.</p>
+      <h3 id="2-social-share-buttons">2. Social share buttons</h3><p>Where to put them.</p>
+      </article></body></html>""")
+    assert "What is Social Shopping?" in text and "2. Social share buttons" in text and removed == {}
+
+
+def test_a_short_heading_anchor_still_names_a_widget():
+    # two words are a widget's name as often as a heading's: "related-posts" over a list of links
+    text, removed = clean("""<html><body><article><h1>T</h1><p>Body text of the post, long enough.</p>
+      <h2 id="related-posts">Related posts</h2></article></body></html>""")
+    assert text == "T Body text of the post, long enough." and removed == {"related": 1}

@@ -206,9 +206,40 @@ def name_kind(el: HtmlElement) -> str | None:
         return "cookie"
     for token in _tokens(el):
         for kind, pattern in KINDS.items():
-            if pattern.search(token):
+            if pattern.search(token) and not _spells_text(el, token):
                 return kind
     return None
+
+
+_ID_WORD = re.compile(r"[^\W_]+")
+#: Words of a name that CMSs put before a heading's slug (``h-``, ``toc-``, a number) and are not its text.
+_SLUG_PREFIXES = frozenset({"h", "toc", "section", "heading", "anchor"})
+
+
+_HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+#: Words a heading's slug must have to be told from a widget's name (``related-posts`` on "Related posts").
+SLUG_WORDS = 3
+
+
+def _spells_text(el: HtmlElement, token: str) -> bool:
+    """Whether the name is a heading's own words, slugged: the anchor a CMS gives a heading
+    (``h2#h-what-is-social-shopping``, "What is Social Shopping?") names what the heading says, not a
+    widget. Short slugs ("related-posts") are widget names as often as they are headings, and count."""
+    if el.tag not in _HEADING_TAGS:
+        return False
+    words = token.split("-")
+    while words and (words[0] in _SLUG_PREFIXES or words[0].isdigit()):
+        words = words[1:]
+    if len(words) < SLUG_WORDS:
+        return False
+    said: list[str] = []
+    for piece in el.itertext():
+        said += _ID_WORD.findall(piece.lower())
+        if len(said) > len(words) + 2:
+            break
+    while said and said[0].isdigit() and said[0] != words[0]:  # a list number ("2. Social media")
+        said = said[1:]
+    return said[: len(words)] == words
 
 
 def _protected(root: HtmlElement) -> set[HtmlElement]:

@@ -115,6 +115,7 @@ _BLOCK = frozenset(
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 _SPACES = re.compile(r"\s+")
 _WORD = re.compile(r"\w")
+_WORDS = re.compile(r"\w+")
 #: A block of link text this short is an action label, not a linked title.
 ACTION_WORDS = 4
 
@@ -188,15 +189,17 @@ def main_container(
     """The element holding the page's main content; ``None`` for a page without text.
 
     The element the page names as its main content (``<main>``, ``role=main``, the one ``<article>``,
-    ``articleBody``) when it holds a fair share of the page's text; else the element the extractor's
-    paragraphs (``lines``) lie in; else the smallest element holding most of the page's text."""
+    ``articleBody``) when it holds a fair share of the page's text; else the smallest element holding most
+    of the page's text when the extractor's paragraphs (``lines``) lie in it; else the element they lie in
+    (widened to its run of same-shaped siblings). Where no element below ``<body>`` holds most of the
+    text (a service page of side-by-side boxes), the body is no region at all: reading it whole took a
+    page's price cards, add-ons and app promotion along with its description."""
     body = root.find("body")
     scope = body if body is not None else root
     chars, _ = sizes or text_sizes(scope)
     total = chars.get(scope, 0)
     if total == 0:
         return None
-    anchor = _anchor(scope, list(lines))
     named = root.xpath("//main | //*[@role='main'] | //*[@itemprop='articleBody' or @itemprop='mainEntity']")
     articles = root.xpath("//article[not(ancestor::article)]")
     if len(articles) == 1:
@@ -212,7 +215,12 @@ def main_container(
         if top is None or top[1] < 0.6 * total:
             break
         node = top[0]
-    if anchor is None or node is anchor or node in anchor.iterancestors():
+    anchor = _anchor(scope, list(lines))
+    if anchor is None or node is anchor:
+        return node
+    if node is scope:  # no element holds most of the text: the extractor's region is the best guess
+        return anchor
+    if node in anchor.iterancestors():
         return node
     return anchor  # most of the text lies elsewhere than the paragraphs found (a modal, a mega-menu)
 
@@ -247,6 +255,8 @@ def container_blocks(container: HtmlElement, *, keep_links: bool = False) -> lis
         group = groups[-1] if kind in {"item", "row"} and groups else -1
         blocks.append(Block(kind, text, group))
 
+    concealed: list[tuple[int, int]] = []  # block ranges of hidden blocks (see _drop_copies)
+    opened: list[tuple[HtmlElement, int]] = []
     walker = etree.iterwalk(container, events=("start", "end"))
     for event, el in walker:
         tag = el.tag if isinstance(el.tag, str) else ""
@@ -256,6 +266,8 @@ def container_blocks(container: HtmlElement, *, keep_links: bool = False) -> lis
                 continue
             if tag in _BLOCK:
                 flush()
+                if not opened and _concealed(el):
+                    opened.append((el, len(blocks)))
                 if tag in {"ul", "ol", "dl", "table"}:
                     groups.append(next_group)
                     next_group += 1
@@ -280,6 +292,8 @@ def container_blocks(container: HtmlElement, *, keep_links: bool = False) -> lis
             kinds.pop()
             if tag in {"ul", "ol", "dl", "table"} and groups:
                 groups.pop()
+            if opened and opened[-1][0] is el:
+                concealed.append((opened.pop()[1], len(blocks)))
         elif tag in {"td", "th"}:
             line.append(" | ")
         elif tag == "a":
@@ -287,7 +301,36 @@ def container_blocks(container: HtmlElement, *, keep_links: bool = False) -> lis
         if el is not container:
             add(el.tail)
     flush()
-    return [_row(b) for b in blocks]
+    return [_row(b) for b in _drop_copies(blocks, concealed)]
+
+
+def _concealed(el: HtmlElement) -> bool:
+    return el.get("hidden") is not None or (el.get("aria-hidden") or "").lower() == "true"
+
+
+#: Share of a hidden block's word 4-grams found in the rest of the container that makes it a copy.
+COPY_SHARE = 0.8
+
+
+def _drop_copies(blocks: list[Block], concealed: list[tuple[int, int]]) -> list[Block]:
+    """The blocks without hidden ones that repeat the container's shown text: a raw-Markdown or mobile
+    copy of the article kept for machines (``<pre hidden aria-hidden>``) is read twice otherwise. A hidden
+    block of text found nowhere else (a collapsed FAQ answer, an inactive tab) is content, and stays."""
+    if not concealed:
+        return blocks
+    hidden = {i for start, end in concealed for i in range(start, end)}
+    shown = _grams(" ".join(b.text for i, b in enumerate(blocks) if i not in hidden))
+    dropped: set[int] = set()
+    for start, end in concealed:
+        own = _grams(" ".join(blocks[i].text for i in range(start, end)))
+        if own and sum(1 for g in own if g in shown) >= COPY_SHARE * len(own):
+            dropped.update(range(start, end))
+    return [b for i, b in enumerate(blocks) if i not in dropped]
+
+
+def _grams(text: str) -> set[tuple[str, ...]]:
+    words = _WORDS.findall(text.casefold())
+    return {tuple(words[i : i + 4]) for i in range(len(words) - 3)}
 
 
 def _row(block: Block) -> Block:

@@ -137,11 +137,18 @@ def unwrap_layout_tables(root: HtmlElement) -> int:
     return unwrapped
 
 
-def join_body_chunks(root: HtmlElement) -> int:
+#: Share of the page's text the chunks must hold together to be its body cut into pieces; less is a set of
+#: teaser boxes that happen to share the body's class (two promotion cards of 128 and 171 characters on a
+#: page of 14,000), and joining them makes trafilatura read the boxes instead of the article.
+CHUNKS_SHARE = 0.2
+
+
+def join_body_chunks(root: HtmlElement, sizes: tuple[dict, dict] | None = None) -> int:
     """Move the content of later sibling article-body containers into the first; return how many moved.
 
     Only containers matched by the expression trafilatura would choose the first from, with the same tag
-    and class as that first one and not nested in it, are joined.
+    and class as that first one and not nested in it, are joined, and only when together they hold
+    :data:`CHUNKS_SHARE` of the page's text (``sizes``: the tree's text sizes, computed when not given).
     """
     for expr in _BODY_XPATH[:1]:
         found = expr(root)
@@ -150,16 +157,26 @@ def join_body_chunks(root: HtmlElement) -> int:
         first = found[0]
         inside = set(first.iter())
         above = set(first.iterancestors())
-        moved = 0
-        for other in found[1:]:
-            if other.tag != first.tag or other.get("class") != first.get("class"):
-                continue
-            if other in inside or other in above or other.getparent() is None:
-                continue
+        others = [
+            other
+            for other in found[1:]
+            if other.tag == first.tag
+            and other.get("class") == first.get("class")
+            and other not in inside
+            and other not in above
+            and other.getparent() is not None
+        ]
+        if not others:
+            return 0
+        chars = (sizes or text_sizes(root))[0]
+        body = root.find("body")
+        page = chars.get(body if body is not None else root, 0)
+        if sum(chars.get(el, 0) for el in (first, *others)) < CHUNKS_SHARE * page:
+            return 0
+        for other in others:
             first.extend(list(other))
             other.drop_tree()
-            moved += 1
-        return moved
+        return len(others)
     return 0
 
 
@@ -288,7 +305,7 @@ def extract(
     ablation); ``sizes`` are the tree's :func:`wikihowqa.parse.sizes.text_sizes`, when known."""
     unwrap_layout_tables(root)
     if join_chunks:
-        join_body_chunks(root)
+        join_body_chunks(root, sizes)
     body, mode = _run(root, "balanced"), "balanced"
     blocks = tuple(blocks_of(body)) if body is not None else ()
     lines = [b.text for b in blocks]

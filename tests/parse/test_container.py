@@ -1,0 +1,57 @@
+"""The main container read whole: which element it is, and what of it counts as text."""
+
+from __future__ import annotations
+
+import lxml.html
+
+from wikihowqa.parse.container import container_blocks, main_container
+
+PARAGRAPH = (
+    "Choosing the right tool is a balancing act between the features a team will use every week and the "
+    "price it pays for the ones it never opens."
+)
+
+
+def _texts(html: str) -> list[str]:
+    root = lxml.html.document_fromstring(html)
+    return [block.text for block in container_blocks(root.find("body"))]
+
+
+def test_a_hidden_copy_of_the_shown_text_is_read_once():
+    # a raw-Markdown copy of the article for machines, hidden from readers and assistive technology
+    shown = "".join(f"<p>{PARAGRAPH} ({i})</p>" for i in range(3))
+    copy = "\n\n".join(f"{PARAGRAPH} ({i})" for i in range(3))
+    texts = _texts(
+        f"<html><body><article>{shown}</article><pre hidden aria-hidden='true'>{copy}</pre></body></html>"
+    )
+    assert len(texts) == 3 and all(t.startswith("Choosing the right tool") for t in texts)
+
+
+def test_hidden_text_found_nowhere_else_is_content():
+    # a collapsed FAQ answer and a carousel's slides, each hidden until opened, hold text of their own
+    texts = _texts(
+        "<html><body><main><p>" + PARAGRAPH + "</p><h3>Does it work offline?</h3>"
+        "<div class='accordion-panel' hidden>"
+        "<p>Yes: every note is kept on the device and synced later.</p></div>"
+        "<div class='slide' aria-hidden='true'><p>“We moved our whole support team over in a week.”</p></div>"
+        "</main></body></html>"
+    )
+    assert "Yes: every note is kept on the device and synced later." in texts
+    assert "“We moved our whole support team over in a week.”" in texts
+
+
+def test_without_an_element_holding_most_of_the_text_the_extractors_region_is_the_container():
+    # a service page: price cards, an add-on list and a sign-up box side by side under <body>, none with
+    # most of the text; the extractor's paragraphs lie in one of them, which is the region to read
+    lead = [f"{PARAGRAPH} Section {i} of the service description." for i in range(3)]
+    html = (
+        "<html><body><div class='packages'>"
+        + "".join(f"<div class='card'><h3>Package {i}</h3><p>$299.00</p></div>" for i in range(6))
+        + "</div><div class='about'>"
+        + "".join(f"<p>{line}</p>" for line in lead)
+        + "</div><div class='addons'>"
+        + "".join(f"<p>Add-on {i}: an hour of coaching with a certified career coach.</p>" for i in range(8))
+        + "</div></body></html>"
+    )
+    root = lxml.html.document_fromstring(html)
+    assert main_container(root, lead).get("class") == "about"
