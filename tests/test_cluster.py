@@ -4,8 +4,8 @@ The test starts its own cluster on 127.0.0.1 (``tests/ray_cluster.py``: ``ray st
 ``ray start --address``, one CPU each), builds the demo dataset, and runs parse, split, answer
 (``dense+lead``) and evaluate once here and once through the cluster, each a separate driver process
 (``python -m wikihowqa … --executor ray --ray-address …``). Deterministic outputs must be byte-identical,
-embeddings within 1e-5. Then it kills the worker node in the middle of a parse and checks that the stage
-still ends with the same documents. Without Ray installed the module is skipped (``pip install
+embeddings within 1e-5. A parse whose driver is killed resumes from its progress file to the same
+documents; then the worker node is killed in the middle of a parse and the stage still ends with them. Without Ray installed the module is skipped (``pip install
 'wikihowqa[ray]'``; ``scripts/test.sh`` installs it).
 """
 
@@ -88,16 +88,40 @@ def _commands(folder: Path) -> list[list[str]]:
     ]
 
 
-def _on_cluster(cluster: Cluster, folder: Path) -> None:
-    commands = ["\t".join(c) for c in _commands(folder)]
+def _on_cluster(
+    cluster: Cluster, folder: Path, commands: list[list[str]] | None = None
+) -> subprocess.CompletedProcess[str]:
+    lines = ["\t".join(c) for c in (commands or _commands(folder))]
     done = subprocess.run(
-        [sys.executable, "-c", _DRIVER, cluster.address, *commands],
+        [sys.executable, "-c", _DRIVER, cluster.address, *lines],
         env=cluster.env,
         capture_output=True,
         text=True,
         timeout=600,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+    return done
+
+
+def _parse_until(cluster: Cluster, folder: Path, lines: int) -> subprocess.Popen[str]:
+    """A parse on the cluster in its own driver process, returned once ``lines`` pages are in its progress
+    file (and it is still running)."""
+    command = [sys.executable, "-m", "wikihowqa", "parse", str(folder), "--executor", "ray"]
+    driver = subprocess.Popen(
+        [*command, "--ray-address", cluster.address],
+        env=cluster.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    progress = folder / ".parse-progress.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and driver.poll() is None:
+        if progress.is_file() and progress.read_bytes().count(b"\n") >= lines:
+            break
+        time.sleep(0.02)
+    assert driver.poll() is None, "the parse ended before it could be interrupted"
+    return driver
 
 
 def _vectors(folder: Path) -> dict[tuple[str, bytes], np.ndarray]:
@@ -166,6 +190,19 @@ def test_embeddings_and_neural_scores_agree_within_tolerance(both):
                 assert abs(a[column] - b[column]) <= 1e-5, column
 
 
+def test_a_parse_interrupted_on_the_cluster_resumes_to_the_same_documents(
+    nodes, both, demo_dataset, tmp_path
+):
+    here, _ = both
+    folder = tmp_path / "resume"
+    shutil.copytree(demo_dataset, folder)
+    _parse_until(nodes, folder, 8).kill()  # the driver dies; its progress file is what is left
+    done = _on_cluster(nodes, folder, [["parse", str(folder)]])
+    resumed = int(done.stdout.split("(")[1].split(" resumed")[0])
+    assert resumed >= 8, done.stdout
+    assert (folder / "documents.jsonl").read_bytes() == (here / "documents.jsonl").read_bytes()
+
+
 def test_a_worker_node_killed_during_parse_loses_and_duplicates_nothing(nodes, both, demo_dataset, tmp_path):
     """Runs last: the cluster has one node fewer afterwards."""
     cluster = nodes
@@ -173,20 +210,7 @@ def test_a_worker_node_killed_during_parse_loses_and_duplicates_nothing(nodes, b
     folder = tmp_path / "fault"
     shutil.copytree(demo_dataset, folder)
     progress = folder / ".parse-progress.jsonl"
-    command = [sys.executable, "-m", "wikihowqa", "parse", str(folder), "--executor", "ray"]
-    driver = subprocess.Popen(
-        [*command, "--ray-address", cluster.address],
-        env=cluster.env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and driver.poll() is None:
-        if progress.is_file() and progress.read_bytes().count(b"\n") >= 8:
-            break
-        time.sleep(0.02)
-    assert driver.poll() is None, "the parse ended before the worker node could be killed"
+    driver = _parse_until(cluster, folder, 8)
     parsed_before = progress.read_bytes().count(b"\n")
     assert cluster.kill_worker_node() >= 1
     stdout, stderr = driver.communicate(timeout=240)

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from wikihowqa.device import batch_size as batch_for
 from wikihowqa.device import dtype_for, ray_gpus, resolve_device
 from wikihowqa.errors import SettingsError
 from wikihowqa.executor import Executor, LocalExecutor
@@ -80,9 +81,11 @@ class Encoding:
         return self
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
+        # on a GPU, batches as large as its free memory holds (short questions: ~1 MB each)
+        batch = batch_for(resolve_device(self.device), self.batch_size, item_mb=1.0)
         vectors = load_model(self.model, self.device).encode(
             list(texts),
-            batch_size=self.batch_size,
+            batch_size=batch,
             normalize_embeddings=True,
             convert_to_numpy=True,
             show_progress_bar=False,

@@ -174,16 +174,19 @@ class BertScorer:
         if self._scorer is None:
             from bert_score import BERTScorer
 
-            from wikihowqa.device import resolve_device
+            from wikihowqa.device import batch_size, resolve_device
 
             cfg = self.config
+            device = resolve_device(cfg.device)
+            # on a GPU, batches from its free memory (~64 MB a pair for roberta-large at full length)
+            self._batch = batch_size(device, cfg.batch_size, item_mb=64.0, ceiling=512)
             self._scorer = BERTScorer(
                 model_type=self.backbone.model_type,
                 num_layers=self.backbone.num_layers,
-                batch_size=cfg.batch_size,
+                batch_size=self._batch,
                 idf=cfg.idf,
                 idf_sents=self._idf_sentences,
-                device=resolve_device(cfg.device),
+                device=device,
                 lang="en" if cfg.rescale else None,
                 rescale_with_baseline=cfg.rescale,
                 baseline_path=cfg.baseline_path,
@@ -201,7 +204,7 @@ class BertScorer:
             p, r, f = self._scorer.score(
                 [predictions[i] for i in keep],
                 [references[i] for i in keep],
-                batch_size=self.config.batch_size,
+                batch_size=self._batch,
             )
             for i, values in zip(keep, zip(p.tolist(), r.tolist(), f.tolist(), strict=True), strict=True):
                 rows[i] = list(values)

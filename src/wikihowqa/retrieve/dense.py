@@ -55,10 +55,14 @@ class SentenceTransformerEncoder:
         passage_prefix: str = "",
         progress: bool = False,
     ) -> None:
+        from wikihowqa.device import batch_size as batch_for
+        from wikihowqa.device import resolve_device
         from wikihowqa.embed import load_model
 
         self.key = f"st:{model or DEFAULT_MODEL_NAME}:{query_prefix}|{passage_prefix}"
         self.model_name = model or DEFAULT_MODEL_NAME
+        # on a GPU, batches as large as its free memory holds (MiniLM-sized encoders: ~2 MB a passage)
+        batch_size = batch_for(resolve_device(device), batch_size, item_mb=2.0)
         self.batch_size, self.query_prefix, self.passage_prefix = batch_size, query_prefix, passage_prefix
         self.progress = progress
         self._model = load_model(model or DEFAULT_MODEL_NAME, device, "retrieval")
