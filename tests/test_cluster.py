@@ -2,11 +2,12 @@
 
 The test starts its own cluster on 127.0.0.1 (``tests/ray_cluster.py``: ``ray start --head`` and a second
 ``ray start --address``, one CPU each), builds the demo dataset, and runs parse, split, answer
-(``dense+lead``) and evaluate once here and once through the cluster, each a separate driver process
-(``python -m wikihowqa … --executor ray --ray-address …``). Deterministic outputs must be byte-identical,
-embeddings within 1e-5. A parse whose driver is killed resumes from its progress file to the same
-documents; then the worker node is killed in the middle of a parse and the stage still ends with them. Without Ray installed the module is skipped (``pip install
-'wikihowqa[ray]'``; ``scripts/test.sh`` installs it).
+(``dense+lead``) and evaluate once here and once through the cluster (the four commands in one separate
+driver process, one Ray job). Deterministic outputs must be byte-identical, embeddings within 1e-5. A parse
+(``python -m wikihowqa parse … --executor ray --ray-address …``) whose driver is killed resumes from its
+progress file to the same documents; then the worker node is killed in the middle of a parse and the stage
+still ends with them. Without Ray installed the module is skipped (``pip install 'wikihowqa[ray]'``;
+``scripts/test.sh`` installs it).
 """
 
 from __future__ import annotations
