@@ -36,7 +36,7 @@ if ! [ -x "$PYWB_VENV/bin/wayback" ]; then
   (python3 -m venv "$PYWB_VENV" && "$PYWB_VENV/bin/python" -m pip install -q pywb==2.10.0) \
     || echo "warning: could not install pywb; its tests will be skipped" >&2
 fi
-export WIKIHOWQA_PYWB_VENV="$PYWB_VENV"
+export WIKIHOWQA_PYWB_VENV="$(cd "$PYWB_VENV" 2>/dev/null && pwd || echo "$PYWB_VENV")"
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 "$VENV/bin/python" -m ruff check src tests benchmarks
 exec "$VENV/bin/python" -m pytest -q "$@"

@@ -37,7 +37,8 @@ from wikihowqa.replay.wiki import CATEGORY_NS, SUMMARY_NS, Wiki
 
 ROOT = Path(__file__).resolve().parents[2]
 MEDIAWIKI_DIR = Path(os.environ.get("WIKIHOWQA_MEDIAWIKI_DIR", "/usr/share/mediawiki"))
-PYWB_VENV = Path(os.environ.get("WIKIHOWQA_PYWB_VENV", ROOT / ".venv-pywb"))
+# Resolved: the pywb commands run with the test's temporary folder as their working directory.
+PYWB_VENV = Path(os.environ.get("WIKIHOWQA_PYWB_VENV", ROOT / ".venv-pywb")).resolve()
 PHP = shutil.which("php") or "php"
 #: A page the test wiki creates by an edit (so the page-creation log has an entry): title, target.
 CREATED_REDIRECT = ("How to Make Fresh Coffee", "How to Brew Pour-Over Coffee")
