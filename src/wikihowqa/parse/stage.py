@@ -1,8 +1,9 @@
 """The parse stage over many raw snapshots: parallel over cores, each page under a time limit.
 
-The collector stores raw snapshots (in ``build.sqlite``); anything that yields :class:`RawSnapshot` records
-can be parsed here, and a :class:`SnapshotSource` (``get`` by archive URL, ``find`` by original URL for the
-continuation pages of a paginated article) lets the stage re-parse a dataset folder. :class:`FolderSnapshots`
+The collector stores raw snapshots (in ``build.sqlite``, read through ``wikihowqa.snapshots``: parse does not
+import the collector); anything that yields :class:`RawSnapshot` records can be parsed here, and a
+:class:`SnapshotSource` (``get`` by archive URL, ``find`` by original URL for the continuation pages of a
+paginated article) lets the stage re-parse a dataset folder. :class:`FolderSnapshots`
 is such a source over a folder of files, for use before (or without) a crawl.
 """
 
@@ -14,12 +15,11 @@ import re
 import signal
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import Protocol
 
 from wikihowqa.errors import DatasetError
 from wikihowqa.executor import Executor, LocalExecutor, WorkerLost
@@ -33,31 +33,12 @@ from wikihowqa.parse.page import (
     parse_html,
     rejected,
 )
+from wikihowqa.snapshots import STATE_FILE, RawSnapshot, SnapshotSource, snapshot_source
 from wikihowqa.workers import limit_memory, process_pool
 
+__all__ = ["FolderSnapshots", "RawSnapshot", "SnapshotSource", "parse_snapshots", "reparse_folder"]
+
 _WAYBACK = re.compile(r"/web/(\d{4,14})[a-z]{0,3}_?/(.+)$")
-
-
-@dataclass(frozen=True, slots=True)
-class RawSnapshot:
-    """One archived response as fetched: ``url`` is the original URL, ``archive_url`` where it came from."""
-
-    key: str
-    url: str
-    archive_url: str
-    body: bytes
-    headers: Mapping[str, str] = field(default_factory=dict)
-
-
-class SnapshotSource(Protocol):
-    """Where the stage finds raw snapshots: the collector's cache implements this over ``build.sqlite``."""
-
-    def get(self, archive_url: str) -> RawSnapshot | None:
-        """The snapshot a document was parsed from."""
-
-    def find(self, url: str, near: str | None = None) -> RawSnapshot | None:
-        """The capture of an original URL (a continuation page) closest in time to ``near`` (a 14-digit
-        Wayback timestamp: the first page's), or ``None``."""
 
 
 def wayback_parts(archive_url: str) -> tuple[str, str] | None:
@@ -307,13 +288,9 @@ def _settings_key(settings: ParseSettings) -> str:
 
 def open_build_cache(folder: Path) -> SnapshotSource:
     """The collector's raw-snapshot cache of a dataset folder (``build.sqlite``)."""
-    db = Path(folder) / "build.sqlite"
+    db = Path(folder) / STATE_FILE
     if not db.is_file():
-        raise DatasetError(f"{folder}: no build.sqlite with raw snapshots (pass --raw DIR to parse files)")
-    try:
-        from wikihowqa.collect.store import snapshot_source  # type: ignore[import-not-found]
-    except ImportError:
-        raise DatasetError(f"{db}: this version cannot read the collector's cache; pass --raw DIR") from None
+        raise DatasetError(f"{folder}: no {STATE_FILE} with raw snapshots (pass --raw DIR to parse files)")
     return snapshot_source(db)
 
 
