@@ -1,29 +1,61 @@
-"""Options shared by several commands, each with one meaning everywhere (``Annotated`` typer options).
+"""Options shared by the commands, each with one meaning everywhere (``Annotated`` typer options).
 
-A command takes ``workers: Workers = None``, ``executor: ExecutorKind = "local"``, ``ray_address:
-RayAddress = None`` and ``device: Device = "auto"``, and opens its executor with :func:`running_on`.
+One vocabulary, whichever command a researcher types:
+
+- ``--out``: where the command writes its result (a file or a folder, as its help says); a relative path
+  is relative to the working directory; omitted, the result goes inside the input (``DATASET/…``,
+  ``STUDY/…``). Declared as ``Annotated[Path | None, out_option("the report folder", "DATASET/report")]``.
+- ``--workers``: how many batches run at once: worker processes here, Ray tasks with ``--executor ray``;
+  0 or omitted: :func:`wikihowqa.executor.worker_count`'s rule (one per usable CPU; the cluster's CPUs on
+  Ray). 0 is turned into "omitted" here, so no stage sees two spellings of the default.
+- ``--seed``: the seed of every random choice the command makes; the same seed on the same input gives the
+  same output. ``Annotated[int, seed_option("the shuffle that deals questions")] = 0``.
+- ``--model``: the model the command runs, a Hugging Face name or a local folder.
+  ``Annotated[str, model_option("Sentence-transformers model that embeds the questions")] = ...``.
+- ``--overwrite``: replace an output that already exists; without it an existing output is refused (an
+  error naming it), never silently replaced. Commands that resume instead (answer, evaluate, parse) have
+  no ``--overwrite``.
+
+A renamed option keeps its old name for one release: :func:`deprecated_option` declares the old name (its
+help says what replaces it; using it prints a warning on stderr) and :func:`renamed` picks the value.
+
+A parallel command takes ``workers: Workers = None``, ``executor: ExecutorKind = "local"``, ``ray_address:
+RayAddress = None`` (and ``device: Device = "auto"`` for the neural models) and opens its executor with
+:func:`running_on`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 import typer
 
+from wikihowqa.cli._app import console
 from wikihowqa.device import check_device
+from wikihowqa.errors import SettingsError
 from wikihowqa.executor import Executor, ExecutorSettings, open_executor
+
+T = TypeVar("T")
+
+WORKERS_HELP = (
+    "Batches at once: worker processes here (1: all in this process), Ray tasks in flight with --executor "
+    "ray. 0 or omitted: one per usable CPU (on Ray: the cluster's CPUs)."
+)
+OVERWRITE_HELP = "Replace the output if it exists (without --overwrite, an existing output is an error)."
+
+
+def _default_workers(value: int | None) -> int | None:
+    """``--workers 0`` is the default spelled out: every stage gets ``None`` for it."""
+    return value or None
+
 
 Workers = Annotated[
     int | None,
-    typer.Option(
-        "--workers",
-        help="Batches at once: worker processes here (default: one per usable CPU); with --executor ray, "
-        "Ray tasks in flight (default: the cluster's CPUs).",
-        min=0,
-    ),
+    typer.Option("--workers", help=WORKERS_HELP, min=0, callback=_default_workers),
 ]
+Overwrite = Annotated[bool, typer.Option("--overwrite", help=OVERWRITE_HELP)]
 ExecutorKind = Annotated[
     str,
     typer.Option(
@@ -50,6 +82,56 @@ Device = Annotated[
 ]
 
 
+def out_option(what: str, default: str) -> Any:
+    """``--out``: where ``what`` is written (``default`` when omitted)."""
+    return typer.Option("--out", help=f"Where to write {what} (default: {default}).")
+
+
+def seed_option(what: str) -> Any:
+    """``--seed``: the seed of ``what`` (every random choice of the command)."""
+    return typer.Option("--seed", help=f"Seed of {what}; the same seed on the same input, the same output.")
+
+
+def model_option(what: str) -> Any:
+    """``--model``: the model the command runs; ``what`` says which one (name or local folder)."""
+    return typer.Option("--model", help=f"{what}: a Hugging Face name or a local folder.")
+
+
+def deprecated_option(old: str, new: str, *, flag: bool = False) -> Any:
+    """The old name of a renamed option: still accepted for one release, with a warning on stderr.
+
+    ``flag``: the old name is a flag (``--no-x``); otherwise it takes a value like the new name. Declare
+    it with the default ``None`` (``False`` for a flag), so that :func:`renamed` knows it was not given.
+    """
+
+    def warn(ctx: typer.Context, param: typer.CallbackParam, value: Any) -> Any:
+        source = ctx.get_parameter_source(param.name) if param.name else None
+        if source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT"):
+            console.print(
+                f"[yellow]warning:[/] {old} is deprecated and will be removed in the next release; use {new}",
+                highlight=False,
+                soft_wrap=True,
+            )
+        return value
+
+    return typer.Option(
+        old,
+        callback=warn,
+        is_flag=flag or None,
+        help=f"Deprecated (removed in the next release): use {new}.",
+        rich_help_panel="Deprecated",
+    )
+
+
+def renamed(value: T | None, old_value: T | None, new: str, old: str) -> T | None:
+    """The value of a renamed option given by either name; both at once is refused (which would win?)."""
+    if old_value is None:
+        return value
+    if value is not None and value != old_value:
+        raise SettingsError(f"{old} is the old name of {new}: give only {new}")
+    return old_value
+
+
 @contextmanager
 def running_on(kind: str, address: str | None, workers: int | None) -> Iterator[Executor]:
     """The executor the options ask for, closed when the command is done."""
@@ -63,3 +145,19 @@ def running_on(kind: str, address: str | None, workers: int | None) -> Iterator[
 def device_option(value: str) -> str:
     """``--device`` checked before any work (a typo is one line, not a failure after loading data)."""
     return check_device(value)
+
+
+__all__ = [
+    "Device",
+    "ExecutorKind",
+    "Overwrite",
+    "RayAddress",
+    "Workers",
+    "deprecated_option",
+    "device_option",
+    "model_option",
+    "out_option",
+    "renamed",
+    "running_on",
+    "seed_option",
+]
