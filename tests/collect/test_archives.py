@@ -25,6 +25,8 @@ from tests.collect.test_build import normalised, rejections_by_url
 from wikihowqa.collect.build import BuildSettings, build
 from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, HttpSettings
 from wikihowqa.replay import EndpointFaults, Faults, ReplaySite
+from wikihowqa.replay.archive_api import Archive
+from wikihowqa.replay.corpus import load_corpus
 
 
 def pywb_style(site: ReplaySite, **overrides) -> BuildSettings:
@@ -282,9 +284,6 @@ def test_each_way_a_capture_fails_has_its_own_reason_in_the_funnel(style, lookup
 def test_retry_failed_asks_again_for_captures_whose_playback_did_not_confirm_them(
     live, corpus_dir, clean_build, site, tmp_path
 ):
-    from wikihowqa.replay.corpus import load_corpus
-    from wikihowqa.replay.wayback import Archive
-
     corpus = corpus_with_quirks(corpus_dir, tmp_path, f"{live.url}/access-notice")
     with ReplaySite(corpus) as archive:
         out = tmp_path / "out"

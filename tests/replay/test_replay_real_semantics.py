@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 
-from tests.replay.test_replay_mediawiki_api import api
+from tests.replay.test_replay_action_api import api
 from wikihowqa.replay import ReplaySite
 
 GUIDE = "https://www.brewbasics.net/pour-over-guide"

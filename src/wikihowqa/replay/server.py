@@ -19,11 +19,11 @@ from typing import Any
 from aiohttp import web
 
 from wikihowqa.errors import SettingsError
+from wikihowqa.replay.action_api import MediaWikiApi
+from wikihowqa.replay.archive_api import Archive
 from wikihowqa.replay.corpus import Corpus, load_corpus
 from wikihowqa.replay.faults import Decision, Faults, Injector
-from wikihowqa.replay.mediawiki import MediaWikiApi
 from wikihowqa.replay.reply import Reply
-from wikihowqa.replay.wayback import Archive
 from wikihowqa.replay.wiki import Wiki
 
 _STATUS_TEXT = {

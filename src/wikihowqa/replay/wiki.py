@@ -19,8 +19,8 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from functools import cached_property
 
-from wikihowqa.replay import wikitext as wt
 from wikihowqa.replay.corpus import Corpus, CorpusError, Revision, SiteInfo, WikiPage
+from wikihowqa.replay.page_text import images
 
 SUMMARY_NS = 30
 CATEGORY_NS = 14
@@ -113,7 +113,7 @@ class Wiki:
         for page in corpus.pages:
             if (
                 page.ns != CATEGORY_NS
-                and wt.images(page.wikitext)
+                and images(page.wikitext)
                 and BROKEN_FILE_CATEGORY not in page.categories
             ):
                 # Every file is missing here, so MediaWiki would track each page that shows one.

@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.replay.replay_corpus import BRULEE, POUR_OVER
+from tests.replay.replay_corpus import POUR_OVER
 from wikihowqa.replay import EndpointFaults, Faults
 
 ALL_MAIN = [
@@ -431,60 +431,12 @@ def test_summary_pages_hold_the_quicksummary_parser_function(site):
 # --------------------------------------------------------------------------- action=parse
 
 
-def test_parse_returns_wikitext_categories_links_and_sections(site):
-    result = api(
-        site,
-        action="parse",
-        page="How to Brew Pour-Over Coffee",
-        prop="wikitext|categories|externallinks|sections|text",
-    )
-    parse = result["parse"]
-    assert parse["pageid"] == 100001 and parse["title"] == "How to Brew Pour-Over Coffee"
-    assert parse["wikitext"] == {"*": POUR_OVER}
-    assert parse["categories"] == [
-        {"sortkey": "", "*": "Coffee"},
-        {"sortkey": "", "hidden": "", "*": "Featured_Articles"},
-        {"sortkey": "", "*": "Pages_with_broken_file_links"},
-    ]
-    assert parse["externallinks"] == [
-        "https://www.brewbasics.net/pour-over-guide",
-        "http://coffee-lab.org/ratios",
-        "https://example.org/report.pdf",
-        "https://www.kettle-store.example/kettles",
-    ]
-    assert [(s["line"], s["level"], s["number"]) for s in parse["sections"]] == [
-        ("Steps", "2", "1"),
-        ("Method 1: Setting Up", "3", "1.1"),
-        ("Method 2: Brewing", "3", "1.2"),
-        ("Tips", "2", "2"),
-        ("Quick Summary", "2", "3"),
-        ("Sources and Citations", "2", "4"),
-    ]
-    steps = parse["sections"][0]
-    assert steps["byteoffset"] == POUR_OVER.encode().index(b"== Steps ==")
-    html = parse["text"]["*"]
-    assert html.startswith('<div class="mw-parser-output">')
-    assert '<span class="mw-headline" id="Steps">Steps</span>' in html
-    assert 'class="reference"' in html and '<ol class="references">' in html
-    assert "Finally, let it drain and enjoy." in html  # the transcluded Quick Summary
-
-
-def test_parse_by_pageid_formatversion_2_and_redirects(site):
-    result = api(site, action="parse", pageid=100004, redirects=1, prop="wikitext", formatversion=2)
-    assert result["parse"]["redirects"] == [
-        {"from": "How to Make Pour Over Coffee", "to": "How to Brew Pour-Over Coffee"}
-    ]
-    assert result["parse"]["wikitext"] == POUR_OVER
-    brulee = api(
-        site, action="parse", page="How to Make Crème Brûlée", prop="wikitext|categories", formatversion=2
-    )
-    assert brulee["parse"]["wikitext"] == BRULEE
-    assert brulee["parse"]["categories"] == [{"sortkey": "", "category": "Desserts"}]
-
-
-def test_parse_of_a_missing_page_is_missingtitle(site):
-    assert api(site, action="parse", page="No Such Page")["error"]["code"] == "missingtitle"
-    assert api(site, action="parse", pageid=4242)["error"]["code"] == "nosuchpageid"
+def test_parse_is_not_served_the_collector_reads_wikitext(site):
+    # The emulation of MediaWiki's parser was deleted (nothing asked for it): an unknown action, as
+    # MediaWiki answers one.
+    result = api(site, action="parse", page="How to Brew Pour-Over Coffee", prop="wikitext")
+    assert result["error"]["code"] == "badvalue"
+    assert result["error"]["info"] == 'Unrecognized value for parameter "action": parse.'
 
 
 # --------------------------------------------------------------------------- action=summary_section
