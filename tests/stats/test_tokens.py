@@ -9,7 +9,6 @@ from nltk.tokenize import ToktokTokenizer
 
 from wikihowqa.stats import tokens
 from wikihowqa.stats.tokens import (
-    sentences,
     spacy_ids_many,
     spacy_tokens,
     spacy_tokens_many,
@@ -187,8 +186,3 @@ def test_hand_picked_cases():
     assert toktok_tokens("go\n/home now") == ["go", "/home", "now"]
     assert toktok_tokens("A &\nB c") == ["A", "&", "B", "c"]
     assert toktok_tokens("A &\xa0B c") == ["A", "&amp;", "B", "c"]
-
-
-def test_sentences_are_stripped_punkt_sentences():
-    assert sentences("Hello Dr. Smith. He left.\n\n") == ["Hello Dr. Smith.", "He left."]
-    assert sentences("  \n") == []

@@ -27,12 +27,6 @@ STOPWORDS = frozenset(_FUNCTION_WORDS.split())
 STOPWORDS_V1 = STOPWORDS | {"then", "once"}
 
 
-def sentences_of(text: str) -> list[str]:
-    import nupunkt
-
-    return [s.strip() for s in nupunkt.sent_tokenize(text) if s.strip()]
-
-
 # --------------------------------------------------------------------------- clauses
 
 NEGATION = re.compile(r"\b(?:not|no|never|without|none|nothing|cannot|nor)\b|n['’]t\b", re.IGNORECASE)

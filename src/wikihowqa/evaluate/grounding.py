@@ -52,9 +52,9 @@ from wikihowqa.evaluate.claims import (
     order_clash,
     order_marker,
     quantities,
-    sentences_of,
 )
 from wikihowqa.records import Passage
+from wikihowqa.sentences import sentences as sentences_of
 
 __all__ = [
     "CHECKS",

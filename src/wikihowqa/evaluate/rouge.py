@@ -5,8 +5,8 @@ The definitions are ``rouge_score.rouge_scorer.RougeScorer(ROUGE_TYPES, use_stem
 than three characters), its n-gram counts, its LCS, and its summary-level union-LCS for ROUGE-Lsum
 including the particular LCS its backtrack picks (the union of LCS index sets, and so the score, depends
 on which LCS is read out). ROUGE-1/2/L are computed on the texts as given; ROUGE-Lsum on the texts with
-one sentence per line (``lsum_text``: sentences from the offline ``nupunkt`` splitter joined by newlines),
-which is what ``rouge-score`` expects and what ``nltk.sent_tokenize`` gave the papers of the time.
+one sentence per line (``lsum_text``: the project's nupunkt sentences, ``wikihowqa.sentences``, joined by
+newlines), which is what ``rouge-score`` expects and what ``nltk.sent_tokenize`` gave the papers of the time.
 
 Why not call ``rouge-score``: on paper-like answers it scores ~35-140 pairs/s, almost all of it Python DP
 tables and re-stemming the same words. Here each distinct word is stemmed once per process, LCS lengths
@@ -29,6 +29,7 @@ from multiprocessing.context import BaseContext
 from typing import Any
 
 from wikihowqa.executor import Executor, usable_cpus
+from wikihowqa.sentences import split as punkt_sentences
 from wikihowqa.workers import process_pool
 
 ROUGE_TYPES: tuple[str, ...] = ("rouge1", "rouge2", "rougeL", "rougeLsum")
@@ -50,9 +51,7 @@ Scores = dict[str, dict[str, float]]
 
 def lsum_text(text: str) -> str:
     """``text`` with one sentence per line, as ``rouge-score`` wants it for ROUGE-Lsum."""
-    import nupunkt
-
-    return "\n".join(nupunkt.sent_tokenize(text))
+    return "\n".join(punkt_sentences(text))
 
 
 # --------------------------------------------------------------------------- tokens

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from wikihowqa.retrieve import Ranked
+from wikihowqa.sentences import sentences as sentences_in
 
 #: Answer length when a dataset gives nothing to measure (WikiHowQA answers are a short paragraph).
 DEFAULT_MAX_WORDS = 80
@@ -51,21 +51,9 @@ class Extract:
         return tuple(dict.fromkeys(s.source for s in self.sentences))
 
 
-@lru_cache(maxsize=1)
-def _splitter() -> Any:
-    import nupunkt
-
-    return nupunkt.sent_tokenize
-
-
 def split_sentences(text: str) -> list[str]:
-    """Sentences of a passage: paragraphs (lines) first, then nupunkt within each (offline, no NLTK data)."""
-    sentences: list[str] = []
-    for paragraph in re.split(r"\n+", text):
-        paragraph = " ".join(paragraph.split())
-        if paragraph:
-            sentences.extend(s.strip() for s in _splitter()(paragraph) if s.strip())
-    return sentences
+    """Sentences of a passage: paragraphs (lines) first, then Punkt within each (``wikihowqa.sentences``)."""
+    return sentences_in(text, lines=True)
 
 
 def sentences_of(ranking: Sequence[Ranked], *, dedupe: bool = True) -> list[Sentence]:

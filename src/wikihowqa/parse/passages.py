@@ -4,7 +4,7 @@ DPR's passages are 100 words; a passage here holds whole blocks up to ``max_word
 what follows it, a list or table stays whole when it fits and is otherwise cut between items or rows, and
 only a paragraph longer than ``max_words`` is cut, at sentence ends found by nupunkt (then, for a run-on
 "sentence", at word boundaries). Every passage is an exact slice ``text[start:end]`` of its document's text,
-so a reader can highlight it in place.
+so a reader can highlight it in place. Sentences come from the project's splitter, ``wikihowqa.sentences``.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from wikihowqa.parse.blocks import Block
+from wikihowqa.sentences import spans as sentence_spans
 
 DEFAULT_MAX_WORDS = 100
 
@@ -45,13 +45,6 @@ def _count(text: str) -> int:
     return len(_WORD.findall(text))
 
 
-@lru_cache(maxsize=1)
-def _sentence_spans():  # nupunkt loads its model on first use; keep it out of import time
-    from nupunkt import sent_spans
-
-    return sent_spans
-
-
 def _word_windows(text: str, offset: int, max_words: int) -> list[_Piece]:
     words = list(_WORD.finditer(text))
     return [
@@ -67,18 +60,14 @@ def _word_windows(text: str, offset: int, max_words: int) -> list[_Piece]:
 def _cut(text: str, offset: int, max_words: int) -> list[_Piece]:
     """Pieces of an over-long paragraph: whole sentences packed up to ``max_words``, else word windows."""
     pieces: list[_Piece] = []
-    for start, end in _sentence_spans()(text):
+    for start, end in sentence_spans(text):  # trimmed of whitespace, none empty
         sentence = text[start:end]
-        lead = len(sentence) - len(sentence.lstrip())
-        sentence = sentence.strip()
-        if not sentence:
-            continue
-        begin = offset + start + lead
+        begin = offset + start
         n = _count(sentence)
         if n > max_words:
             pieces.extend(_word_windows(sentence, begin, max_words))
         else:
-            pieces.append(_Piece(begin, begin + len(sentence), n))
+            pieces.append(_Piece(begin, end + offset, n))
     return _pack([[p] for p in pieces], max_words)
 
 

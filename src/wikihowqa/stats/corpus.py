@@ -22,9 +22,10 @@ import numpy as np
 
 from wikihowqa.executor import Executor, worker_count
 from wikihowqa.records import SPLITS, Example
+from wikihowqa.sentences import sentences
 from wikihowqa.stats.fragments import DOCUMENT_JOINER, encode_ids, match_ids, scores
 from wikihowqa.stats.ngrams import NGRAM_ORDERS, novel_ratios_ids
-from wikihowqa.stats.tokens import _spacy_tokenizer, _toktok, sentences, spacy_ids_many, toktok_ids_many
+from wikihowqa.stats.tokens import _spacy_tokenizer, _toktok, spacy_ids_many, toktok_ids_many
 from wikihowqa.workers import init_worker
 
 ALL = "all"
@@ -62,7 +63,8 @@ def example_stats(example: Example, documents: Sequence[str]) -> ExampleStats:
 
 def batch_stats(batch: Sequence[tuple[Example, Sequence[str]]]) -> list[ExampleStats]:
     """``example_stats`` of several examples; the tokenizers' caches are filled once for all of them."""
-    sents = [[sentences(text) for text in (example.answer, *documents)] for example, documents in batch]
+    # Punkt's sentences as they come (strip=False), as the Multi-News script tokenizes them
+    sents = [[sentences(t, strip=False) for t in (example.answer, *docs)] for example, docs in batch]
     # Lowercased tok-tok tokens and spaCy tokens, as integer ids.
     tokens = iter(toktok_ids_many([s for group in sents for s in group]))
     spacy = iter(spacy_ids_many([t for e, docs in batch for t in (e.answer, DOCUMENT_JOINER.join(docs))]))

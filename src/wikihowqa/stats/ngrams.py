@@ -25,14 +25,15 @@ from itertools import repeat
 
 import numpy as np
 
-from wikihowqa.stats.tokens import sentences, toktok_document
+from wikihowqa.sentences import sentences
+from wikihowqa.stats.tokens import toktok_document
 
 NGRAM_ORDERS = (1, 2, 3, 4)
 
 
 def multinews_tokens(text: str) -> list[str]:
     """Tokens as the script makes them: Punkt sentences, tok-tok within each sentence, lowercased."""
-    return [token.lower() for token in toktok_document(sentences(text))]
+    return [token.lower() for token in toktok_document(sentences(text, strip=False))]
 
 
 def _keys(ids: np.ndarray, n: int, base: int) -> np.ndarray:

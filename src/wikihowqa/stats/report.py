@@ -20,11 +20,12 @@ from wikihowqa.embed import DEFAULT_MODEL
 from wikihowqa.errors import DatasetError
 from wikihowqa.io import DatasetFolder, atomic_write, write_json, write_jsonl
 from wikihowqa.records import Example
+from wikihowqa.sentences import version as nupunkt_version
 from wikihowqa.stats import corpus, figures
 from wikihowqa.stats.corpus import ALL, ExampleStats
 from wikihowqa.stats.fragments import DOCUMENT_JOINER
 from wikihowqa.stats.ngrams import NGRAM_ORDERS
-from wikihowqa.stats.tokens import nupunkt_version, spacy_version
+from wikihowqa.stats.tokens import spacy_version
 
 REPORT_JSON = "stats.json"
 REPORT_MD = "stats.md"

@@ -7,8 +7,8 @@ on web pages, where the same few thousand chunks make up most of the text, this 
 ``spacy.blank("en").tokenizer.pipe`` on paragraphs and ~10x faster than calling tok-tok per sentence
 (measured on the three real WikiHowNFQA instances; benchmarks/stats.py measures the whole pipeline).
 
-Sentences come from nupunkt, a Punkt implementation (the Multi-News scripts called NLTK's Punkt
-``sent_tokenize``, whose trained model cannot be downloaded here).
+Sentences come from the project's splitter (``wikihowqa.sentences``: nupunkt, a Punkt implementation; the
+Multi-News scripts called NLTK's Punkt ``sent_tokenize``, whose trained model cannot be downloaded here).
 """
 
 from __future__ import annotations
@@ -446,20 +446,3 @@ def toktok_document(sentences: Sequence[str]) -> list[str]:
     """``[t for s in sentences for t in ToktokTokenizer().tokenize(s)]``: one document's tokens."""
     return toktok_documents([sentences])[0]
 
-
-# --------------------------------------------------------------------------- sentences
-
-
-def sentences(text: str) -> list[str]:
-    """Punkt sentences of ``text`` (nupunkt's default English model), stripped, none empty."""
-    import nupunkt
-
-    if not text.strip():
-        return []
-    return [s for s in nupunkt.sent_tokenize(text) if s.strip()]
-
-
-def nupunkt_version() -> str:
-    from importlib.metadata import version
-
-    return version("nupunkt")
