@@ -20,6 +20,7 @@ from wikihowqa.evaluate.bertscore import BertScoreConfig
 from wikihowqa.evaluate.grounding import GroundingConfig
 from wikihowqa.evaluate.judge import JudgeConfig
 from wikihowqa.executor import Executor
+from wikihowqa.generate import lower_bounds
 from wikihowqa.io import DatasetFolder, naming, read_predictions
 from wikihowqa.records import Document, Example, Prediction, passages_of
 
@@ -405,8 +406,6 @@ def evaluate(
     if settings.grounding is not None or settings.judge is not None or settings.lower_bounds:
         documents = folder.documents_by_article()
     if settings.lower_bounds:
-        from wikihowqa.evaluate import lower_bounds
-
         copied = lower_bounds.copy_passages_all(examples, documents, max_words=settings.copy_max_words)
         systems.setdefault(lower_bounds.COPY_SYSTEM, ("lower bound (computed)", copied))
         train = folder.examples("train")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from wikihowqa.evaluate import lower_bounds
+from wikihowqa.generate import lower_bounds
 from wikihowqa.records import Document, Example
 
 

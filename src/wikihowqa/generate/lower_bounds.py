@@ -2,7 +2,8 @@
 
 Krishna et al. showed ROUGE-L rewards copying the retrieved input and even a random training answer
 close to real systems on ELI5; reporting both next to the baselines shows how much of a score is
-real. Both produce ordinary :class:`Prediction` records, so they are scored like any system.
+real. Both produce ordinary :class:`Prediction` records, so they are scored like any system: the
+``answer`` stage writes them as predictions files, ``evaluate --lower-bounds`` computes them on the fly.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ import random
 from collections.abc import Mapping, Sequence
 
 from wikihowqa.records import Document, Example, Passage, Prediction, UsedPassage, passages_of
-from wikihowqa.retrieve import Ranked
+from wikihowqa.retrieve import Ranked, rank
+from wikihowqa.retrieve.bm25 import BM25Retriever
 
 COPY_SYSTEM = "lower-bound-copy-passages"
 RANDOM_SYSTEM = "lower-bound-random-train-answer"
@@ -25,9 +27,6 @@ COPY_RETRIEVER = "bm25 (the systems' BM25Retriever over the question's own passa
 def rank_passages(question: str, passages: Sequence[Passage]) -> list[Ranked]:
     """The question's passages ranked (1-based) by the same BM25 as the ``bm25+…`` systems, ties in
     document order: the lower bound copies what those systems would read first."""
-    from wikihowqa.retrieve import rank
-    from wikihowqa.retrieve.bm25 import BM25Retriever
-
     return rank(BM25Retriever(), question, passages)
 
 
