@@ -88,7 +88,7 @@ def test_the_oracle_beats_lead_on_rouge(folder):
 
 
 def test_lower_bounds_are_evaluate_s_definitions_written_as_predictions(folder):
-    from wikihowqa.evaluate import lower_bounds
+    from wikihowqa.generate import lower_bounds
 
     test = folder.examples("test")
     documents = folder.documents_by_article()
