@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
+from functools import lru_cache
 
 from lxml import etree
 from lxml.html import HtmlElement
@@ -192,8 +193,23 @@ def _tokens(el: HtmlElement) -> Iterator[str]:
         value = el.get(attr)
         if value:
             for token in value.split():
-                if not _TAXONOMY.match(token):
-                    yield _SEPARATORS.sub("-", _CAMEL.sub("-", token)).strip("-").lower()
+                word = _word_of(token)
+                if word is not None:
+                    yield word
+
+
+@lru_cache(maxsize=1 << 16)
+def _word_of(token: str) -> str | None:
+    if _TAXONOMY.match(token):
+        return None
+    return _SEPARATORS.sub("-", _CAMEL.sub("-", token)).strip("-").lower()
+
+
+@lru_cache(maxsize=1 << 16)
+def _kind_of(token: str) -> str | None:
+    """The first kind (in :data:`KINDS` order) whose words a normalised name holds (names repeat: each is
+    matched once)."""
+    return next((kind for kind, pattern in KINDS.items() if pattern.search(token)), None)
 
 
 def name_kind(el: HtmlElement) -> str | None:
@@ -205,9 +221,9 @@ def name_kind(el: HtmlElement) -> str | None:
     if dialog and any(KINDS["cookie"].search(token) for token in _tokens(el)):
         return "cookie"
     for token in _tokens(el):
-        for kind, pattern in KINDS.items():
-            if pattern.search(token) and not _spells_text(el, token):
-                return kind
+        kind = _kind_of(token)
+        if kind is not None and not _spells_text(el, token):  # a heading's slug is no name for any kind
+            return kind
     return None
 
 
@@ -307,14 +323,20 @@ def _in_article(el: HtmlElement) -> bool:
     return any(a.tag == "article" or a.get("itemprop") == "articleBody" for a in el.iterancestors())
 
 
-def _hinted(name: str | None, seen: dict[str, bool]) -> bool:
-    if not name:
-        return False
-    found = seen.get(name)
-    if found is None:
-        lowered = name.lower()
-        found = seen[name] = any(h in lowered for h in HINTS)
-    return found
+_HINTED = re.compile("|".join(re.escape(h) for h in HINTS))
+#: Tags with a rule of their own in :func:`remove_boilerplate`, whatever their class.
+_BY_TAG = frozenset({"nav", "footer", "ul", "ol", "table", "b", "strong", "h2", "h3", "h4"})
+
+
+@lru_cache(maxsize=1 << 16)
+def _hinted_name(name: str) -> bool:
+    return _HINTED.search(name.lower()) is not None
+
+
+def _hinted(name: str | None) -> bool:
+    """Whether a class or id value holds one of :data:`HINTS` (names repeat across a page and a site:
+    each is looked at once)."""
+    return bool(name) and _hinted_name(name)
 
 
 def _guarded(el: HtmlElement, kind: str, page_chars: int, chars: dict, links: dict) -> bool:
@@ -350,11 +372,19 @@ def remove_boilerplate(
     body = root.find("body")
     sizes = sizes or text_sizes(root)
     chars, links = sizes
-    hinted: dict[str, bool] = {}  # class names repeat across a page: each is looked at once
     page_chars = chars.get(body if body is not None else root, 0)
     marked: dict[HtmlElement, str] = {}
     for el in _CANDIDATES(root, n=LINK_LIST_MIN_ITEMS):
         tag = el.tag
+        if (  # most candidates: a class or id that names no widget, on a tag with no rule of its own
+            tag not in _BY_TAG
+            and not _hinted(el.get("class"))
+            and not _hinted(el.get("id"))
+            and el.get("role") is None
+            and el.get("itemprop") is None
+            and el.get("itemtype") is None
+        ):
+            continue
         if tag in _NEVER or el in keep:
             continue
         role = el.get("role")
@@ -392,7 +422,7 @@ def remove_boilerplate(
                     if isinstance(sibling.tag, str):
                         marked[sibling] = "comments+"  # part of the section the heading opened
             continue
-        named = _hinted(el.get("class"), hinted) or _hinted(el.get("id"), hinted)
+        named = _hinted(el.get("class")) or _hinted(el.get("id"))
         if not (named or el.get("itemprop") or el.get("itemtype") or el.get("role")):
             continue
         kind = name_kind(el)

@@ -246,6 +246,9 @@ def container_blocks(container: HtmlElement, *, keep_links: bool = False) -> lis
                 state["plain"] = True
 
     def flush() -> None:
+        if not line:  # most block boundaries close nothing (a <div> that only wraps others)
+            state["plain"] = False
+            return
         text = _SPACES.sub(" ", "".join(line)).strip()
         line.clear()
         plain, state["plain"] = state["plain"], False
@@ -257,11 +260,13 @@ def container_blocks(container: HtmlElement, *, keep_links: bool = False) -> lis
 
     concealed: list[tuple[int, int]] = []  # block ranges of hidden blocks (see _drop_copies)
     opened: list[tuple[HtmlElement, int]] = []
+    skipped: set[HtmlElement] = set()
     walker = etree.iterwalk(container, events=("start", "end"))
     for event, el in walker:
         tag = el.tag if isinstance(el.tag, str) else ""
         if event == "start":
             if not tag or tag in _SKIP or _hidden(el):
+                skipped.add(el)
                 walker.skip_subtree()
                 continue
             if tag in _BLOCK:
@@ -285,7 +290,7 @@ def container_blocks(container: HtmlElement, *, keep_links: bool = False) -> lis
             add(el.text)
             continue
         # end
-        if not tag or tag in _SKIP or _hidden(el):
+        if el in skipped:
             pass
         elif tag in _BLOCK:
             flush()

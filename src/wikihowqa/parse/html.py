@@ -193,6 +193,7 @@ def _run(root: HtmlElement, mode: str) -> _Element | None:
         include_images=False,
         with_metadata=False,
         deduplicate=False,
+        output_format="txt",  # "python" renders the body to text once more, unread here (blocks_of is)
     )
     return None if document is None else document.body
 
