@@ -3,12 +3,29 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from wikihowqa.cli._app import app, console, out
-from wikihowqa.cli._options import Device, ExecutorKind, RayAddress, Workers, device_option, running_on
+from wikihowqa.cli._options import (
+    Device,
+    ExecutorKind,
+    RayAddress,
+    Workers,
+    device_option,
+    out_option,
+    running_on,
+    seed_option,
+)
 from wikihowqa.evaluate import GROUNDING_THRESHOLD
+from wikihowqa.evaluate.bertscore import BertScoreConfig
+from wikihowqa.evaluate.grounding import GroundingConfig
+from wikihowqa.evaluate.judge import JudgeConfig
+from wikihowqa.evaluate.pipeline import EvaluationSettings, check_request, coverage_warnings, evaluate
+from wikihowqa.evaluate.report import leaderboard_table, write_report
 
 
 @app.command("evaluate")
@@ -24,7 +41,7 @@ def evaluate_command(
         "--split",
         help="Split whose questions are scored: train, validation, test, or all (e.g. a study's answers).",
     ),
-    out_dir: Path = typer.Option(None, "--out", help="Report folder (default: DATASET/report)."),
+    out_dir: Annotated[Path | None, out_option("the report folder", "DATASET/report")] = None,
     bertscore_model: str = typer.Option(
         "auto",
         "--bertscore-model",
@@ -45,7 +62,9 @@ def evaluate_command(
     bertscore_baseline: Path = typer.Option(
         None, "--bertscore-baseline", help="Custom rescaling baseline file."
     ),
-    no_bertscore: bool = typer.Option(False, "--no-bertscore", help="Skip BERTScore."),
+    bertscore: bool = typer.Option(
+        True, "--bertscore/--no-bertscore", help="Score answers with BERTScore against the gold answers."
+    ),
     grounding: bool = typer.Option(
         True, "--grounding/--no-grounding", help="Score answers against the documents."
     ),
@@ -90,7 +109,7 @@ def evaluate_command(
         help="Also score two lower bounds: copied top passages, a random train answer.",
     ),
     resamples: int = typer.Option(1000, "--resamples", help="Bootstrap and permutation resamples."),
-    seed: int = typer.Option(0, "--seed", help="Seed of resampling and of the random-answer lower bound."),
+    seed: Annotated[int, seed_option("resampling and of the random-answer lower bound")] = 0,
     workers: Workers = None,
     torch_threads: int = typer.Option(
         None, "--torch-threads", help="Threads for the neural models (1 is fastest on a busy machine)."
@@ -104,25 +123,11 @@ def evaluate_command(
     Scores are cached in the report folder, so an interrupted run resumes and a rerun with another
     predictions file only scores what is new.
     """
-    from rich.markup import escape
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    from wikihowqa.errors import SettingsError
-    from wikihowqa.evaluate.bertscore import BertScoreConfig
-    from wikihowqa.evaluate.grounding import GroundingConfig
-    from wikihowqa.evaluate.judge import JudgeConfig
-    from wikihowqa.evaluate.pipeline import EvaluationSettings, coverage_warnings, evaluate
-    from wikihowqa.evaluate.report import leaderboard_table, write_report
-
-    if not predictions and not lower_bounds:
-        raise SettingsError("give at least one predictions file (or --lower-bounds)")
-    if resamples < 100:
-        raise SettingsError(f"--resamples {resamples}: use at least 100")
     device = device_option(device)
     settings = EvaluationSettings(
         split=split,
         bertscore=None
-        if no_bertscore
+        if not bertscore
         else BertScoreConfig(
             model=bertscore_model,
             num_layers=bertscore_layers,
@@ -154,6 +159,7 @@ def evaluate_command(
         workers=workers,
         torch_threads=torch_threads,
     )
+    check_request(predictions or [], settings)
     target = out_dir or dataset / "report"
     with (
         running_on(executor, ray_address, workers) as runner,
@@ -177,8 +183,7 @@ def evaluate_command(
         )
     report = write_report(evaluation, target)
 
-    table = leaderboard_table(report, target)
-    out.print(table)
+    out.print(leaderboard_table(report, target))
     note = (report["metrics"].get("bertscore") or {}).get("note")
     if note:
         console.print(f"[yellow]BERTScore:[/] {note}", highlight=False)

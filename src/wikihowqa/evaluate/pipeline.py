@@ -22,7 +22,7 @@ from wikihowqa.evaluate.judge import JudgeConfig
 from wikihowqa.executor import Executor
 from wikihowqa.generate import lower_bounds
 from wikihowqa.io import DatasetFolder, naming, read_predictions
-from wikihowqa.records import Document, Example, Prediction, passages_of
+from wikihowqa.records import SPLITS, Document, Example, Prediction, normalise_split, passages_of
 
 ROUGE_COLUMNS = tuple(
     f"{t}_{f}" for t in ("rouge1", "rouge2", "rougeL", "rougeLsum") for f in ("p", "r", "f")
@@ -65,6 +65,10 @@ class EvaluationSettings:
     workers: int | None = None  # ROUGE processes
     torch_threads: int | None = None  # threads of the neural models (None: torch's default)
 
+    def __post_init__(self) -> None:
+        if self.resamples < 100:  # fewer make the intervals and p-values noise
+            raise SettingsError(f"resamples {self.resamples}: use at least 100 (--resamples)")
+
 
 @dataclass
 class SystemResult:
@@ -91,6 +95,29 @@ class Evaluation:
 
 
 # --------------------------------------------------------------------------- inputs
+
+
+def _check_split(split: str) -> None:
+    if split == ALL_SPLITS:
+        return
+    try:
+        normalise_split(split)
+    except ValueError:
+        known = ", ".join((*SPLITS, ALL_SPLITS))
+        raise SettingsError(f"--split {split}: unknown split {split!r} (known: {known})") from None
+
+
+def split_questions(folder: DatasetFolder, split: str) -> list[Example]:
+    """The questions of ``split`` (``all``: every one); an unknown split name is a user error naming it."""
+    _check_split(split)
+    return folder.examples(None if split == ALL_SPLITS else split)
+
+
+def check_request(prediction_paths: Sequence[Path], settings: EvaluationSettings) -> None:
+    """A request that cannot give a report is refused before any work (and before any progress bar)."""
+    _check_split(settings.split)
+    if not prediction_paths and not settings.lower_bounds:
+        raise SettingsError("give at least one predictions file (or --lower-bounds)")
 
 
 def load_systems(paths: Sequence[Path]) -> dict[str, tuple[str, list[Prediction]]]:
@@ -396,8 +423,9 @@ def evaluate(
     A distributed ``executor`` (``wikihowqa.executor``) computes ROUGE, BERTScore and grounding batches
     on its workers; this process alone writes the score cache and the report."""
     settings = settings or EvaluationSettings()
+    check_request(prediction_paths, settings)
     folder = DatasetFolder(Path(dataset))
-    examples = folder.examples(None if settings.split == ALL_SPLITS else settings.split)
+    examples = split_questions(folder, settings.split)
     if not examples:
         raise DatasetError(f"{folder.path}: no questions in split {settings.split!r}")
     systems = load_systems(prediction_paths)
