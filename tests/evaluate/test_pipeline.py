@@ -297,3 +297,26 @@ def test_predictions_covering_the_split_in_part_are_scored_with_a_loud_warning(f
         f"warning: system 'short' ({b}): 1 of 5 test questions have no prediction (scored as empty answers,"
         " which lowers every score); 1 predictions answer questions outside the split (ignored)"
     ]
+
+
+@pytest.mark.parametrize(("flag", "scored"), [("--bertscore", True), ("--no-bertscore", False), (None, True)])
+def test_bertscore_is_switched_like_grounding(files, fast_models, tmp_path, flag, scored):
+    from typer.testing import CliRunner
+
+    from wikihowqa.cli import app
+
+    ds, a, _, _ = files
+    out = tmp_path / "rep"
+    args = ["evaluate", str(ds), str(a), "--no-grounding", "--resamples", "100", "--out", str(out)]
+    result = CliRunner().invoke(app, args + ([flag] if flag else []))
+    assert result.exit_code == 0, result.output
+    saved = json.loads((out / "evaluation.json").read_text())
+    assert ("bertscore" in saved["metrics"]) is scored and ("BERTScore" in saved["scales"]) is scored
+
+
+def test_an_unknown_split_is_one_line_naming_it(files, tmp_path):
+    ds, a, _, _ = files
+    run = _cli(ds, a, "--split", "nope", "--out", tmp_path / "rep")
+    assert run.returncode == 2
+    assert run.stderr == "error: --split nope: unknown split 'nope' (known: train, validation, test, all)\n"
+    assert not (tmp_path / "rep").exists()
