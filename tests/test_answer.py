@@ -194,14 +194,13 @@ def test_cli_errors_are_one_line(folder):
 
 
 def test_demo_step_answers_the_demo_dataset_into_the_predictions_folder(tmp_path, real_examples_dir):
-    from wikihowqa.answer import demo_step
-    from wikihowqa.demo.run import DemoContext
+    from wikihowqa.demo.run import DemoContext, answer_questions
 
     import_release(
         [real_examples_dir / "qa.jsonl"], [real_examples_dir / "documents.jsonl"], tmp_path / "dataset"
     )
     ctx = DemoContext(out=tmp_path, settings={"answer_llm": False})
-    demo_step(ctx)
+    answer_questions(ctx)
     (p,) = read_predictions(tmp_path / "predictions" / "bm25+lead.jsonl")
     assert p.system == "bm25+lead" and p.answer
     assert ctx.produced == [

@@ -54,12 +54,11 @@ def nodes(cluster, demo_dataset) -> Cluster:
 @pytest.fixture(scope="module")
 def demo_dataset(tmp_path_factory) -> Path:
     """The demo dataset as the demo builds it (replay site on 127.0.0.1), with its raw snapshots."""
-    from wikihowqa.collect.demo import demo_step
-    from wikihowqa.demo.run import DemoContext
+    from wikihowqa.demo.run import DemoContext, build_dataset
 
     ctx = DemoContext(out=tmp_path_factory.mktemp("cluster") / "demo")
     ctx.out.mkdir()
-    demo_step(ctx)
+    build_dataset(ctx)
     return ctx.out / "dataset"
 
 

@@ -211,8 +211,7 @@ def test_fresh_forgets_the_saved_state(site, tmp_path):
 
 
 def test_the_demo_step_builds_the_dataset_and_checks_the_funnel(corpus_dir, tmp_path):
-    from wikihowqa.collect.demo import demo_step
-    from wikihowqa.demo.run import DemoContext
+    from wikihowqa.demo.run import DemoContext, build_dataset
 
     expected = {
         "articles": EXPECTED_FUNNEL["articles"],
@@ -222,7 +221,7 @@ def test_the_demo_step_builds_the_dataset_and_checks_the_funnel(corpus_dir, tmp_
     (corpus_dir / "expected.json").write_text(json.dumps(expected))
     try:
         ctx = DemoContext(out=tmp_path, settings={"corpus": str(corpus_dir)})
-        demo_step(ctx)
+        build_dataset(ctx)
     finally:
         (corpus_dir / "expected.json").unlink()
     assert (tmp_path / "dataset" / "qa.jsonl").is_file()
@@ -230,13 +229,13 @@ def test_the_demo_step_builds_the_dataset_and_checks_the_funnel(corpus_dir, tmp_
 
 
 def test_the_demo_step_fails_loudly_when_the_funnel_disagrees(corpus_dir, tmp_path):
-    from wikihowqa.collect.demo import FunnelMismatch, demo_step
+    from wikihowqa.demo.run import FunnelMismatch, build_dataset
 
     wrong = {"articles": {}, "references": {}, "rejections": {}}
     (corpus_dir / "expected.json").write_text(json.dumps(wrong))
     try:
         with pytest.raises(FunnelMismatch):
-            demo_step(SimpleNamespace(out=tmp_path, settings={"corpus": str(corpus_dir)}, record=None))
+            build_dataset(SimpleNamespace(out=tmp_path, settings={"corpus": str(corpus_dir)}, record=None))
     finally:
         (corpus_dir / "expected.json").unlink()
 

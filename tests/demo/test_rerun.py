@@ -17,8 +17,7 @@ import pytest
 
 from tests.collect.collect_corpus import EXPECTED_FUNNEL, EXPECTED_REJECTIONS, write_corpus
 from wikihowqa.collect.build import parked_state
-from wikihowqa.collect.demo import demo_step
-from wikihowqa.demo.run import OWNED_FILE, DemoContext, fresh_folder, owned_folders
+from wikihowqa.demo.run import OWNED_FILE, DemoContext, build_dataset, fresh_folder, owned_folders
 from wikihowqa.errors import SettingsError
 
 
@@ -65,7 +64,7 @@ def split_like_the_demo(dataset: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_rerun_rebuilds_the_dataset_over_what_the_split_left(corpus, tmp_path, monkeypatch):
     out = tmp_path / "demo"
     first = DemoContext(out=out, settings={"corpus": str(corpus)})
-    demo_step(first)
+    build_dataset(first)
     dataset = out / "dataset"
     built = {name: without_port(dataset / name) for name in ("qa.jsonl", "documents.jsonl")}
     split_like_the_demo(dataset, monkeypatch)
@@ -73,7 +72,7 @@ def test_a_rerun_rebuilds_the_dataset_over_what_the_split_left(corpus, tmp_path,
     assert without_port(dataset / "qa.jsonl") != built["qa.jsonl"]  # the split wrote its splits in
 
     again = DemoContext(out=out, settings={"corpus": str(corpus)})
-    demo_step(again)
+    build_dataset(again)
     assert sorted(p.name for p in dataset.iterdir()) == [
         "build.sqlite",
         "documents.jsonl",
@@ -91,19 +90,19 @@ def test_a_dataset_folder_the_demo_did_not_create_is_never_deleted(corpus, tmp_p
     (out / "dataset").mkdir(parents=True)
     (out / "dataset" / "notes.txt").write_text("mine\n")
     with pytest.raises(SettingsError, match=r"holds files a build did not write \(notes\.txt\)"):
-        demo_step(DemoContext(out=out, settings={"corpus": str(corpus)}))
+        build_dataset(DemoContext(out=out, settings={"corpus": str(corpus)}))
     assert (out / "dataset" / "notes.txt").read_text() == "mine\n"
     assert owned_folders(out) == set()
 
 
 def test_a_rerun_starts_a_new_build_even_from_a_parked_build_state(corpus, tmp_path):
     out = tmp_path / "demo"
-    demo_step(DemoContext(out=out, settings={"corpus": str(corpus)}))
+    build_dataset(DemoContext(out=out, settings={"corpus": str(corpus)}))
     dataset = out / "dataset"
     assert json.loads((dataset / "manifest.json").read_text())["run"]["runs"] == 1
     # A run killed while publishing leaves its state parked beside the folder; a build would resume it.
     (dataset / "build.sqlite").rename(parked_state(dataset))
-    demo_step(DemoContext(out=out, settings={"corpus": str(corpus)}))
+    build_dataset(DemoContext(out=out, settings={"corpus": str(corpus)}))
     assert not parked_state(dataset).exists()
     assert json.loads((dataset / "manifest.json").read_text())["run"]["runs"] == 1  # a first run again
 

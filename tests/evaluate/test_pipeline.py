@@ -227,9 +227,9 @@ def test_demo_step_evaluates_predictions_and_lower_bounds(fast_models, tmp_path,
     import_real_examples(ctx)
     (ctx.out / "predictions").mkdir()
     _predictions(ctx.out / "predictions" / "echo.jsonl", "question-echo", {1366001: "How To Dry Figs"})
-    from wikihowqa.evaluate import demo_step
+    from wikihowqa.demo.run import evaluate_predictions
 
-    demo_step(ctx)
+    evaluate_predictions(ctx)
     saved = json.loads((ctx.out / "report" / "evaluation.json").read_text())
     assert {r["system"] for r in saved["leaderboard"]} == {
         "question-echo",

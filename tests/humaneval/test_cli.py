@@ -8,8 +8,7 @@ from typer.testing import CliRunner
 
 from wikihowqa.cli import app
 from wikihowqa.demo import real_examples_path
-from wikihowqa.demo.run import DemoContext
-from wikihowqa.humaneval import demo_step
+from wikihowqa.demo.run import DemoContext, human_evaluation
 from wikihowqa.humaneval.analysis import fmt
 from wikihowqa.importer import import_release
 from wikihowqa.io import DatasetFolder, write_predictions
@@ -79,7 +78,7 @@ def test_demo_step_builds_simulates_and_analyses_a_study_and_prints_its_tables(t
         [Prediction(e.article_id, "lead", e.answer.split(". ")[0] + ".") for e in examples],
     )
     ctx = DemoContext(out=tmp_path)
-    demo_step(ctx)
+    human_evaluation(ctx)
     study = tmp_path / "study"
     for name in (
         "study.json",

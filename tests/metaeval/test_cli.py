@@ -110,17 +110,15 @@ def test_a_report_that_scored_none_of_the_study_answers_says_what_to_run(simulat
 @pytest.mark.usefixtures("fast_models")
 def test_demo_step_scores_the_study_answers_and_prints_the_agreement_table(tmp_path, capsys):
     from wikihowqa.demo import real_examples_path
-    from wikihowqa.demo.run import DemoContext
-    from wikihowqa.humaneval import demo_step as human_evaluation
+    from wikihowqa.demo.run import DemoContext, human_evaluation, meta_evaluation
     from wikihowqa.importer import import_release
-    from wikihowqa.metaeval import demo_step
 
     src = real_examples_path()
     import_release([src / "qa.jsonl"], [src / "documents.jsonl"], tmp_path / "real-examples")
     ctx = DemoContext(out=tmp_path)
     human_evaluation(ctx)
     capsys.readouterr()
-    demo_step(ctx)
+    meta_evaluation(ctx)
     printed = capsys.readouterr().out
     assert "Metric agreement with the assessors" in printed and "Grounding" in printed
     assert (tmp_path / "meta-evaluation" / "meta_evaluation.md").is_file()

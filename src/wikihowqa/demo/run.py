@@ -1,8 +1,10 @@
 """``wikihowqa demo``: the whole pipeline on the embedded corpus, everything written under one folder.
 
 Layout: ``real-examples/`` (the release instances imported), ``dataset/`` (the demo corpus built from
-the replay site), ``predictions/<system>.jsonl``, ``report/`` and ``study/``. Each step is a function
-that returns rows for the closing table, so a stage adds itself by adding one step.
+the replay site), ``predictions/<system>.jsonl``, ``report/``, ``study/`` and ``meta-evaluation/``. Each
+step is a function of the :class:`DemoContext` that records rows for the closing table, so a stage adds
+itself by adding one step here. The steps call only the stages' public functions: the stages do not know
+the demo (its folder names live here), and ``import-linter`` keeps it so (``pyproject.toml``).
 """
 
 from __future__ import annotations
@@ -11,12 +13,39 @@ import json
 import os
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from wikihowqa.demo import real_examples_path
+from rich.console import Console
+
+from wikihowqa.answer import ALL, PREDICTIONS_DIR, answer_split
+from wikihowqa.collect.build import BuildSettings, build, parked_state
+from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, HttpSettings
+from wikihowqa.demo import corpus_path, real_examples_path
+from wikihowqa.errors import DatasetError
+from wikihowqa.evaluate.bertscore import BertScoreConfig
+from wikihowqa.evaluate.pipeline import ALL_SPLITS, EvaluationSettings, evaluate
+from wikihowqa.evaluate.report import leaderboard_table
+from wikihowqa.evaluate.report import write_report as write_evaluation
+from wikihowqa.humaneval.analysis import analyse, write_analysis
+from wikihowqa.humaneval.deteriorate import DeteriorationSettings, deteriorate_examples
+from wikihowqa.humaneval.rank import make_ranker
+from wikihowqa.humaneval.review import write_review_template
+from wikihowqa.humaneval.simulate import SimulationSettings, simulate_judgments
+from wikihowqa.humaneval.tables import analysis_tables
+from wikihowqa.humaneval.tasks import StudySettings, build_study, write_study
+from wikihowqa.importer import import_release
+from wikihowqa.io import DatasetFolder, read_predictions, write_json, write_jsonl
+from wikihowqa.metaeval import ANSWERS_DIR, EVALUATION_DIR, meta_evaluate_folders, write_study_predictions
+from wikihowqa.metaeval.agreement import MetaSettings
+from wikihowqa.metaeval.report import agreement_table
+from wikihowqa.metaeval.report import write_report as write_meta_evaluation
+from wikihowqa.parse.corpus_check import check_corpus
+from wikihowqa.replay import ReplaySite
+from wikihowqa.split import SplitSettings, split_dataset
+from wikihowqa.stats.report import REPORT_MD, describe
 
 #: In the demo's output folder: the names of the subfolders the demo created there, and so may rewrite.
 OWNED_FILE = ".wikihowqa-demo.json"
@@ -36,8 +65,6 @@ def fresh_folder(out: Path, name: str) -> Path:
     new one is recorded as the demo's. A folder the demo did not create is returned untouched, for the step's
     own checks to refuse if it holds anything foreign; a rerun into the same ``out`` thus starts clean
     without ever deleting a user's folder."""
-    from wikihowqa.io import write_json
-
     out = Path(out)
     target = out / name
     owned = owned_folders(out)
@@ -66,12 +93,33 @@ class DemoContext:
 Step = Callable[[DemoContext], None]
 
 
-def import_real_examples(ctx: DemoContext) -> None:
-    from wikihowqa.importer import import_release
+#: The demo's folders, under its output folder.
+DATASET = "dataset"
+REAL_EXAMPLES = "real-examples"
+REPORT = "report"
+STUDY = "study"
+META_EVALUATION = "meta-evaluation"
+#: A local site answers in milliseconds and never throttles: pace generously, retry quickly.
+LOCAL_RATE = 200.0
 
+
+class FunnelMismatch(RuntimeError):
+    """The build's funnel differs from the one the corpus was written to produce: a collector bug."""
+
+
+def _dataset(ctx: DemoContext, purpose: str) -> DatasetFolder:
+    """The demo corpus's dataset, or (not built yet) the imported real instances standing in for it."""
+    for name in (DATASET, REAL_EXAMPLES):
+        folder = ctx.out / name
+        if (folder / "qa.jsonl").is_file() or (folder / "qa.parquet").is_file():
+            return DatasetFolder(folder)
+    raise DatasetError(f"{ctx.out}: no {DATASET}/ (or {REAL_EXAMPLES}/) folder {purpose}")
+
+
+def import_real_examples(ctx: DemoContext) -> None:
     src = real_examples_path()
     folder, manifest = import_release(
-        [src / "qa.jsonl"], [src / "documents.jsonl"], ctx.out / "real-examples", overwrite=True
+        [src / "qa.jsonl"], [src / "documents.jsonl"], ctx.out / REAL_EXAMPLES, overwrite=True
     )
     counts = manifest["counts"]
     ctx.record(
@@ -81,57 +129,228 @@ def import_real_examples(ctx: DemoContext) -> None:
     )
 
 
-def _build_dataset(ctx: DemoContext) -> None:
-    from wikihowqa.collect.demo import demo_step
+def build_dataset(ctx: DemoContext) -> None:
+    """Serve the corpus (``ctx.settings["corpus"]`` or the embedded one) and build ``ctx.out/dataset``; the
+    build's funnel must be the one the corpus's ``expected.json`` declares."""
+    corpus = Path(ctx.settings.get("corpus") or corpus_path())
+    expected = json.loads((corpus / "expected.json").read_text(encoding="utf-8"))
+    http = HttpSettings(
+        concurrency=8,
+        rates={MEDIAWIKI: LOCAL_RATE, CDX: LOCAL_RATE, PLAYBACK: LOCAL_RATE},
+        timeout_s=10.0,
+        retries=3,
+        backoff_s=0.05,
+        backoff_max_s=1.0,
+        throttle_backoff_s=0.1,
+        throttle_pause_s=1.0,
+        contact="wikihowqa demo (local replay site)",
+    )
+    # A rerun rebuilds from scratch: an earlier run's dataset also holds what later steps added (the
+    # split's audit.json and cache/), which a build refuses to write over, and its build state may come
+    # from another corpus. A dataset folder the demo did not create is left to the build's own checks.
+    ours = DATASET in owned_folders(Path(ctx.out))
+    target = fresh_folder(Path(ctx.out), DATASET)
+    if ours:
+        parked_state(target).unlink(missing_ok=True)  # left by a run killed while publishing
+    with ReplaySite(corpus) as site:
+        settings = BuildSettings(api_url=site.mediawiki_url, wayback_url=site.wayback_url, http=http)
+        result = build(target, settings)
+    manifest = result.manifest
+    got = {**manifest["funnel"], "rejections": manifest["rejections"]}
+    want = {key: expected[key] for key in ("articles", "references", "rejections")}
+    if got != want:
+        raise FunnelMismatch(f"the build's funnel {got} differs from {corpus / 'expected.json'}: {want}")
+    counts = manifest["counts"]
+    refs = manifest["funnel"]["references"]
+    ctx.record(
+        "dataset built from the replay site (wikihowqa build)",
+        result.folder.path,
+        f"{counts['questions']} questions, {counts['documents']} documents "
+        f"({refs['kept']} of {refs['unique_urls']} cited pages kept; funnel = expected.json)",
+    )
 
-    demo_step(ctx)
+
+def check_parser(ctx: DemoContext) -> None:
+    """Parse the embedded corpus's archived pages against its ground truth; ``report/parse-check.json``."""
+    corpus = corpus_path()
+    if not (corpus / "archive" / "cdx.jsonl").is_file():
+        return
+    report = check_corpus(corpus)
+    target = ctx.out / REPORT / "parse-check.json"
+    write_json(target, asdict(report))
+    ctx.record(
+        "parse check on the corpus's archived pages",
+        target,
+        f"{report.pages} pages, text F1 {report.f1:.3f}, "
+        f"tables in Markdown {report.tables[0]}/{report.tables[1]}, "
+        f"non-UTF-8 decoded {report.encodings[0]}/{report.encodings[1]}, "
+        f"pagination {report.pagination[0]}/{report.pagination[1]}",
+    )
 
 
-def _check_parser(ctx: DemoContext) -> None:
-    from wikihowqa.parse.demo import demo_step
+def split_and_describe(ctx: DemoContext) -> None:
+    """Split the demo corpus (``dataset/``), then describe it into ``report/``; the imported real instances
+    (already split by their authors) are described too, into ``report/real-examples``."""
+    dataset = DatasetFolder(Path(ctx.out) / DATASET)
+    if not dataset.path.is_dir():
+        raise DatasetError(f"{dataset.path}: no demo dataset to split (the build step makes it)")
+    result = split_dataset(dataset, SplitSettings())
+    counts = result.counts
+    ctx.record(
+        "leakage-free split (HDBSCAN clusters to train)",
+        dataset.qa_path,
+        f"{result.clusters} clusters; train {counts['train']}, validation {counts['validation']}, "
+        f"test {counts['test']}",
+    )
+    report_dir = Path(ctx.out) / REPORT
+    report = describe(dataset, report_dir)
+    audit = report["audit"]["splits"]["all"] if report["audit"] else None
+    ctx.record(
+        "dataset statistics (Tables 1–2, fragments, audit, figures)",
+        report_dir / REPORT_MD,
+        f"{report['table1']['all']['questions']} questions"
+        + (f", {audit['above_threshold']} evaluation questions above the audit threshold" if audit else ""),
+    )
+    real = Path(ctx.out) / REAL_EXAMPLES
+    if real.is_dir():
+        real_report = describe(DatasetFolder(real), report_dir / REAL_EXAMPLES)
+        ctx.record(
+            "statistics of the real release instances",
+            report_dir / REAL_EXAMPLES / REPORT_MD,
+            f"{real_report['table1']['all']['questions']} questions",
+        )
 
-    demo_step(ctx)
+
+def answer_questions(ctx: DemoContext) -> None:
+    """Answer the test split with BM25 + lead sentences (every question) and with SmolLM2 + passages (the
+    first ``answer_llm_limit`` questions, 3 by default, short answers) into ``predictions/``."""
+    folder = _dataset(ctx, "to answer")
+    # the test split; a dataset not split yet (a fresh crawl) is answered whole
+    split = next((name for name in ("test", "validation") if folder.examples(name)), ALL)
+    console = Console(stderr=True)
+    runs: list[tuple[str, int | None, dict[str, Any]]] = [("bm25+lead", None, {})]
+    if ctx.settings.get("answer_llm", True):
+        llm = {
+            "backend": "local",
+            "local": {"max_new_tokens": int(ctx.settings.get("answer_llm_tokens", 48))},
+            "prompt": {"max_context_tokens": 512},
+        }
+        runs.append(("llm-passages", int(ctx.settings.get("answer_llm_limit", 3)), {"llm": llm}))
+    for system, limit, settings in runs:
+        out = ctx.out / PREDICTIONS_DIR / f"{system}.jsonl"
+        report = answer_split(folder, system, split=split, limit=limit, out=out, settings=settings)
+        failed = f", {len(report.failed)} failed" if report.failed else ""
+        n = report.answered_now + report.answered_before
+        console.print(f"  {system}: {n} answer(s) ({split} questions) → {out}")
+        ctx.record(f"predictions: {system}", out, f"{n} answer(s){failed}")
 
 
-def _split_and_describe(ctx: DemoContext) -> None:
-    from wikihowqa.stats import demo_step
+def human_evaluation(ctx: DemoContext) -> None:
+    """Deteriorate (paper protocol), build tasks (BM25 passages), simulate judgments, analyse them into
+    ``study/`` and print the analysis's main tables."""
+    settings = ctx.settings
+    seed = int(settings.get("seed", 0))
+    folder = _dataset(ctx, "to build a study from")
+    examples = folder.examples()
+    documents = folder.documents_by_article()
+    predictions = []
+    pred_dir = ctx.out / PREDICTIONS_DIR
+    if pred_dir.is_dir():
+        for path in sorted(pred_dir.glob("*.jsonl")):
+            predictions.extend(read_predictions(path))
+    answers = deteriorate_examples(examples, DeteriorationSettings(seed=seed))
+    study = build_study(
+        answers,
+        examples,
+        documents,
+        predictions,
+        make_ranker(settings.get("humaneval_ranker", "bm25")),
+        StudySettings(seed=seed),
+        study_id="wikihowqa-demo",
+        sources={"dataset": str(folder.path), "predictions": str(pred_dir) if predictions else None},
+    )
+    target = ctx.out / STUDY
+    write_study(
+        study, target, overwrite=True, extra_files={"deteriorated.jsonl": [a.to_dict() for a in answers]}
+    )
+    write_review_template(target / "review.csv", answers)
+    judgments = simulate_judgments(study, SimulationSettings(seed=seed))
+    write_jsonl(target / "judgments.jsonl", judgments)
+    result = analyse(study, judgments)
+    write_analysis(result, target)
 
-    demo_step(ctx)
+    edits = sum(len(a.edits) for a in answers)
+    ctx.record(
+        "human-evaluation study (tasks, key, plan, Label Studio)",
+        target,
+        ", ".join(f"{p} {v['tasks']}" for p, v in study.manifest["parts"].items()) + " tasks",
+    )
+    ctx.record(
+        "deteriorated answers",
+        target / "deteriorated.jsonl",
+        f"{sum(a.is_deteriorated for a in answers)} of {len(answers)}, {edits} edits",
+    )
+    ctx.record("simulated judgments + analysis", target / "analysis.json", f"{len(judgments)} judgments")
+    console = Console()
+    for table in analysis_tables(result):
+        console.print(table)
 
 
-def _answer(ctx: DemoContext) -> None:
-    from wikihowqa.answer import demo_step
+def meta_evaluation(ctx: DemoContext) -> None:
+    """Score the study's answers (originals, deteriorated versions, A/B answers) with ROUGE, BERTScore
+    (bundled MiniLM) and grounding into ``meta-evaluation/evaluation/``, meta-evaluate them against the
+    simulated judgments, and print the metric-agreement table."""
+    study = ctx.out / STUDY
+    dataset = _dataset(ctx, "to score the study's answers against").path
+    target = fresh_folder(ctx.out, META_EVALUATION)
+    answers = write_study_predictions(study, target / ANSWERS_DIR)
+    settings = EvaluationSettings(split=ALL_SPLITS, bertscore=BertScoreConfig(model="minilm"))
+    evaluation_dir = target / EVALUATION_DIR
+    write_evaluation(evaluate(dataset, answers, settings, cache_dir=evaluation_dir), evaluation_dir)
+    result = meta_evaluate_folders(study, evaluation_dir, MetaSettings(seed=int(ctx.settings.get("seed", 0))))
+    write_meta_evaluation(result, target)
+    ctx.record(
+        "meta-evaluation (metric agreement with the assessors)",
+        target / "meta_evaluation.md",
+        f"{len(result['metrics'])} metrics × "
+        + ", ".join(f"{v['answers']} {p} answers" for p, v in result["answers"].items())
+        + f", {result['preference_tasks']} A/B tasks",
+    )
+    Console().print(agreement_table(result, target.relative_to(ctx.out)))
 
-    demo_step(ctx)
 
-
-def _evaluate(ctx: DemoContext) -> None:
-    from wikihowqa.evaluate import demo_step
-
-    demo_step(ctx)
-
-
-def _human_evaluation(ctx: DemoContext) -> None:
-    from wikihowqa.humaneval import demo_step
-
-    demo_step(ctx)
-
-
-def _meta_evaluation(ctx: DemoContext) -> None:
-    from wikihowqa.metaeval import demo_step
-
-    demo_step(ctx)
+def evaluate_predictions(ctx: DemoContext) -> None:
+    """Score every ``predictions/*.jsonl`` plus the two lower bounds into ``report/evaluation.*`` and print
+    the leaderboard. Uses the bundled MiniLM for BERTScore (the demo runs offline); the report says so."""
+    dataset = _dataset(ctx, "to evaluate on").path
+    splits = {e.split for e in DatasetFolder(dataset).examples()}
+    split = next((s for s in ("test", "validation", "train") if s in splits), "test")
+    predictions = sorted((ctx.out / PREDICTIONS_DIR).glob("*.jsonl"))
+    settings = EvaluationSettings(split=split, bertscore=BertScoreConfig(model="minilm"), lower_bounds=True)
+    report_dir = ctx.out / REPORT
+    evaluation = evaluate(dataset, predictions, settings, cache_dir=report_dir)
+    report = write_evaluation(evaluation, report_dir)
+    ctx.record(
+        "evaluation report (leaderboard, per-question scores, chart)",
+        report_dir / "evaluation.md",
+        f"{len(report['leaderboard'])} systems × {report['questions']} {split} questions",
+    )
+    console = Console()
+    console.print(leaderboard_table(report, report_dir))
+    note = (report["metrics"].get("bertscore") or {}).get("note")
+    if note:
+        console.print(f"BERTScore: {note}", markup=False, highlight=False)
 
 
 STEPS: list[tuple[str, Step]] = [
     ("import the real WikiHowNFQA examples", import_real_examples),
-    ("build the demo dataset from the replay site (MediaWiki API + Wayback)", _build_dataset),
-    ("check the parser against the corpus's ground truth", _check_parser),
-    ("split the dataset without leakage and describe it (Tables 1–2, audit, figures)", _split_and_describe),
-    ("answer the questions: BM25 + lead sentences; SmolLM2 + passages (3 questions)", _answer),
-    ("human evaluation: deteriorate, build a study, simulate judgments, analyse", _human_evaluation),
-    ("meta-evaluation: which metric agrees with the (simulated) assessors", _meta_evaluation),
-    ("evaluate the predictions (the leaderboard ends the demo)", _evaluate),
+    ("build the demo dataset from the replay site (MediaWiki API + Wayback)", build_dataset),
+    ("check the parser against the corpus's ground truth", check_parser),
+    ("split the dataset without leakage and describe it (Tables 1–2, audit, figures)", split_and_describe),
+    ("answer the questions: BM25 + lead sentences; SmolLM2 + passages (3 questions)", answer_questions),
+    ("human evaluation: deteriorate, build a study, simulate judgments, analyse", human_evaluation),
+    ("meta-evaluation: which metric agrees with the (simulated) assessors", meta_evaluation),
+    ("evaluate the predictions (the leaderboard ends the demo)", evaluate_predictions),
 ]
 
 

@@ -1,6 +1,2 @@
 """The paper's human evaluation (sections 3.3 and 5): deteriorate answers, build study tasks, analyse
 judgments. Formats: docs/humaneval-formats.md."""
-
-from wikihowqa.humaneval.demo import demo_step
-
-__all__ = ["demo_step"]

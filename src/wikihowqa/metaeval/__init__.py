@@ -92,37 +92,3 @@ def meta_evaluate_folders(
     result = meta_evaluate(joined, settings)
     result["sources"] = {"study": str(study_dir), "report": str(report_dir)}
     return result
-
-
-def demo_step(ctx: Any) -> None:
-    """Demo: score the study's answers (originals, deteriorated versions, A/B answers) with ROUGE,
-    BERTScore (bundled MiniLM) and grounding into ``meta-evaluation/evaluation/``, meta-evaluate them
-    against the simulated judgments, and print the metric-agreement table."""
-    from rich.console import Console
-
-    from wikihowqa.demo.run import fresh_folder
-    from wikihowqa.evaluate.bertscore import BertScoreConfig
-    from wikihowqa.evaluate.pipeline import ALL_SPLITS, EvaluationSettings, evaluate
-    from wikihowqa.evaluate.report import write_report as write_evaluation
-    from wikihowqa.metaeval.agreement import MetaSettings
-    from wikihowqa.metaeval.report import agreement_table, write_report
-
-    study = ctx.out / "study"
-    dataset = ctx.out / "dataset"
-    if not (dataset / "qa.jsonl").is_file():
-        dataset = ctx.out / "real-examples"
-    target = fresh_folder(ctx.out, "meta-evaluation")
-    answers = write_study_predictions(study, target / ANSWERS_DIR)
-    settings = EvaluationSettings(split=ALL_SPLITS, bertscore=BertScoreConfig(model="minilm"))
-    evaluation_dir = target / EVALUATION_DIR
-    write_evaluation(evaluate(dataset, answers, settings, cache_dir=evaluation_dir), evaluation_dir)
-    result = meta_evaluate_folders(study, evaluation_dir, MetaSettings(seed=int(ctx.settings.get("seed", 0))))
-    write_report(result, target)
-    ctx.record(
-        "meta-evaluation (metric agreement with the assessors)",
-        target / "meta_evaluation.md",
-        f"{len(result['metrics'])} metrics × "
-        + ", ".join(f"{v['answers']} {p} answers" for p, v in result["answers"].items())
-        + f", {result['preference_tasks']} A/B tasks",
-    )
-    Console().print(agreement_table(result, target.relative_to(ctx.out)))

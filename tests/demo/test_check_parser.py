@@ -1,4 +1,5 @@
-"""The demo step checks the parser against the demo corpus's hand-written ground truth and records one row.
+"""The demo's parser check (``parse.corpus_check`` on the embedded corpus) scores the parser against the
+demo corpus's hand-written ground truth and records one row.
 
 The truth files (``truth/<file>.json``) come from the corpus sources, written by hand, not from the parser, so
 the scores below can fall short of their floors.
@@ -10,8 +11,8 @@ import json
 from dataclasses import replace
 
 from wikihowqa.demo import corpus_path
-from wikihowqa.demo.run import DemoContext
-from wikihowqa.parse import demo as parse_demo
+from wikihowqa.demo.run import DemoContext, check_parser
+from wikihowqa.parse import corpus_check
 from wikihowqa.parse.decode import codec_for
 
 F1_FLOOR = 0.98  # the parser scores 0.995 on the corpus; below this something broke
@@ -26,7 +27,7 @@ def truth_files() -> list[dict]:
 def run_step(tmp_path) -> tuple[dict, DemoContext]:
     ctx = DemoContext(out=tmp_path / "demo")
     ctx.out.mkdir()
-    parse_demo.demo_step(ctx)
+    check_parser(ctx)
     return json.loads((ctx.out / "report" / "parse-check.json").read_text()), ctx
 
 
@@ -51,14 +52,14 @@ def test_demo_step_scores_the_corpus_against_its_hand_written_truth(tmp_path):
 
 
 def test_the_check_falls_below_its_floor_when_the_parser_loses_text(tmp_path, monkeypatch):
-    real = parse_demo.parse_html
+    real = corpus_check.parse_html
 
     def loses_the_second_half(body, url, headers=None):
         page = real(body, url, headers)
         lines = page.text.splitlines()
         return replace(page, text="\n".join(lines[: max(1, len(lines) // 2)]))
 
-    monkeypatch.setattr(parse_demo, "parse_html", loses_the_second_half)
+    monkeypatch.setattr(corpus_check, "parse_html", loses_the_second_half)
     report, _ = run_step(tmp_path)
     assert report["recall"] < 0.8 and report["f1"] < F1_FLOOR
     assert report["precision"] > 0.9  # what is left is still right: the score tells lost text apart

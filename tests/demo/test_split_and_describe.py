@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from wikihowqa.demo.run import DemoContext
+from wikihowqa.demo.run import DemoContext, split_and_describe
 from wikihowqa.importer import import_release
 from wikihowqa.io import DatasetFolder, write_dataset_folder
-from wikihowqa.stats import demo_step
 from wikihowqa.synthetic import generate_corpus
 
 
@@ -16,7 +15,7 @@ def test_demo_step_splits_and_describes(tmp_path, real_examples_dir):
     import_release(
         [real_examples_dir / "qa.jsonl"], [real_examples_dir / "documents.jsonl"], tmp_path / "real-examples"
     )
-    demo_step(ctx)
+    split_and_describe(ctx)
     assert all(e.split for e in DatasetFolder(tmp_path / "dataset").examples())
     assert (tmp_path / "report" / "stats.md").is_file()
     assert (tmp_path / "report" / "real-examples" / "stats.md").is_file()

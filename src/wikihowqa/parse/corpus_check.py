@@ -1,10 +1,11 @@
-"""The parse stage's demo step: parse every archived HTML page of the demo corpus and check it against the
-corpus's ground truth (article text, title, tables, pagination, encoding)."""
+"""The parser checked against a corpus with ground truth: parse every archived HTML page of a corpus in
+the demo corpus's format (``archive/cdx.jsonl``, ``archive/snapshots/``, ``truth/<file>.json``; see
+docs/demo-corpus.md) and compare article text, title, tables, pagination and encoding with the truth."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -82,24 +83,3 @@ def _same_text(raw: bytes, declared: str, used: str | None) -> bool:
         return used is not None and raw.decode(declared) == raw.decode(used)
     except (UnicodeDecodeError, LookupError):
         return False
-
-
-def demo_step(ctx: Any) -> None:
-    """Demo step: check the parser on the embedded corpus; writes ``ctx.out/report/parse-check.json``."""
-    from wikihowqa.demo import corpus_path
-    from wikihowqa.io import write_json
-
-    corpus = corpus_path()
-    if not (corpus / "archive" / "cdx.jsonl").is_file():
-        return
-    report = check_corpus(corpus)
-    target = ctx.out / "report" / "parse-check.json"
-    write_json(target, asdict(report))
-    ctx.record(
-        "parse check on the corpus's archived pages",
-        target,
-        f"{report.pages} pages, text F1 {report.f1:.3f}, "
-        f"tables in Markdown {report.tables[0]}/{report.tables[1]}, "
-        f"non-UTF-8 decoded {report.encodings[0]}/{report.encodings[1]}, "
-        f"pagination {report.pagination[0]}/{report.pagination[1]}",
-    )
