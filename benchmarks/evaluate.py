@@ -149,9 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=None, help="processes (default: all CPUs)")
     parser.add_argument("--record", action="store_true", help="append the table to benchmarks/RESULTS.md")
     args = parser.parse_args(argv)
-    from wikihowqa.evaluate.rouge import default_workers
+    from wikihowqa.executor import worker_count
 
-    workers = args.workers or default_workers()
+    workers = worker_count(args.workers)
     predictions, references = make_pairs(args.pairs, args.seed)
     words = sum(len(r.split()) for r in references) / len(references)
     pred_words = sum(len(p.split()) for p in predictions) / len(predictions)

@@ -44,6 +44,15 @@ def test_one_worker_count_rule_for_every_stage():
         assert usable_cpus() == len(os.sched_getaffinity(0))
 
 
+def test_few_items_run_in_this_process_unless_a_count_is_given():
+    assert worker_count(None, items=10, parallel_from=600) == 1
+    assert worker_count(0, items=599, parallel_from=600) == 1
+    assert worker_count(None, items=600, parallel_from=600) == usable_cpus()
+    assert worker_count(4, items=10, parallel_from=600) == 4  # an explicit count is obeyed
+    with pytest.raises(SettingsError, match="--workers -2"):
+        worker_count(-2, items=10, parallel_from=600)
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_local_batches_come_back_in_input_order(workers):
     batches = ([i, i + 1] for i in range(0, 40, 2))  # a generator: consumed lazily, a window at a time

@@ -49,11 +49,17 @@ def usable_cpus() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def worker_count(workers: int | None) -> int:
-    """The one rule of the parallel stages: ``workers`` processes; ``None`` or 0: every usable CPU."""
+def worker_count(workers: int | None, *, items: int | None = None, parallel_from: int = 0) -> int:
+    """The one rule of the parallel stages: ``workers`` processes when a count is given; ``None`` or 0: every
+    usable CPU — or 1 when there are ``items`` and fewer than ``parallel_from`` of them (below that a
+    pool's start-up costs more than it saves; each stage measures its own threshold)."""
     if workers is not None and workers < 0:
         raise SettingsError(f"--workers {workers}: give a count (0 or none: one per usable CPU)")
-    return workers or usable_cpus()
+    if workers:
+        return workers
+    if items is not None and items < parallel_from:
+        return 1
+    return usable_cpus()
 
 
 class WorkerLost(RuntimeError):

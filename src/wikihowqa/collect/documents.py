@@ -16,8 +16,12 @@ from wikihowqa.collect.pool import run_pool
 from wikihowqa.collect.progress import Reporter
 from wikihowqa.collect.references import FETCHED, fetch_capture
 from wikihowqa.collect.store import StateStore, StoredSnapshots
+from wikihowqa.executor import worker_count
 from wikihowqa.parse import ParsedPage, ParseSettings
 from wikihowqa.parse.stage import RawSnapshot, complete_pagination, parse_snapshots
+
+#: Pages from which the build parses in a pool of processes (fewer: in this process).
+PARSE_PARALLEL_FROM = 49
 
 
 def _document(page: ParsedPage) -> dict[str, Any]:
@@ -70,7 +74,8 @@ async def make_documents(
     snapshots = (replace(snap, key=a) for a in todo if (snap := stored.get(a)) is not None)
     paginated: dict[str, ParsedPage] = {}
     # A pool of parser processes pays for its start-up only beyond a few dozen pages.
-    for archive_url, page in parse_snapshots(snapshots, settings, workers=None if len(todo) > 48 else 1):
+    pool = worker_count(None, items=len(todo), parallel_from=PARSE_PARALLEL_FROM)
+    for archive_url, page in parse_snapshots(snapshots, settings, workers=pool):
         if settings.pagination == "join" and page.ok and page.pagination.paginated:
             paginated[archive_url] = page
             continue

@@ -28,7 +28,7 @@ from multiprocessing import get_all_start_methods, get_context
 from multiprocessing.context import BaseContext
 from typing import Any
 
-from wikihowqa.executor import Executor, usable_cpus
+from wikihowqa.executor import Executor, worker_count
 from wikihowqa.sentences import split as punkt_sentences
 from wikihowqa.workers import process_pool
 
@@ -39,7 +39,8 @@ FIELDS: tuple[str, ...] = ("precision", "recall", "fmeasure")
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 _VALID = re.compile(r"^[a-z0-9]+$")
 
-#: Below this many pairs the cost of starting worker processes outweighs the gain.
+#: Below this many pairs the cost of starting worker processes outweighs the gain (the default runs them
+#: in this process; an explicit ``workers`` count is obeyed: ``executor.worker_count``).
 PARALLEL_MIN_PAIRS = 600
 _CHUNK = 256
 
@@ -269,10 +270,6 @@ def _context() -> BaseContext:
     return get_context("spawn")
 
 
-def default_workers() -> int:
-    return usable_cpus()
-
-
 def score_pairs(
     predictions: Sequence[str],
     references: Sequence[str],
@@ -287,7 +284,7 @@ def score_pairs(
     Each result is ``{"rouge1": {"precision", "recall", "fmeasure"}, "rouge2": …, "rougeL": …,
     "rougeLsum": …}`` with ``rouge-score``'s values. ROUGE-Lsum sees one sentence per line: the
     ``nupunkt`` sentences, or with ``split_sentences=False`` the lines the texts already have.
-    ``workers`` processes share the pairs (default: the CPUs this process may use); ``progress`` is
+    ``workers`` processes share the pairs (default: ``executor.worker_count``'s rule); ``progress`` is
     called with the number of pairs just finished. A distributed ``executor`` (``wikihowqa.executor``)
     scores the chunks on its workers instead (the same chunks: the same numbers).
     """
@@ -297,7 +294,7 @@ def score_pairs(
     for index, (prediction, reference) in enumerate(pairs):
         if not isinstance(prediction, str) or not isinstance(reference, str):
             raise TypeError(f"pair {index}: predictions and references must be strings")
-    workers = default_workers() if workers is None else max(1, workers)
+    workers = worker_count(workers, items=len(pairs), parallel_from=PARALLEL_MIN_PAIRS)
     chunks = [pairs[i : i + _CHUNK] for i in range(0, len(pairs), _CHUNK)]
     flat: list[tuple[float, ...]] = []
     if executor is not None and executor.distributed:
@@ -306,7 +303,7 @@ def score_pairs(
             flat.extend(result)
             if progress:
                 progress(len(chunk))
-    elif workers == 1 or len(pairs) < PARALLEL_MIN_PAIRS:
+    elif workers == 1:
         for chunk in chunks:
             flat.extend(_score_chunk(chunk, split_sentences))
             if progress:

@@ -18,6 +18,7 @@ from typing import Any
 from wikihowqa import __version__
 from wikihowqa.embed import DEFAULT_MODEL
 from wikihowqa.errors import DatasetError
+from wikihowqa.executor import worker_count
 from wikihowqa.io import DatasetFolder, atomic_write, write_json, write_jsonl
 from wikihowqa.records import Example
 from wikihowqa.sentences import version as nupunkt_version
@@ -127,8 +128,7 @@ def build_report(
         done += n
         progress(done, len(examples))
 
-    if workers is None and len(examples) < PARALLEL_FROM:
-        workers = 1
+    workers = worker_count(workers, items=len(examples), parallel_from=PARALLEL_FROM)
     stats = corpus.compute(examples, texts, workers=workers, progress=step, executor=executor)
     timing["statistics"] = round(time.perf_counter() - started, 2)
     clock = time.perf_counter()
