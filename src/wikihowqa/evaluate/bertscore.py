@@ -123,7 +123,7 @@ def _check_rescaling(backbone: _Backbone, config: BertScoreConfig) -> None:
         )
 
 
-def describe(backbone: _Backbone, config: BertScoreConfig) -> dict[str, Any]:
+def setting_metadata(backbone: _Backbone, config: BertScoreConfig) -> dict[str, Any]:
     """What the report says about the setting: model, layers, idf, rescaling, and bert-score's hash."""
     from bert_score.utils import get_hash
 
@@ -161,7 +161,7 @@ class BertScorer:
         _check_rescaling(self.backbone, self.config)
         if self.config.idf and not idf_sentences:
             raise ValueError("idf weighting needs the reference sentences to compute it from")
-        self.metadata = describe(self.backbone, self.config)
+        self.metadata = setting_metadata(self.backbone, self.config)
         self._idf_sentences = list(idf_sentences) if idf_sentences else None
         self._scorer: Any = None
 

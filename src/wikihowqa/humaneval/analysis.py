@@ -161,7 +161,8 @@ def krippendorff_alpha(
     return float(alpha) if np.isfinite(alpha) else None
 
 
-def describe(values: Sequence[float]) -> dict[str, Any]:
+def summarise(values: Sequence[float]) -> dict[str, Any]:
+    """n, mean, sd, median and quartiles of a sample ("describe" is the dataset-statistics stage)."""
     if not values:
         return {"n": 0, "mean": None}
     arr = np.asarray(values, dtype=float)
@@ -385,19 +386,19 @@ def _idr_part(
     all_found = sum(v[0] for v in pooled.values())
     all_edits = sum(v[1] for v in pooled.values())
     return {
-        "idr": describe(per_judgment),
+        "idr": summarise(per_judgment),
         "pooled": proportion(all_found, all_edits),
         "by_type": {
-            t: {**describe(per_type[t]), "pooled": proportion(*pooled[t])}
+            t: {**summarise(per_type[t]), "pooled": proportion(*pooled[t])}
             for t in [*EDIT_TYPES, *[x for x in REVIEW_TYPES if x not in EDIT_TYPES]]
             if t in pooled
         },
-        "by_familiarity": {f: describe(v) for f, v in sorted(by_familiarity.items())},
+        "by_familiarity": {f: summarise(v) for f, v in sorted(by_familiarity.items())},
         "by_passage_opened": {k: proportion(*v) for k, v in opened_found.items()},
         "false_positives": proportion(*false_pos),
         "spurious_misleading_spans": proportion(*spurious),
-        "usefulness": {k: describe(v) for k, v in sorted(usefulness.items())},
-        "familiarity": describe([j["familiarity"] for j in judgments]),
+        "usefulness": {k: summarise(v) for k, v in sorted(usefulness.items())},
+        "familiarity": summarise([j["familiarity"] for j in judgments]),
         "_values": {"idr": per_judgment, "by_type": dict(per_type), "by_familiarity": dict(by_familiarity)},
     }
 
@@ -435,7 +436,7 @@ def _overlaps(judgments: Sequence[Mapping[str, Any]], field: str, text_of) -> di
         for a, b in itertools.combinations(sets, 2)
         if (v := overlap_coefficient(a, b)) is not None
     ]
-    return describe(values)
+    return summarise(values)
 
 
 def analyse(study: Study, judgments: Sequence[Mapping[str, Any]], *, min_common: int = 2) -> dict[str, Any]:
@@ -490,7 +491,7 @@ def analyse(study: Study, judgments: Sequence[Mapping[str, Any]], *, min_common:
         rel = by_part["relevance"]
         ratings = _ratings(rel, "relevance")
         result["relevance"] = {
-            "rating": describe([j["relevance"] for j in rel]),
+            "rating": summarise([j["relevance"] for j in rel]),
             "distribution": {str(v): sum(1 for j in rel if j["relevance"] == v) for v in range(0, 5)},
             **_agreement(ratings, "relevance", min_common),
             "highlight_overlap": _overlaps(rel, "highlights", lambda t: tasks[t]["document"]["text"]),
@@ -498,7 +499,7 @@ def analyse(study: Study, judgments: Sequence[Mapping[str, Any]], *, min_common:
     if by_part.get("preference"):
         result["preference"] = _preference(by_part["preference"], key)
     result["time_s"] = {
-        p: describe([j["duration_ms"] / 1000 for j in v if j.get("duration_ms") is not None])
+        p: summarise([j["duration_ms"] / 1000 for j in v if j.get("duration_ms") is not None])
         for p, v in sorted(by_part.items())
     }
     result["passages"] = {
@@ -585,8 +586,8 @@ def _passage_use(judgments: Sequence[Mapping[str, Any]], tasks: Mapping[str, Any
         "judgments_with_log": len(logged),
         "judgments_without_log": len(judgments) - len(logged),
         "opened_any": proportion(opened_any, len(logged)),
-        "sentences_opened_share": describe(shares),
-        "passage_views": describe(views),
+        "sentences_opened_share": summarise(shares),
+        "passage_views": summarise(views),
     }
 
 
