@@ -126,7 +126,7 @@ def test_the_input_fits_the_generator_s_own_token_limit(dataset):
 
 
 def test_unknown_settings_are_named():
-    with pytest.raises(SettingsError, match=r"^settings: train\.epoch: unknown setting \(expected one of .*epochs"):
+    with pytest.raises(SettingsError, match=r"^settings: train\.epoch: unknown setting \(expected one of "):
         GeneratorConfig.from_settings({"train": {"epoch": 3}})
     with pytest.raises(SettingsError, match="architecture"):
         GeneratorConfig.from_settings({"architecture": "rnn"})

