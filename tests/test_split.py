@@ -190,10 +190,10 @@ def test_split_dataset_with_a_fake_embedder(tmp_path, monkeypatch):
     path = tmp_path / "ds"
     write_dataset_folder(path, examples, [], {})
     vectors = dict(zip((e.question for e in examples), fake_embeddings(examples, groups), strict=True))
-    import wikihowqa.split
+    import wikihowqa.embed
 
     monkeypatch.setattr(
-        wikihowqa.split, "embed", lambda texts, model, **kw: np.stack([vectors[t] for t in texts])
+        wikihowqa.embed, "embed", lambda texts, model, **kw: np.stack([vectors[t] for t in texts])
     )
     result = split_dataset(DatasetFolder(path), SplitSettings())
     check_split(result, groups)

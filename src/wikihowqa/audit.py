@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from wikihowqa import __version__
-from wikihowqa.embed import DEFAULT_MODEL
+from wikihowqa.embed import DEFAULT_MODEL, question_embeddings
 from wikihowqa.errors import DatasetError
 from wikihowqa.executor import Executor
 from wikihowqa.io import DatasetFolder, write_json
@@ -202,8 +202,6 @@ def audit_dataset(
     progress: Callable[[int, int], None] = lambda done, total: None,
 ) -> AuditResult:
     """Audit a dataset folder; writes ``audit.json`` there (summary, then every pair, closest first)."""
-    from wikihowqa.split import question_embeddings
-
     examples = folder.examples()
     embeddings = question_embeddings(
         folder, examples, model, executor=executor, device=device, progress=progress

@@ -22,7 +22,8 @@ from wikihowqa.device import batch_size as batch_for
 from wikihowqa.device import dtype_for, ray_gpus, resolve_device
 from wikihowqa.errors import SettingsError
 from wikihowqa.executor import Executor, LocalExecutor
-from wikihowqa.io import atomic_write
+from wikihowqa.io import DatasetFolder, atomic_write
+from wikihowqa.records import Example
 
 #: The project's one default sentence encoder (split, audit, dense retrieval, grounding, the human-evaluation
 #: ranking; BERTScore's offline fallback): loaded from the packaged copy, so it works offline.
@@ -149,3 +150,24 @@ def embed(
     if not texts:
         return np.zeros((0, 0), dtype=np.float32)
     return np.stack([known[h] for h in hashes]).astype(np.float32)
+
+
+def question_embeddings(
+    folder: DatasetFolder,
+    examples: Sequence[Example],
+    model: str,
+    *,
+    executor: Executor | None = None,
+    device: str | None = None,
+    progress: Callable[[int, int], None] = lambda done, total: None,
+) -> np.ndarray:
+    """Embeddings of the examples' questions, cached in the dataset folder (embedded by ``executor``): the
+    split clusters them and the audit compares them, one cache for both."""
+    return embed(
+        [e.question for e in examples],
+        model,
+        cache_dir=folder.path / CACHE_DIR,
+        executor=executor,
+        device=device,
+        progress=progress,
+    )

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from wikihowqa import __version__
-from wikihowqa.embed import CACHE_DIR, DEFAULT_MODEL, embed
+from wikihowqa.embed import DEFAULT_MODEL, question_embeddings
 from wikihowqa.errors import SettingsError
 from wikihowqa.executor import Executor
 from wikihowqa.io import MANIFEST_FILE, DatasetFolder, write_json
@@ -191,26 +191,6 @@ def split_examples(
         targets=targets,
         settings=settings,
         warnings=warnings,
-    )
-
-
-def question_embeddings(
-    folder: DatasetFolder,
-    examples: Sequence[Example],
-    model: str,
-    *,
-    executor: Executor | None = None,
-    device: str | None = None,
-    progress: Callable[[int, int], None] = lambda done, total: None,
-) -> np.ndarray:
-    """Embeddings of the examples' questions, cached in the dataset folder (embedded by ``executor``)."""
-    return embed(
-        [e.question for e in examples],
-        model,
-        cache_dir=folder.path / CACHE_DIR,
-        executor=executor,
-        device=device,
-        progress=progress,
     )
 
 
