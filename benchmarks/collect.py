@@ -41,10 +41,10 @@ sys.path.insert(0, str(ROOT))
 import httpx  # noqa: E402
 from results_md import append_run  # noqa: E402
 
+from wikihowqa.collect.archive_queries import wayback_timestamp  # noqa: E402
 from wikihowqa.collect.build import BuildSettings, build  # noqa: E402
 from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, HttpSettings  # noqa: E402
 from wikihowqa.collect.synthetic import write_synthetic_corpus  # noqa: E402
-from wikihowqa.collect.wayback import wayback_timestamp  # noqa: E402
 from wikihowqa.replay import EndpointFaults, Faults, ReplaySite, load_corpus  # noqa: E402
 
 #: The Internet Archive's limits (requests/s) and the paper's number of kept references.
@@ -231,7 +231,7 @@ def throughput_benchmark(args: argparse.Namespace) -> None:
 def reference_tasks(corpus: Path):
     """The references a build would look up, as it plans them (reference time: last modification)."""
     from wikihowqa.collect.references import ReferenceTask
-    from wikihowqa.collect.wikitext import references
+    from wikihowqa.collect.wikitext_reading import references
 
     tasks: dict[str, ReferenceTask] = {}
     for page in sorted(load_corpus(corpus).pages, key=lambda p: p.pageid):
@@ -247,12 +247,12 @@ def run_lookups(tasks, endpoints, method: str, state: Path) -> tuple[dict[str, d
     requests per lane it took."""
     import asyncio
 
+    from wikihowqa.collect.archive_queries import Wayback
     from wikihowqa.collect.captures import CaptureFinder
     from wikihowqa.collect.memento import MementoClient
     from wikihowqa.collect.progress import QuietReporter
     from wikihowqa.collect.references import fetch_references
     from wikihowqa.collect.store import StateStore
-    from wikihowqa.collect.wayback import Wayback
 
     async def go():
         http_settings = HttpSettings(concurrency=16, rates={CDX: None, PLAYBACK: None}, timeout_s=30.0)
@@ -357,7 +357,7 @@ def lookups_benchmark(args: argparse.Namespace) -> None:
 
 
 def _replay_endpoints(site: ReplaySite) -> dict:
-    from wikihowqa.collect.wayback import ArchiveEndpoints
+    from wikihowqa.collect.archive_queries import ArchiveEndpoints
 
     wayback = ArchiveEndpoints.wayback(site.url)
     memento = ArchiveEndpoints(
@@ -367,7 +367,7 @@ def _replay_endpoints(site: ReplaySite) -> dict:
 
 
 def _pywb_endpoints(pywb) -> dict:
-    from wikihowqa.collect.wayback import ArchiveEndpoints
+    from wikihowqa.collect.archive_queries import ArchiveEndpoints
 
     wayback = ArchiveEndpoints(cdx_url=pywb.cdx_url, playback_url=pywb.playback_url)
     memento = ArchiveEndpoints(timegate_url=pywb.timegate_url, timemap_url=pywb.timemap_url)

@@ -24,8 +24,8 @@ from tests.collect.collect_corpus import (
 )
 from tests.collect.scripted_server import fast_settings, settings_for
 from wikihowqa.collect.build import build
-from wikihowqa.collect.mediawiki import MediaWikiError
 from wikihowqa.collect.store import StateStore
+from wikihowqa.collect.wiki_queries import MediaWikiError
 from wikihowqa.errors import SettingsError
 from wikihowqa.io import DatasetFolder
 from wikihowqa.replay import EndpointFaults, Faults, ReplaySite
@@ -510,7 +510,7 @@ def test_the_sites_category_root_is_found_from_the_wiki(layout, corpus_dir, clea
 def test_a_wiki_that_does_not_list_its_uncategorized_categories_is_judged_by_the_articles_graph(
     corpus_dir, clean_build, tmp_path, monkeypatch
 ):
-    from wikihowqa.collect.mediawiki import MediaWiki
+    from wikihowqa.collect.wiki_queries import MediaWiki
 
     async def unanswered(self):
         return None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from wikihowqa.collect.categories import GRAPH, ancestors_needed, choose_root, top_category
-from wikihowqa.collect.mediawiki import CategoryInfo
+from wikihowqa.collect.wiki_queries import CategoryInfo
 
 #: wikiHow's layout: the top-level categories are in no category; a stray category holds two pages.
 WIKIHOW = {

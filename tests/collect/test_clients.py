@@ -7,9 +7,9 @@ import json
 import pytest
 
 from tests.collect.scripted_server import Step, fast_settings
+from wikihowqa.collect.archive_queries import CdxError, Wayback, wayback_timestamp
 from wikihowqa.collect.http import HttpClient
-from wikihowqa.collect.mediawiki import MediaWiki, MediaWikiError
-from wikihowqa.collect.wayback import CdxError, Wayback, wayback_timestamp
+from wikihowqa.collect.wiki_queries import MediaWiki, MediaWikiError
 
 
 def _json(obj) -> Step:

@@ -21,10 +21,10 @@ from tests.collect.real_servers import CREATED_REDIRECT
 from tests.collect.scripted_server import fast_settings, settings_for
 from tests.collect.test_build import pages_read
 from wikihowqa.cli import app
+from wikihowqa.collect.archive_queries import ArchiveEndpoints, Wayback
 from wikihowqa.collect.build import BuildSettings, build
 from wikihowqa.collect.http import CDX, HttpClient
-from wikihowqa.collect.mediawiki import MediaWiki
-from wikihowqa.collect.wayback import ArchiveEndpoints, Wayback
+from wikihowqa.collect.wiki_queries import MediaWiki
 from wikihowqa.replay import ReplaySite
 
 FILES = ("qa.jsonl", "documents.jsonl")

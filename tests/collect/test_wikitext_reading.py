@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from wikihowqa.collect.wikitext import (
+from wikihowqa.collect.wikitext_reading import (
     plain_text,
     quick_summary,
     references,

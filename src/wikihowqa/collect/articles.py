@@ -16,11 +16,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from wikihowqa.collect.categories import category_parents
-from wikihowqa.collect.mediawiki import BATCH, CATEGORY_PREFIX, MediaWiki, category_name
 from wikihowqa.collect.pool import chunks, run_pool
 from wikihowqa.collect.progress import Reporter
 from wikihowqa.collect.store import StateStore
-from wikihowqa.collect.wikitext import quick_summary, references
+from wikihowqa.collect.wiki_queries import BATCH, CATEGORY_PREFIX, MediaWiki, category_name
+from wikihowqa.collect.wikitext_reading import quick_summary, references
 from wikihowqa.errors import SettingsError
 
 

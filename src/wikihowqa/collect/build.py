@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from wikihowqa import __version__
+from wikihowqa.collect.archive_queries import ArchiveEndpoints, Wayback
 from wikihowqa.collect.articles import (
     complete_articles,
     creation_log_requests,
@@ -39,12 +40,11 @@ from wikihowqa.collect.categories import find_root
 from wikihowqa.collect.documents import make_documents
 from wikihowqa.collect.funnel import assemble
 from wikihowqa.collect.http import HttpClient, HttpSettings
-from wikihowqa.collect.mediawiki import SUMMARY_NAMESPACE, MediaWiki, category_name
 from wikihowqa.collect.memento import MementoClient
 from wikihowqa.collect.progress import QuietReporter, Reporter
 from wikihowqa.collect.references import fetch_references, forget_failed, plan_references
 from wikihowqa.collect.store import STATE_FILE, StateStore
-from wikihowqa.collect.wayback import ArchiveEndpoints, Wayback
+from wikihowqa.collect.wiki_queries import SUMMARY_NAMESPACE, MediaWiki, category_name
 from wikihowqa.errors import SettingsError
 from wikihowqa.io import MANIFEST_FILE, DatasetFolder, write_dataset_folder, write_jsonl
 from wikihowqa.parse import ParseSettings

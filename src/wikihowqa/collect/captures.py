@@ -33,6 +33,15 @@ from typing import Any
 
 import surt as _surt
 
+from wikihowqa.collect.archive_queries import (
+    Capture,
+    CdxError,
+    Played,
+    Wayback,
+    closeness,
+    plain_memento,
+    raw_memento,
+)
 from wikihowqa.collect.http import FetchError
 from wikihowqa.collect.memento import MementoClient, MementoError
 from wikihowqa.collect.outcomes import (
@@ -45,15 +54,6 @@ from wikihowqa.collect.outcomes import (
     REDIRECT_LIMIT,
     REDIRECT_OUTSIDE_ARCHIVE,
     REDIRECT_UNRESOLVED,
-)
-from wikihowqa.collect.wayback import (
-    Capture,
-    CdxError,
-    Played,
-    Wayback,
-    closeness,
-    plain_memento,
-    raw_memento,
 )
 
 LOOKUPS = ("cdx", "playback", "memento")

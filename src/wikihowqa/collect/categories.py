@@ -20,9 +20,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from wikihowqa.collect.mediawiki import BATCH, CATEGORY_PREFIX, CategoryInfo, MediaWiki
 from wikihowqa.collect.pool import chunks, run_pool
 from wikihowqa.collect.store import StateStore
+from wikihowqa.collect.wiki_queries import BATCH, CATEGORY_PREFIX, CategoryInfo, MediaWiki
 from wikihowqa.errors import SettingsError
 
 GIVEN = "--root-category"

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from wikihowqa.collect.articles import creation_log_requests, enumerate_articles, in_window, reads_the_log
 from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, FetchError, HttpClient
-from wikihowqa.collect.mediawiki import BATCH, MediaWiki, MediaWikiError
+from wikihowqa.collect.wiki_queries import BATCH, MediaWiki, MediaWikiError
 from wikihowqa.errors import SettingsError
 
 if TYPE_CHECKING:

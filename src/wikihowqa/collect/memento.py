@@ -14,8 +14,8 @@ from datetime import UTC, datetime
 from email.utils import format_datetime
 from urllib.parse import urljoin
 
+from wikihowqa.collect.archive_queries import ArchiveEndpoints, http_date_timestamp, link_values
 from wikihowqa.collect.http import CDX, PLAYBACK, HttpClient, request_key
-from wikihowqa.collect.wayback import ArchiveEndpoints, http_date_timestamp, link_values
 
 _MEMENTO_HEADERS = ("memento-datetime", "vary", "link")
 

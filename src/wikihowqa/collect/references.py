@@ -12,13 +12,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from wikihowqa.collect.archive_queries import wayback_timestamp
 from wikihowqa.collect.articles import ArticleRecord
 from wikihowqa.collect.captures import CaptureFinder
 from wikihowqa.collect.outcomes import FETCHED, NO_SNAPSHOT, RETRIED
 from wikihowqa.collect.pool import run_pool
 from wikihowqa.collect.progress import Reporter
 from wikihowqa.collect.store import StateStore
-from wikihowqa.collect.wayback import wayback_timestamp
 from wikihowqa.errors import WikihowqaError
 
 # FETCHED is re-exported: the documents phase reads it from here.
