@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from wikihowqa.errors import SettingsError
 from wikihowqa.metaeval import meta_evaluate_folders
 from wikihowqa.metaeval.agreement import MetaSettings
 
@@ -82,3 +83,12 @@ def test_report_files_and_terminal_table(planted, tmp_path):
     console.print(agreement_table(result, tmp_path))
     text = console.export_text()
     assert "Grounding" in text and "control: random" in text
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [({"resamples": 99}, r"--resamples 99: use at least 100"), ({"confidence": 1.0}, r"--confidence 1.0")],
+)
+def test_settings_too_rough_for_an_interval_are_refused(settings, message):
+    with pytest.raises(SettingsError, match=message):
+        MetaSettings(**settings)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 
 from rich.markup import escape
 
 from wikihowqa.cli._app import app, console
+from wikihowqa.cli._failures import lost_path
 from wikihowqa.errors import WikihowqaError, describe_environment_error, is_environment_error
 
 # Each module registers its commands on ``app`` when imported.
@@ -38,10 +40,6 @@ def main() -> None:
     error too: one line naming the path and the OS error. The message is escaped: it quotes file names
     and values, and a ``[`` in them is not rich markup.
     """
-    import sqlite3
-
-    from wikihowqa.cli._failures import lost_path
-
     try:
         app()
     except WikihowqaError as exc:

@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
 from wikihowqa.cli._app import app, console, out
+from wikihowqa.cli._options import out_option
 
 
 @app.command("demo")
 def demo_command(
-    out_dir: Path = typer.Option(
-        None,
-        "--out",
-        help="Folder to write everything into (default: a new wikihowqa-demo-<time> folder here).",
-    ),
+    out_dir: Annotated[
+        Path | None, out_option("everything", "a new wikihowqa-demo-<time> folder here")
+    ] = None,
     serve: bool = typer.Option(
         False, "--serve", help="Afterwards, serve the demo study in the browser on 127.0.0.1 (Ctrl+C stops)."
     ),
@@ -28,7 +28,7 @@ def demo_command(
     Builds the dataset from a local replay of wikiHow and the Wayback Machine, splits and describes it,
     answers its test questions with baselines, evaluates them, and runs a simulated human evaluation.
     """
-    from wikihowqa.demo.run import default_out_dir, run_demo
+    from wikihowqa.demo.run import default_out_dir, run_demo  # heavy: numpy (~0.2 s at start-up if global)
 
     target = out_dir or default_out_dir()
     ctx = run_demo(target, progress=lambda title: console.print(f"[bold cyan]›[/] {escape(title)}"))
@@ -40,6 +40,6 @@ def demo_command(
         table.add_row(*map(escape, row))
     out.print(table)
     if serve:
-        from wikihowqa.humaneval.app import demo_serve
+        from wikihowqa.humaneval.app import demo_serve  # heavy: FastAPI and pydantic (~0.2 s at start-up)
 
         demo_serve(ctx, port=port, open_browser=True)

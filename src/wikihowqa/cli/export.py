@@ -8,6 +8,9 @@ from pathlib import Path
 import typer
 
 from wikihowqa.cli._app import app, console, out
+from wikihowqa.cli._options import Overwrite
+from wikihowqa.export.hub import CROISSANT_FILE, HubSettings, export_hub
+from wikihowqa.export.lm_eval import LmEvalSettings, export_lm_eval
 
 
 @app.command("export-lm-eval")
@@ -30,12 +33,10 @@ def export_lm_eval_command(
         "--grounding/--no-grounding",
         help="Score grounding too (needs the question's documents in the task folder, and MiniLM).",
     ),
-    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing folder."),
+    overwrite: Overwrite = False,
 ) -> None:
     """Write an lm-evaluation-harness task folder: YAML, the split's prompts and gold answers, and this
     project's ROUGE and grounding as the task's metrics."""
-    from wikihowqa.export.lm_eval import LmEvalSettings, export_lm_eval
-
     settings = LmEvalSettings(
         task=task,
         split=split,
@@ -66,12 +67,10 @@ def export_hub_command(
         "other", "--license", help="Licence identifier of the QA part for the card (the source wiki's terms)."
     ),
     shard_rows: int = typer.Option(10_000, "--shard-rows", help="Most rows per Parquet shard."),
-    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing folder."),
+    overwrite: Overwrite = False,
 ) -> None:
     """Write Parquet shards per split (configs qa and documents), a dataset card from the manifest, and
     Croissant metadata (validated by mlcroissant); `datasets.load_dataset(OUT)` loads it."""
-    from wikihowqa.export.hub import CROISSANT_FILE, HubSettings, export_hub
-
     with console.status("exporting…"):
         export = export_hub(
             dataset,

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
 from wikihowqa.cli._app import app, console, out
+from wikihowqa.cli._options import out_option, seed_option
+from wikihowqa.metaeval import meta_evaluate_folders, write_study_predictions
+from wikihowqa.metaeval.report import agreement_table, write_report
 
 
 @app.command("study-predictions")
@@ -19,8 +23,6 @@ def study_predictions_command(
     Systems: the original answers (the dataset's own, also every deteriorated answer's original), the
     deteriorated versions, and each A/B system's answers under its own name.
     """
-    from wikihowqa.metaeval import write_study_predictions
-
     paths = write_study_predictions(study_dir, out_dir)
     for path in paths:
         out.print(f"{path}", highlight=False)
@@ -41,13 +43,13 @@ def meta_evaluate_command(
         help="Evaluation report folder (per_question.jsonl) that scored the study's answers:"
         " `wikihowqa study-predictions` + `wikihowqa evaluate --split all`.",
     ),
-    out_dir: Path = typer.Option(None, "--out", help="Where to write meta_evaluation.* (default: REPORT)."),
+    out_dir: Annotated[Path | None, out_option("meta_evaluation.md, .json and .png", "REPORT")] = None,
     judgments: Path = typer.Option(
         None, "--judgments", help="Judgments file (default: the study's judgments.jsonl)."
     ),
     resamples: int = typer.Option(1000, "--resamples", help="Bootstrap resamples of every interval."),
     confidence: float = typer.Option(0.95, "--confidence", help="Confidence level of the intervals."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap and of the random control."),
+    seed: Annotated[int, seed_option("the bootstrap and of the random control")] = 0,
     controls: bool = typer.Option(
         True,
         "--controls/--no-controls",
@@ -59,15 +61,8 @@ def meta_evaluate_command(
     usefulness and errors found, original-above-deteriorated accuracy and AUC, A/B agreement and
     system-level tau, each with bootstrap CIs → meta_evaluation.md, .json and .png.
     """
-    from wikihowqa.errors import SettingsError
-    from wikihowqa.metaeval import meta_evaluate_folders
-    from wikihowqa.metaeval.agreement import MetaSettings
-    from wikihowqa.metaeval.report import agreement_table, write_report
+    from wikihowqa.metaeval.agreement import MetaSettings  # heavy: numpy and scipy (~0.3 s at start-up)
 
-    if resamples < 100:
-        raise SettingsError(f"--resamples {resamples}: use at least 100")
-    if not 0.5 <= confidence < 1:
-        raise SettingsError(f"--confidence {confidence}: give a level in [0.5, 1)")
     settings = MetaSettings(resamples=resamples, confidence=confidence, seed=seed, controls=controls)
     with console.status("meta-evaluating…"):
         result = meta_evaluate_folders(study_dir, report_dir, settings, judgments=judgments)

@@ -52,6 +52,7 @@ def parse_command(
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+    # heavy: lxml and the HTML extractors (~0.1 s on every command's start-up if global)
     from wikihowqa.parse.page import ParseSettings
     from wikihowqa.parse.stage import FolderSnapshots, open_build_cache, reparse_folder
 

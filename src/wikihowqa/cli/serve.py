@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
 from wikihowqa.cli._app import app, console, out
+from wikihowqa.cli._options import Overwrite, out_option
 
 
 @app.command("serve")
@@ -18,6 +19,7 @@ def serve_command(
     admin_token: str = typer.Option(
         None,
         "--admin-token",
+        envvar="WIKIHOWQA_ADMIN_TOKEN",
         help="Admin token (default: $WIKIHOWQA_ADMIN_TOKEN, else a random one per start). Its link is "
         "shown only on a terminal; otherwise it is written to STUDY/admin-link.txt (owner-only).",
     ),
@@ -46,10 +48,10 @@ def serve_command(
     so that tokens stay out of logs); the admin page lists every assessor's link, shows progress and
     downloads judgments.jsonl for `wikihowqa analyze`. Stop with Ctrl+C; starting again resumes the study.
     """
-    from wikihowqa.humaneval.app import ServerSettings, serve
+    from wikihowqa.humaneval.app import ServerSettings, serve  # heavy: FastAPI, uvicorn and pydantic
 
     settings = ServerSettings(
-        admin_token=admin_token or os.environ.get("WIKIHOWQA_ADMIN_TOKEN") or None,
+        admin_token=admin_token or None,
         base_url=base_url,
         crowd=crowd,
         items_per_assessor=items_per_assessor,
@@ -69,15 +71,12 @@ def serve_command(
 @app.command("export-judgments")
 def export_command(
     study_dir: Path = typer.Argument(..., help="Study folder the server ran on."),
-    out_file: Path = typer.Option(None, "--out", help="File to write (default: STUDY/judgments.jsonl)."),
-    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing file."),
+    out_file: Annotated[Path | None, out_option("the judgments", "STUDY/judgments.jsonl")] = None,
+    overwrite: Overwrite = False,
 ) -> None:
     """Write the judgments collected by `wikihowqa serve` as judgments.jsonl (what `analyze` reads)."""
-    from wikihowqa.errors import DatasetError
-    from wikihowqa.humaneval.app.export import export_judgments
+    from wikihowqa.humaneval.app.export import export_judgments  # heavy: numpy and pydantic (~0.3 s)
 
     target = out_file or study_dir / "judgments.jsonl"
-    if target.exists() and not overwrite:
-        raise DatasetError(f"{target}: exists (use --overwrite to replace it)")
-    n = export_judgments(study_dir, target)
+    n = export_judgments(study_dir, target, overwrite=overwrite)
     console.print(f"{n} judgments → {target}")

@@ -3,11 +3,23 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
 from wikihowqa.cli._app import app, console, out
-from wikihowqa.cli._options import Device, ExecutorKind, RayAddress, Workers, device_option, running_on
+from wikihowqa.cli._options import (
+    ENCODER_DEFAULT,
+    Device,
+    ExecutorKind,
+    RayAddress,
+    Workers,
+    device_option,
+    model_option,
+    running_on,
+    seed_option,
+)
+from wikihowqa.io import DatasetFolder
 
 
 def _progress(label: str):
@@ -36,9 +48,7 @@ def _print_audit(result) -> None:
 @app.command("split")
 def split_command(
     dataset: Path = typer.Argument(..., help="Dataset folder whose QA part gets `split` and `cluster`."),
-    model: str = typer.Option(
-        "all-MiniLM-L6-v2", "--model", help="Sentence-transformers model (name or path) to embed questions."
-    ),
+    model: Annotated[str | None, model_option("Sentence encoder of the questions", ENCODER_DEFAULT)] = None,
     min_cluster_size: int = typer.Option(2, "--min-cluster-size", help="HDBSCAN min_cluster_size."),
     min_samples: int = typer.Option(
         None, "--min-samples", help="HDBSCAN min_samples (default: the min cluster size)."
@@ -48,7 +58,7 @@ def split_command(
         "0.1", "--validation-size", help="Validation questions: a fraction of all (0.1) or a count (1200)."
     ),
     test_size: str = typer.Option("0.2", "--test-size", help="Test questions: a fraction of all or a count."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the shuffle that deals unclustered questions."),
+    seed: Annotated[int, seed_option("the shuffle that deals unclustered questions")] = 0,
     guard: float = typer.Option(
         None, "--guard", help="Keep in train unclustered questions with a neighbour this similar."
     ),
@@ -60,11 +70,13 @@ def split_command(
 ) -> None:
     """Cluster the questions (HDBSCAN on sentence embeddings) and split: clustered ones to train, the rest
     dealt to validation and test. Rewrites the QA part in place (atomically) and audits the result."""
+    # heavy: numpy, scikit-learn and the sentence encoder's stack (~0.2 s on every start-up if global)
     from wikihowqa.audit import audit_dataset
-    from wikihowqa.io import DatasetFolder
+    from wikihowqa.embed import DEFAULT_MODEL
     from wikihowqa.split import SplitSettings, parse_size, split_dataset
 
     device = device_option(device)
+    model = model or DEFAULT_MODEL
     settings = SplitSettings(
         model=model,
         min_cluster_size=min_cluster_size,
@@ -101,9 +113,7 @@ def split_command(
 @app.command("audit")
 def audit_command(
     dataset: Path = typer.Argument(..., help="Dataset folder with splits (the official release included)."),
-    model: str = typer.Option(
-        "all-MiniLM-L6-v2", "--model", help="Sentence-transformers model (name or path) to embed questions."
-    ),
+    model: Annotated[str | None, model_option("Sentence encoder of the questions", ENCODER_DEFAULT)] = None,
     threshold: float = typer.Option(0.9, "--threshold", help="Similarity from which a pair is a leak."),
     lexical: bool = typer.Option(
         True, "--lexical/--no-lexical", help="Also count evaluation questions with a train question's title."
@@ -114,10 +124,12 @@ def audit_command(
     device: Device = "auto",
 ) -> None:
     """For every validation/test question find the nearest train question; write audit.json into DATASET."""
+    # heavy: numpy and the sentence encoder's stack (~0.2 s on every command's start-up if global)
     from wikihowqa.audit import audit_dataset
-    from wikihowqa.io import DatasetFolder
+    from wikihowqa.embed import DEFAULT_MODEL
 
     device = device_option(device)
+    model = model or DEFAULT_MODEL
     folder = DatasetFolder(dataset)
     folder.qa_path  # noqa: B018  a missing QA part is an error before any work
     with running_on(executor, ray_address, workers) as runner, _progress("embedding questions") as bar:

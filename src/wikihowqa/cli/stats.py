@@ -3,22 +3,32 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
 from wikihowqa.cli._app import app, console, out
-from wikihowqa.cli._options import ExecutorKind, RayAddress, Workers, running_on
+from wikihowqa.cli._options import (
+    ENCODER_DEFAULT,
+    ExecutorKind,
+    RayAddress,
+    Workers,
+    model_option,
+    out_option,
+    running_on,
+)
+from wikihowqa.io import DatasetFolder
 
 
 @app.command("stats")
 def stats_command(
     dataset: Path = typer.Argument(..., help="Dataset folder (QA part and document part)."),
-    out_dir: Path = typer.Option(None, "--out", help="Report folder (default: DATASET/stats)."),
+    out_dir: Annotated[Path | None, out_option("the report folder", "DATASET/stats")] = None,
     workers: Workers = None,
     audit: bool = typer.Option(
         True, "--audit/--no-audit", help="Include the leakage audit (reuses DATASET/audit.json when current)."
     ),
-    model: str = typer.Option("all-MiniLM-L6-v2", "--model", help="Embedding model of the audit."),
+    model: Annotated[str | None, model_option("Sentence encoder of the audit", ENCODER_DEFAULT)] = None,
     threshold: float = typer.Option(0.9, "--threshold", help="Paraphrase threshold of the audit."),
     executor: ExecutorKind = "local",
     ray_address: RayAddress = None,
@@ -27,7 +37,8 @@ def stats_command(
     compression, and the leakage audit; writes stats.md, stats.json, stats_per_question.jsonl, figures/."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from wikihowqa.io import DatasetFolder
+    # heavy: numpy, spaCy and the sentence encoder's stack (~0.25 s on every command's start-up if global)
+    from wikihowqa.embed import DEFAULT_MODEL
     from wikihowqa.stats.report import REPORT_MD, describe
 
     folder = DatasetFolder(dataset)
@@ -41,7 +52,7 @@ def stats_command(
             target,
             workers=workers,
             audit=None if audit else False,
-            model=model,
+            model=model or DEFAULT_MODEL,
             threshold=threshold,
             progress=lambda d, t: bar.update(task, completed=d, total=t),
             executor=runner,

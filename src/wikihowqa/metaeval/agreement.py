@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from wikihowqa.errors import SettingsError
 from wikihowqa.metaeval import stats
 from wikihowqa.metaeval.join import JoinedStudy, MetricSpec, ShownAnswer
 
@@ -42,6 +43,13 @@ class MetaSettings:
     confidence: float = 0.95
     seed: int = 0
     controls: bool = True
+
+    def __post_init__(self) -> None:
+        # Fewer resamples give intervals too rough to compare metrics by; a level outside [0.5, 1) is no CI.
+        if self.resamples < 100:
+            raise SettingsError(f"--resamples {self.resamples}: use at least 100")
+        if not 0.5 <= self.confidence < 1:
+            raise SettingsError(f"--confidence {self.confidence}: give a level in [0.5, 1)")
 
 
 Getter = Callable[[int, str], float]  # (article id, answer text) → the metric's score

@@ -10,9 +10,14 @@ from wikihowqa.humaneval.app.state import DB_FILE
 from wikihowqa.io import atomic_write
 
 
-def export_judgments(study_dir: Path, target: Path, *, db_file: str = DB_FILE) -> int:
+def export_judgments(
+    study_dir: Path, target: Path, *, db_file: str = DB_FILE, overwrite: bool = False
+) -> int:
     """Write every stored judgment, in submission order, atomically; returns how many. Reads a snapshot
-    (one read transaction), so a running server neither blocks it nor tears it."""
+    (one read transaction), so a running server neither blocks it nor tears it. An existing ``target``
+    is replaced only with ``overwrite`` (it may hold judgments the database no longer has)."""
+    if Path(target).exists() and not overwrite:
+        raise DatasetError(f"{target}: exists (use --overwrite to replace it)")
     path = Path(study_dir) / db_file
     if not path.is_file():
         raise DatasetError(f"{study_dir}: no {db_file} (has `wikihowqa serve` run on this study?)")
