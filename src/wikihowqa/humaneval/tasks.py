@@ -25,6 +25,7 @@ import numpy as np
 
 from wikihowqa import __version__
 from wikihowqa.errors import DatasetError, SettingsError
+from wikihowqa.humaneval.collected import SERVER_DB, count_judgments
 from wikihowqa.humaneval.deteriorate import DeterioratedAnswer
 from wikihowqa.humaneval.lexicon import WIKIHOW_CATEGORIES
 from wikihowqa.humaneval.rank import Ranker, Scorer
@@ -523,9 +524,7 @@ def write_study(
     folder = Path(folder)
     if folder.exists() and any(folder.iterdir()) and not overwrite:
         raise DatasetError(f"{folder}: folder exists and is not empty (use --overwrite to replace it)")
-    from wikihowqa.humaneval.app.db import count_judgments
-
-    collected = count_judgments(folder / "server.sqlite")
+    collected = count_judgments(folder / SERVER_DB)
     if collected:
         raise DatasetError(
             f"{folder}: the study server has collected {collected} judgment(s) here (server.sqlite); "

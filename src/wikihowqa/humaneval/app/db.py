@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from wikihowqa.humaneval.collected import count_judgments
+
 SCHEMA_VERSION = "1"
 
 _SCHEMA = (
@@ -278,21 +280,6 @@ class _Transaction:
         if not self.outer:
             return
         self.conn.execute("ROLLBACK" if kind is not None else "COMMIT")
-
-
-def count_judgments(path: Path) -> int:
-    """Judgments in a server database file, read-only (0 when the file is not one)."""
-    path = Path(path)
-    if not path.is_file():
-        return 0
-    try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-        try:
-            return int(conn.execute("SELECT count(*) FROM judgments").fetchone()[0])
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        return 0
 
 
 __all__ = ["AssessorRow", "JudgmentRow", "Stored", "StudyDB", "count_judgments"]

@@ -21,9 +21,10 @@ from wikihowqa.humaneval.app import auth
 from wikihowqa.humaneval.app.assign import Assigner, slots_from_tasks
 from wikihowqa.humaneval.app.db import AssessorRow, StudyDB
 from wikihowqa.humaneval.app.submission import SubmissionError, build_judgment
+from wikihowqa.humaneval.collected import SERVER_DB
 from wikihowqa.humaneval.tasks import EXCLUSIVE_PARTS, SCALES, Study, plan_problems, read_study
 
-DB_FILE = "server.sqlite"
+DB_FILE = SERVER_DB
 LOCK_FILE = "server.lock"
 TASK_TYPES = ("relevance", "answer", "preference")
 #: What an assessor's browser receives of a task: the public fields of the format doc, nothing else, so a
