@@ -39,4 +39,6 @@ fi
 export WIKIHOWQA_PYWB_VENV="$(cd "$PYWB_VENV" 2>/dev/null && pwd || echo "$PYWB_VENV")"
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 "$VENV/bin/python" -m ruff check src tests benchmarks
+# The layer contracts ([tool.importlinter] in pyproject.toml; docs/architecture.md, "Layers").
+"$VENV/bin/lint-imports" --no-logo --no-cache
 exec "$VENV/bin/python" -m pytest -q "$@"
