@@ -23,7 +23,6 @@ from wikihowqa.collect.http import (
     Response,
     backoff_delay,
     request_key,
-    retry_after_s,
     user_agent,
 )
 from wikihowqa.errors import SettingsError
@@ -278,15 +277,6 @@ async def test_failures_are_not_cached(server):
         with pytest.raises(FetchError):
             await http.get(url, lane=CDX)
     assert cache.data == {}
-
-
-def test_retry_after_parses_seconds_and_dates_and_rejects_garbage():
-    now = datetime(2024, 1, 1, tzinfo=UTC).timestamp()
-    assert retry_after_s("120") == 120.0
-    assert retry_after_s("Mon, 01 Jan 2024 00:00:30 GMT", now=now) == 30.0
-    assert retry_after_s("Sun, 31 Dec 2023 23:00:00 GMT", now=now) == 0.0  # in the past: go now
-    assert retry_after_s("soon") is None
-    assert retry_after_s(None) is None
 
 
 def test_backoff_is_full_jitter_below_an_exponential_cap():

@@ -24,7 +24,6 @@ import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from email.utils import parsedate_to_datetime
 from typing import Any, Protocol
 from urllib.parse import quote, urlencode, urlsplit
 
@@ -33,6 +32,7 @@ from yarl import URL
 
 from wikihowqa import __version__
 from wikihowqa.errors import SettingsError
+from wikihowqa.retry_after import retry_after_s
 
 MEDIAWIKI, CDX, PLAYBACK = "mediawiki", "cdx", "playback"
 LANES = (MEDIAWIKI, CDX, PLAYBACK)
@@ -158,22 +158,6 @@ def _url(key: str) -> URL:
     """The URL to send: as built when it is plain ASCII (kept byte for byte), else quoted by yarl."""
     plain = key.isascii() and not any(c.isspace() for c in key)
     return URL(key, encoded=plain)
-
-
-def retry_after_s(value: str | None, *, now: float | None = None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header: delta-seconds or an HTTP date; ``None`` if unusable."""
-    if value is None:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when is None:
-        return None
-    return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
 def backoff_delay(attempt: int, base_s: float, max_s: float, rng: random.Random) -> float:

@@ -25,6 +25,7 @@ from wikihowqa.replay.corpus import Corpus, load_corpus
 from wikihowqa.replay.faults import Decision, Faults, Injector
 from wikihowqa.replay.reply import Reply
 from wikihowqa.replay.wiki import Wiki
+from wikihowqa.retry_after import retry_after_value
 
 _STATUS_TEXT = {
     429: "Too Many Requests",
@@ -39,7 +40,7 @@ def _fault_page(status: int, retry_after: int | None) -> Reply:
     text = _STATUS_TEXT.get(status, "Error")
     headers = {"Content-Type": "text/html; charset=utf-8"}
     if retry_after is not None:
-        headers["Retry-After"] = str(retry_after)
+        headers["Retry-After"] = retry_after_value(retry_after)
     body = (
         f"<!DOCTYPE html><html><head><title>{status} {text}</title></head><body><h1>{text}</h1></body></html>"
     )

@@ -34,6 +34,7 @@ from wikihowqa.replay.action_api.request import ApiError, Request
 from wikihowqa.replay.action_api.summary import summary_section
 from wikihowqa.replay.reply import Reply
 from wikihowqa.replay.wiki import Wiki
+from wikihowqa.retry_after import retry_after_value
 
 DOCREF = (
     "See {server}/api.php for API usage. Subscribe to the mediawiki-api-announce mailing list at "
@@ -114,5 +115,5 @@ class MediaWikiApi:
             "maxlag",
             f"Waiting for 127.0.0.1: {lag} seconds lagged.",
             extra={"host": "127.0.0.1", "lag": lag, "type": "db"},
-            headers={"Retry-After": str(max(maxlag, 5)), "X-Database-Lag": str(int(lag_s))},
+            headers={"Retry-After": retry_after_value(max(maxlag, 5)), "X-Database-Lag": str(int(lag_s))},
         )
