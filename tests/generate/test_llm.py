@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
-from datetime import UTC, datetime
+import time
+import warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -14,7 +16,6 @@ from wikihowqa.generate.llm import (
     ChatSettings,
     GenerationError,
     ResponseCache,
-    parse_retry_after,
 )
 
 MESSAGES = [{"role": "user", "content": "How to dry figs?"}]
@@ -32,11 +33,13 @@ class ScriptedServer:
         self.script = list(script)
         self.default = default or (lambda body: ok("default answer"))
         self.requests: list[tuple[dict, dict]] = []
+        self.times: list[float] = []  # when each request arrived (time.monotonic)
         server = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.times.append(time.monotonic())
                 server.requests.append((body, dict(self.headers)))
                 status, headers, payload = server.script.pop(0) if server.script else server.default(body)
                 self.send_response(status)
@@ -64,25 +67,27 @@ class ScriptedServer:
 
 
 def client(url, waits, cache=None, **settings):
-    options = {"base_url": url, "api_key": "sk-test", "backoff": 0.5, "requests_per_minute": None, **settings}
+    """A client whose pacing waits land in ``waits``; the SDK's retry waits are real (see the gaps)."""
+    options = {"base_url": url, "api_key": "sk-test", "requests_per_minute": None, **settings}
     return ChatClient(ChatSettings(**options), cache=cache, sleep=waits.append)
 
 
 def test_429_500_and_malformed_bodies_are_retried_honouring_retry_after():
     script = [
-        (429, {"Retry-After": "7"}, b'{"error": {"message": "slow down"}}'),
-        (500, {}, b"internal error"),
         (200, {"Content-Type": "application/json"}, b"{not json"),
+        (500, {}, b"internal error"),
         (200, {"Content-Type": "application/json"}, b'{"choices": []}'),
+        (429, {"Retry-After": "1"}, b'{"error": {"message": "slow down"}}'),
         ok("  Halve them and dry them in a low oven.  "),
     ]
-    waits: list[float] = []
     with ScriptedServer(script) as server:
-        answer = client(server.url, waits).complete(MESSAGES)
+        answer = client(server.url, []).complete(MESSAGES)
     assert answer == "Halve them and dry them in a low oven."
     assert len(server.requests) == 5
-    assert waits[0] == 7.0  # Retry-After, not the backoff
-    assert len(waits) == 4 and all(0 < w <= 0.5 * 2**i for i, w in enumerate(waits[1:], start=1))
+    gaps = [b - a for a, b in itertools.pairwise(server.times)]
+    # exponential backoff (0.5 s doubling, jitter up to -25 %) after the garbage and the 500 ...
+    assert all(0.75 * 0.5 * 2**k <= gap < 0.5 * 2**k + 0.25 for k, gap in enumerate(gaps[:3])), gaps
+    assert 1.0 <= gaps[3] < 1.5, gaps  # ... and the 429's Retry-After, not the 3-4 s the backoff is at
     body, headers = server.requests[0]
     assert body["messages"] == MESSAGES and body["temperature"] == 0.0
     assert headers["Authorization"] == "Bearer sk-test"
@@ -139,12 +144,19 @@ def test_base_url_and_key_come_from_the_environment(monkeypatch):
         assert server.requests[0][1]["Authorization"] == "Bearer sk-env"
 
 
-def test_retry_after_accepts_seconds_and_http_dates():
-    now = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
-    assert parse_retry_after("3") == 3.0
-    assert parse_retry_after("Wed, 01 May 2024 12:00:30 GMT", now=now) == 30.0
-    assert parse_retry_after("Wed, 01 May 2024 11:00:00 GMT", now=now) == 0.0
-    assert parse_retry_after("soon") is None and parse_retry_after(None) is None
+def test_without_a_key_no_authorization_header_is_sent(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with ScriptedServer() as server:
+        ChatClient(ChatSettings(base_url=server.url), sleep=lambda s: None).complete(MESSAGES)
+        assert "Authorization" not in server.requests[0][1]
+
+
+def test_a_retry_after_longer_than_two_minutes_is_not_waited_for():
+    """The SDK does not retry then: the question fails now and the next run asks again."""
+    with ScriptedServer([(429, {"Retry-After": "600"}, b"quota")]) as server:
+        with pytest.raises(GenerationError, match=r"gave up after 1 attempts; last: HTTP 429: quota"):
+            client(server.url, []).complete(MESSAGES)
+        assert len(server.requests) == 1
 
 
 def test_the_answer_stage_keeps_answers_of_other_questions_when_one_keeps_failing(
@@ -171,7 +183,6 @@ def test_the_answer_stage_keeps_answers_of_other_questions_when_one_keeps_failin
                 "openai": {
                     "base_url": server.url,
                     "max_retries": 1,
-                    "backoff": 0.0,
                     "requests_per_minute": None,
                 }
             }
@@ -223,7 +234,7 @@ def test_a_server_that_goes_away_mid_run_stops_the_run_after_one_budget():
     # the same address, now closed: retried (it was answering a moment ago), then the run is stopped
     with pytest.raises(ServiceUnavailable, match=r"gave up after 3 attempts.*the server stopped answering"):
         c.complete_each([[{"role": "user", "content": "one"}], [{"role": "user", "content": "two"}]])
-    assert c.requests_sent == 1 + 3 and len(waits) == 2
+    assert c.requests_sent == 1 + 3  # one budget (3 attempts) for the first question, none for the second
 
 
 @pytest.mark.parametrize("status", [401, 403, 404])
@@ -307,7 +318,6 @@ def test_a_failing_question_of_a_batch_is_asked_once_not_again_on_its_own(tmp_pa
                 "openai": {
                     "base_url": server.url,
                     "max_retries": 2,
-                    "backoff": 0.0,
                     "requests_per_minute": None,
                 }
             }
@@ -411,3 +421,14 @@ def test_without_a_tokenizer_the_estimate_s_margin_keeps_the_prompt_in_budget(
         server_side({"messages": passages_messages(built.text, settings.prompt), "max_tokens": 0})
         assert built.kept and built.n_tokens <= 500
     assert all(n <= 500 for n in server_side.counted), server_side.counted
+
+
+def test_the_old_backoff_settings_are_accepted_with_a_warning_that_they_are_ignored():
+    from wikihowqa.generate.llm import LLMSettings
+
+    settings = LLMSettings.from_settings({"openai": {"backoff": 0.0, "base_url": "http://127.0.0.1:9/v1"}})
+    with pytest.warns(FutureWarning, match=r"llm\.openai\.backoff: ignored, the openai SDK's retry schedule"):
+        ChatClient(settings.openai).close()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ChatClient(LLMSettings.from_settings({"openai": {"max_retries": 1}}).openai).close()

@@ -1,8 +1,9 @@
 """An LLM as judge: a rubric prompt asking for factual consistency with the question's supporting passages
 and for usefulness, each on a 1–5 scale, through the LLM baselines' own backends.
 
-* ``openai``: ``generate.llm.ChatClient`` — any OpenAI-compatible endpoint, retries with ``Retry-After``,
-  pacing, and every response cached on disk (``ResponseCache``), so a rerun asks nothing twice;
+* ``openai``: ``generate.llm.ChatClient`` — any OpenAI-compatible endpoint through the ``openai`` SDK (its
+  retries and ``Retry-After``), our pacing around it, and every response cached on disk
+  (``ResponseCache``), so a rerun asks nothing twice;
 * ``local``: ``generate.llm.LocalChat`` — a transformers chat model, SmolLM2-135M-Instruct offline by default.
 
 The reply is parsed strictly (:func:`parse_verdict`): exactly the two ``name: digit`` lines the prompt

@@ -2,10 +2,11 @@
 
 Two backends answer the same chat messages:
 
-* ``openai`` — any OpenAI-compatible ``/chat/completions`` endpoint over httpx. Base URL and key come from
-  settings or ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``. It retries 429 and 5xx (and network errors and
-  malformed bodies) with exponential backoff, honouring ``Retry-After``; paces requests to a rate limit; and
-  caches every successful response on disk keyed by the request, so a rerun costs nothing. A failure says
+* ``openai`` — any OpenAI-compatible ``/chat/completions`` endpoint through the ``openai`` SDK. Base URL and
+  key come from settings or ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``. The SDK retries 429 and 5xx (and
+  network errors; our transport makes a malformed body one more retried failure) with its exponential
+  backoff, honouring ``Retry-After``; we pace every attempt to a rate limit and cache every successful
+  response on disk keyed by the request, so a rerun costs nothing. A failure says
   what to do: a refused connection before any answer, or a 401/403/404, stops the run at once
   (``ServiceUnavailable``); a context overflow (``PromptTooLong``) names the prompt budget to lower.
   The prompt budget counts the whole chat prompt with the model's tokenizer where one is known
@@ -19,21 +20,23 @@ The paper used text-davinci-003 (retired); its prompts are not published, so our
 from __future__ import annotations
 
 import contextlib
-import email.utils
+import functools
 import hashlib
 import io
 import json
 import math
 import os
-import random
 import re
 import sqlite3
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+import httpx
 
 from wikihowqa.errors import SettingsError, WikihowqaError
 from wikihowqa.generate.context import (
@@ -165,7 +168,14 @@ class ResponseCache:
 
 
 class ChatClient:
-    """One ``/chat/completions`` request at a time, retried, paced and cached."""
+    """One ``/chat/completions`` request at a time through the ``openai`` SDK, paced and cached.
+
+    The SDK retries (429, 408/409, 5xx, network errors: exponential backoff from 0.5 s up to 8 s with
+    jitter, a ``Retry-After`` of up to two minutes honoured, a longer one not retried) within
+    ``max_retries``; our transport (:class:`_Attempts`) stands around each attempt it sends: it paces
+    them to ``requests_per_minute``, counts them, turns a 200 without an answer into a retried 502, and
+    stops the run at the first refused connection when nothing has ever answered at the address.
+    """
 
     def __init__(
         self,
@@ -174,24 +184,40 @@ class ChatClient:
         cache: ResponseCache | None = None,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
-        transport: Any = None,
+        transport: httpx.BaseTransport | None = None,
     ) -> None:
-        import httpx
+        import openai  # heavy: the SDK takes over a second to import; only this backend needs it
 
         self.settings = settings
         self.base_url = (settings.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip(
             "/"
         )
         key = settings.api_key or os.environ.get("OPENAI_API_KEY")
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
         self.cache, self._sleep, self._clock = cache, sleep, clock
         self._last_start: float | None = None
-        self._http = httpx.Client(timeout=settings.timeout, headers=headers, transport=transport)
         self.requests_sent = 0
         self._reached = False  # has any response come from the server (then a refused connection is news)
+        self._problem = ""  # what went wrong with the last attempt
+        self._unreachable = False  # the last attempt found nothing listening (after earlier answers)
+        ignored = sorted({"backoff", "max_wait"} & set(getattr(settings, "model_fields_set", ())))
+        if ignored:
+            warnings.warn(
+                f"llm.openai.{' and '.join(ignored)}: ignored, the openai SDK's retry schedule applies "
+                "(0.5 s doubling to 8 s, Retry-After up to 120 s); removed in the next release",
+                FutureWarning,
+                stacklevel=2,
+            )
+        attempts = _Attempts(self, transport or httpx.HTTPTransport())
+        self._sdk = openai.OpenAI(
+            base_url=self.base_url,
+            api_key=key or _NO_KEY,
+            timeout=settings.timeout,
+            max_retries=settings.max_retries,
+            http_client=openai.DefaultHttpxClient(transport=attempts, timeout=settings.timeout),
+        )
 
     def close(self) -> None:
-        self._http.close()
+        self._sdk.close()
 
     def request_body(self, messages: Messages) -> dict[str, Any]:
         return {
@@ -231,7 +257,8 @@ class ChatClient:
                 out.append(exc)
         return out
 
-    def _pace(self) -> None:
+    def pace(self) -> None:
+        """Wait until the rate limit allows the next attempt (every attempt, retries included)."""
         rpm = self.settings.requests_per_minute
         if rpm and self._last_start is not None:
             wait = 60.0 / rpm - (self._clock() - self._last_start)
@@ -240,71 +267,80 @@ class ChatClient:
         self._last_start = self._clock()
 
     def _post(self, body: dict[str, Any]) -> dict[str, Any]:
-        import httpx
+        import openai  # heavy: see __init__ (already imported there: a dictionary lookup)
 
         url = self.base_url + "/chat/completions"
-        problem, unreachable = "", False
-        for attempt in range(self.settings.max_retries + 1):
-            self._pace()
-            retry_after: float | None = None
-            try:
-                self.requests_sent += 1
-                response = self._http.post(url, json=body)
-            except httpx.ConnectError as exc:
-                if not self._reached:  # nothing has ever answered at this address: no use waiting
-                    raise ServiceUnavailable(
-                        f"cannot connect to {self.base_url} ({_reason(exc)}); is the server running? "
-                        "(address: llm.openai.base_url or $OPENAI_BASE_URL)"
-                    ) from None
-                problem, unreachable = f"network error: {_reason(exc)}", True
-            except httpx.HTTPError as exc:
-                problem, unreachable = f"network error: {type(exc).__name__}: {exc}", False
-            else:
-                self._reached, unreachable = True, False
-                status = response.status_code
-                if status == 200:
-                    try:
-                        data = response.json()
-                        _content(data)  # a body without an answer is as bad as one that is not JSON
-                        return data
-                    except (ValueError, GenerationError) as exc:
-                        problem = f"malformed response ({str(exc)[:120]})"
-                elif status == 429 or status >= 500:
-                    problem = f"HTTP {status}: {response.text[:200]}"
-                    retry_after = parse_retry_after(response.headers.get("retry-after"))
-                else:  # 400, 401, 403, 404: retrying cannot help
-                    raise _refusal(url, response)
-            if attempt == self.settings.max_retries:
-                break
-            self._sleep(self._wait(attempt, retry_after))
-        message = f"{url}: gave up after {self.settings.max_retries + 1} attempts; last: {problem}"
-        if unreachable:  # the server went away: every later question would pay the same budget
+        before = self.requests_sent
+        try:
+            raw = self._sdk.chat.completions.with_raw_response.create(**body)
+        except _unreachable() as exc:
+            raise ServiceUnavailable(
+                f"cannot connect to {self.base_url} ({exc}); is the server running? "
+                "(address: llm.openai.base_url or $OPENAI_BASE_URL)"
+            ) from None
+        except openai.APIStatusError as exc:
+            status = exc.response.status_code
+            if status != 429 and status < 500 and status not in (408, 409):  # refused as it is: no retry
+                raise _refusal(url, exc.response) from None
+            self._unreachable = False
+        except openai.APIConnectionError:  # the SDK's retries spent on network errors (timeouts included)
+            pass
+        else:
+            return json.loads(raw.http_response.content)  # checked by _Attempts: it holds an answer
+        message = f"{url}: gave up after {self.requests_sent - before} attempts; last: {self._problem}"
+        if self._unreachable:  # the server went away: every later question would pay the same budget
             raise ServiceUnavailable(f"{message} (the server stopped answering)")
         raise GenerationError(message)
 
-    def _wait(self, attempt: int, retry_after: float | None) -> float:
-        if retry_after is not None:
-            return min(retry_after, self.settings.max_wait)
-        base = self.settings.backoff * (2**attempt)
-        return min(base * (0.5 + random.random() / 2), self.settings.max_wait)
+
+#: The SDK insists on a key; a server without one gets no ``Authorization`` header, as before the SDK.
+_NO_KEY = "wikihowqa-no-key"
 
 
-def parse_retry_after(value: str | None, *, now: datetime | None = None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header: a number of seconds or an HTTP date."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+@functools.cache
+def _unreachable() -> type[Exception]:
+    """The error for "nothing has ever answered at the address": one of the SDK's own ``OpenAIError``
+    classes, which it passes on at once instead of retrying (made when the SDK is first imported)."""
+    import openai  # heavy: see ChatClient
+
+    return type("Unreachable", (openai.OpenAIError,), {"__module__": __name__})
+
+
+class _Attempts(httpx.BaseTransport):
+    """Our side of every attempt the SDK sends: pacing, counting, the fast fail, and the answer check."""
+
+    def __init__(self, client: ChatClient, inner: httpx.BaseTransport) -> None:
+        self.client, self.inner = client, inner
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        c = self.client
+        if request.headers.get("authorization") == f"Bearer {_NO_KEY}":
+            del request.headers["authorization"]
+        c.pace()
+        c.requests_sent += 1
+        try:
+            response = self.inner.handle_request(request)
+        except httpx.ConnectError as exc:
+            if not c._reached:  # nothing has ever answered at this address: no use waiting
+                raise _unreachable()(_reason(exc)) from None
+            c._problem, c._unreachable = f"network error: {_reason(exc)}", True
+            raise
+        except httpx.HTTPError as exc:
+            c._problem, c._unreachable = f"network error: {type(exc).__name__}: {exc}", False
+            raise
+        c._reached, c._unreachable = True, False
+        if response.status_code != 200:
+            response.read()
+            c._problem = f"HTTP {response.status_code}: {response.text[:200]}"
+            return response
+        response.read()
+        try:
+            _content(json.loads(response.content))  # a body without an answer is as bad as one not JSON
+        except (ValueError, GenerationError) as exc:
+            c._problem = f"malformed response ({str(exc)[:120]})"
+            # retried by the SDK like a bad gateway, with its backoff and within the same budget
+            return httpx.Response(502, json={"error": {"message": c._problem}}, request=request)
+        return response
 
 
 def _reason(exc: Exception) -> str:
