@@ -211,14 +211,13 @@ def test_demo_step_answers_the_demo_dataset_into_the_predictions_folder(tmp_path
 # --------------------------------------------------------------------------- failures a script can see
 
 
-def _llm_cli(folder, server_url, *extra, timeout=120, waits=False):
-    """``answer`` with llm-qonly against ``server_url``; unpaced and, unless ``waits``, no backoff."""
-    no_waits = [] if waits else ["--set", "llm.openai.backoff=0"]
+def _llm_cli(folder, server_url, *extra, timeout=120):
+    """``answer`` with llm-qonly against ``server_url``, unpaced (the SDK's retry backoff is real)."""
     return subprocess.run(
         [
             sys.executable, "-m", "wikihowqa", "answer", str(folder.path), "--system", "llm-qonly",
             "--split", "all", "--set", f"llm.openai.base_url={server_url}",
-            "--set", "llm.openai.requests_per_minute=0", *no_waits, *extra,
+            "--set", "llm.openai.requests_per_minute=0", *extra,
         ],
         capture_output=True, text=True, timeout=timeout,
     )  # fmt: skip
@@ -263,7 +262,7 @@ def test_cli_answer_with_no_server_listening_fails_at_once_in_one_line(folder):
     from tests.generate.test_llm import closed_port_url
 
     url = closed_port_url()
-    result = _llm_cli(folder, url, timeout=30, waits=True)  # the default budget: 6 retries, backing off
+    result = _llm_cli(folder, url, timeout=30)  # the default budget: 6 retries, backing off
     assert result.returncode == 2
     assert _error_line(result.stderr).startswith(f"error: cannot connect to {url} (connection refused);")
     assert not (folder.path / "predictions" / "llm-qonly.all.jsonl").exists()
