@@ -3,11 +3,23 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
 from wikihowqa.cli._app import app, console, out
-from wikihowqa.cli._options import Device, ExecutorKind, RayAddress, Workers, device_option, running_on
+from wikihowqa.cli._options import (
+    Device,
+    ExecutorKind,
+    RayAddress,
+    Workers,
+    deprecated_option,
+    device_option,
+    model_option,
+    out_option,
+    renamed,
+    running_on,
+)
 
 _SYSTEMS_HELP = (
     "System to run: bm25+lead, dense+lead, hybrid+lead, bm25+textrank, bm25+lexrank, oracle, seq2seq, "
@@ -141,23 +153,28 @@ def train_command(
         ..., help="Dataset folder with a train split (and a validation split for eval)."
     ),
     config: Path = typer.Option(..., "--config", help="Generator settings file (YAML, TOML or JSON)."),
-    output_dir: Path = typer.Option(None, "--output-dir", help="Where checkpoints and the final model go."),
-    model: str = typer.Option(
-        None, "--model", help="Model to fine-tune (name or path), instead of the file's."
-    ),
+    out_dir: Annotated[
+        Path | None,
+        out_option("checkpoints and the final model", "the settings file's output_dir, else runs/generator"),
+    ] = None,
+    output_dir: Annotated[Path | None, deprecated_option("--output-dir", "--out")] = None,
+    model: Annotated[
+        str | None, model_option("Model to fine-tune instead of the settings file's", "the file's model")
+    ] = None,
     max_steps: int = typer.Option(None, "--max-steps", help="Stop after this many optimizer steps."),
     fresh: bool = typer.Option(False, "--fresh", help="Ignore existing checkpoints instead of resuming."),
     device: Device = "auto",
 ) -> None:
-    """Fine-tune the generator on the train split; resumes from the last checkpoint in the output folder."""
+    """Fine-tune the generator on the train split; resumes from the last checkpoint in the --out folder."""
     from wikihowqa.generate.seq2seq import GeneratorConfig, fine_tune
     from wikihowqa.io import DatasetFolder
     from wikihowqa.schema import merge, read_generator_settings
 
     settings = read_generator_settings(config)  # a full answer-settings file works too
+    out_dir = renamed(out_dir, output_dir, "--out", "--output-dir")
     overrides: dict = {}
-    if output_dir:
-        overrides["output_dir"] = str(output_dir)
+    if out_dir:
+        overrides["output_dir"] = str(out_dir)
     if model:
         overrides["model"] = model
     if max_steps:

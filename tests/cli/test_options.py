@@ -1,0 +1,222 @@
+"""The options every command shares mean one thing each; renamed options keep their old name for a release."""
+
+from __future__ import annotations
+
+import json
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+import typer
+
+import wikihowqa.generate.seq2seq as seq2seq
+from wikihowqa.cli import app
+from wikihowqa.cli._options import ENCODER_DEFAULT, OVERWRITE_HELP, WORKERS_HELP
+from wikihowqa.embed import DEFAULT_MODEL
+from wikihowqa.errors import WikihowqaError
+from wikihowqa.generate.seq2seq import TrainResult
+from wikihowqa.io import write_dataset_folder
+from wikihowqa.records import Document, Example
+
+COMMANDS = typer.main.get_command(app).commands  # type: ignore[attr-defined]
+
+
+#: Commands whose option does not take the shared declaration yet (their command modules are reworked
+#: apart, in issue 15); the tests below hold every other command to the shared meaning.
+PENDING = {
+    ("analyze", "--out"),
+    ("answer", "--model"),
+    ("answer", "--out"),
+    ("deteriorate", "--out"),
+    ("deteriorate", "--overwrite"),
+    ("deteriorate", "--seed"),
+    ("replay-site", "--seed"),
+    ("simulate-judgments", "--out"),
+    ("simulate-judgments", "--overwrite"),
+    ("simulate-judgments", "--seed"),
+    ("tasks", "--model"),
+    ("tasks", "--overwrite"),
+    ("tasks", "--seed"),
+}
+
+
+def _options(name: str) -> list[tuple[str, typer.core.TyperOption]]:
+    """(command, option) for every command that has the option ``name``, except the pending ones."""
+    return [
+        (command, param)
+        for command, cmd in sorted(COMMANDS.items())
+        for param in cmd.params
+        if param.param_type_name == "option" and name in param.opts and (command, name) not in PENDING
+    ]
+
+
+def _dataset(root: Path) -> Path:
+    examples = [Example(i, f"How to Do Thing {i}", f"Do thing {i}. Then rest.", (f"a{i}",)) for i in range(3)]
+    docs = [Document(i, f"o{i}", f"a{i}", f"You should do thing {i} slowly.") for i in range(3)]
+    return write_dataset_folder(root / "ds", examples, docs, {}).path
+
+
+# --- renamed options: the old name works, and says what replaces it -----------------------------------
+
+
+def _fake_training(monkeypatch) -> list:
+    """``train`` without training: what reaches the trainer is recorded (training is tested in generate/)."""
+    seen = []
+
+    def fine_tune(dataset, config, **kwargs):
+        seen.append(config)
+        return TrainResult(Path(config.output_dir) / "final", None, 4, None, 2, 0)
+
+    monkeypatch.setattr(seq2seq, "fine_tune", fine_tune)
+    return seen
+
+
+def test_train_output_dir_still_works_and_warns_that_out_replaces_it(cli, tmp_path, monkeypatch):
+    seen = _fake_training(monkeypatch)
+    config = tmp_path / "generator.yaml"
+    config.write_text("generator:\n  model: some-model\n")
+    old = cli("train", tmp_path, "--config", config, "--output-dir", tmp_path / "old")
+    assert old.exit_code == 0, old.stderr
+    assert Path(seen[-1].output_dir) == tmp_path / "old"
+    assert old.lines == [
+        "warning: --output-dir is deprecated and will be removed in the next release; use --out"
+    ]
+    new = cli("train", tmp_path, "--config", config, "--out", tmp_path / "new")
+    assert new.exit_code == 0 and new.lines == [], new.stderr
+    assert Path(seen[-1].output_dir) == tmp_path / "new"
+    assert f"final model → {tmp_path / 'new' / 'final'}" in new.stdout.replace("\n", "")
+
+
+def test_giving_a_renamed_option_by_both_names_is_one_error(cli, tmp_path, monkeypatch):
+    _fake_training(monkeypatch)
+    config = tmp_path / "generator.yaml"
+    config.write_text("generator:\n  model: some-model\n")
+    both = cli("train", tmp_path, "--config", config, "--out", tmp_path / "a", "--output-dir", tmp_path / "b")
+    assert both.exit_code == 2
+    assert both.lines[-1] == "error: --output-dir is the old name of --out: give only --out"
+
+
+def test_deprecated_names_are_listed_in_help_with_their_replacement(cli):
+    train = cli("train", "--help")
+    assert train.exit_code == 0
+    text = " ".join(train.stdout.replace("│", " ").split())
+    assert "--output-dir" in text and "Deprecated (removed in the next release): use --out." in text
+
+
+# --- --workers: batches at once; 0 and omitted are the one default rule ---------------------------------
+
+
+class _Stop(WikihowqaError):
+    """Raised by the recording executor: the test only needs what the command asked for."""
+
+
+@pytest.mark.parametrize("command", ["parse", "stats", "evaluate"])
+def test_workers_zero_and_omitted_both_ask_for_the_default_rule(command, cli, tmp_path, monkeypatch):
+    """parse, stats and evaluate hand the same --workers value to the one executor rule."""
+    import importlib
+
+    module = importlib.import_module(f"wikihowqa.cli.{command}")
+    asked = []
+
+    @contextmanager
+    def recording(kind, address, workers):
+        asked.append(workers)
+        raise _Stop("stopped")
+        yield
+
+    monkeypatch.setattr(module, "running_on", recording)
+    dataset = _dataset(tmp_path)
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "index.jsonl").write_text("")
+    predictions = tmp_path / "p.jsonl"
+    predictions.write_text(json.dumps({"article_id": 0, "system": "s", "answer": "Do it."}) + "\n")
+    extra = {"parse": ["--raw", raw], "stats": [], "evaluate": [predictions, "--split", "all"]}[command]
+    for workers, expected in ((None, None), ("0", None), ("3", 3)):
+        given = [] if workers is None else ["--workers", workers]
+        result = cli(command, dataset, *extra, *given)
+        assert result.lines[-1:] == ["error: stopped"], result.stderr
+        assert asked[-1] == expected
+    negative = cli(command, dataset, *extra, "--workers", "-1")
+    assert negative.exit_code == 2 and "--workers" in negative.stderr and len(asked) == 3
+
+
+def _workers_conform(option) -> bool:
+    return option.help == WORKERS_HELP and option.default is None
+
+
+def _seed_conforms(option) -> bool:
+    return (
+        option.default == 0
+        and option.type_descriptor.annotation is int
+        and (option.help or "").startswith("Seed of ")
+        and (option.help or "").endswith("; the same seed on the same input, the same output.")
+    )
+
+
+def _model_conforms(option) -> bool:
+    return ": a Hugging Face name or a local folder (default: " in (option.help or "")
+
+
+def _overwrite_conforms(option) -> bool:
+    return option.is_flag and option.default is False and option.help == OVERWRITE_HELP
+
+
+def _out_conforms(option) -> bool:
+    return (option.help or "").startswith("Where to write ") and "(default: " in (option.help or "")
+
+
+def test_every_workers_option_has_the_one_meaning():
+    found = _options("--workers")
+    assert {"parse", "stats", "evaluate", "split", "audit", "answer"} <= {c for c, _ in found}
+    for command, option in found:
+        assert _workers_conform(option), command
+
+
+def test_every_seed_is_an_integer_defaulting_to_0_that_makes_runs_repeatable():
+    found = _options("--seed")
+    assert {"split", "meta-evaluate"} <= {c for c, _ in found}
+    for command, option in found:
+        assert _seed_conforms(option), command
+
+
+def test_every_model_option_takes_a_name_or_a_folder_and_says_its_default():
+    found = _options("--model")
+    assert {"split", "audit", "stats"} <= {c for c, _ in found}
+    for command, option in found:
+        assert _model_conforms(option), command
+
+
+def test_the_encoder_commands_default_to_the_one_default_model():
+    """The help names embed.DEFAULT_MODEL without importing it at start-up: the two must agree."""
+    assert ENCODER_DEFAULT.startswith(f"{DEFAULT_MODEL},")
+    for command in ("split", "audit", "stats"):
+        option = dict(_options("--model"))[command]
+        assert option.default is None and ENCODER_DEFAULT in option.help
+
+
+def test_every_overwrite_replaces_an_existing_output_and_refuses_without_it():
+    found = _options("--overwrite")
+    assert {"import", "export-hub", "export-lm-eval", "export-judgments"} <= {c for c, _ in found}
+    for command, option in found:
+        assert _overwrite_conforms(option), command
+
+
+def test_every_out_option_says_where_its_output_goes_by_default():
+    found = _options("--out")
+    assert {"stats", "demo", "meta-evaluate", "export-judgments", "train"} <= {c for c, _ in found}
+    for command, option in found:
+        assert _out_conforms(option), command
+
+
+def test_import_refuses_a_folder_with_files_and_replaces_it_with_overwrite(cli, tmp_path, real_examples_dir):
+    target = tmp_path / "ds"
+    target.mkdir()
+    (target / "notes.txt").write_text("mine")
+    qa = real_examples_dir / "qa.jsonl"
+    refused = cli("import", target, "--qa", qa)
+    assert refused.exit_code == 2 and len(refused.lines) == 1 and str(target) in refused.lines[0]
+    assert (target / "notes.txt").read_text() == "mine"
+    replaced = cli("import", target, "--qa", qa, "--overwrite")
+    assert replaced.exit_code == 0, replaced.stderr
+    assert not (target / "notes.txt").exists() and (target / "manifest.json").is_file()
