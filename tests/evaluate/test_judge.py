@@ -141,12 +141,10 @@ def test_the_evaluation_reports_the_judge_beside_the_other_metrics(tmp_path, mon
     assert system.scores["judge_consistency"][0] == 2.0 and math.isnan(system.scores["judge_consistency"][1])
     assert system.scores["judge_parsed"] == [1.0, 0.0, 1.0]
     report = write_report(evaluation, tmp_path / "report")
-    row = report["leaderboard"][0]["metrics"]
-    assert (
-        row["Judge: consistency"]["mean"] == pytest.approx(2.0) and row["Judge: consistency"]["scored"] == 2
-    )
-    assert row["Judge parsed"]["mean"] == pytest.approx(100 * 2 / 3)
-    assert report["gold_grounding"]["Judge: usefulness"]["mean"] == pytest.approx(3.0)
+    row = report.leaderboard[0].metrics
+    assert row["Judge: consistency"].mean == pytest.approx(2.0) and row["Judge: consistency"].scored == 2
+    assert row["Judge parsed"].mean == pytest.approx(100 * 2 / 3)
+    assert report.gold_grounding["Judge: usefulness"].mean == pytest.approx(3.0)
     lines = [json.loads(x) for x in (tmp_path / "report" / "per_question.jsonl").read_text().splitlines()]
     bad = next(x for x in lines if x["system"] == "sys" and x["article_id"] == 1)
     assert bad["scores"]["judge_consistency"] is None and bad["judge"]["status"] == "unparseable"

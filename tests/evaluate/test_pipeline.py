@@ -147,7 +147,8 @@ def test_report_files_hold_leaderboard_intervals_tests_and_per_question_rows(fil
     short = next(s for s in result.systems if s.system == "short")
     assert r_l["mean"] == pytest.approx(100 * sum(short.scores["rougeL_f"]) / 5)
     assert r_l["low"] <= r_l["mean"] <= r_l["high"]
-    assert {c["metric"] for c in saved["comparisons"]} == set(data["scales"])
+    assert {c["metric"] for c in saved["comparisons"]} == set(data.scales)
+    assert data.to_dict() == saved  # the typed report is what the file says
     markdown = (tmp_path / "report" / "evaluation.md").read_text()
     assert "| copy-gold | 100.0 [100.0, 100.0]" in markdown
     assert "gold answer (human)" in markdown and "bert-score hash `fake_L1`" in markdown

@@ -184,7 +184,7 @@ def evaluate_command(
     report = write_report(evaluation, target)
 
     out.print(leaderboard_table(report, target))
-    note = (report["metrics"].get("bertscore") or {}).get("note")
+    note = report.bertscore_note
     if note:
         console.print(f"[yellow]BERTScore:[/] {note}", highlight=False)
     for warning in coverage_warnings(evaluation):

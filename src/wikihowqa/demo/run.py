@@ -333,11 +333,11 @@ def evaluate_predictions(ctx: DemoContext) -> None:
     ctx.record(
         "evaluation report (leaderboard, per-question scores, chart)",
         report_dir / "evaluation.md",
-        f"{len(report['leaderboard'])} systems × {report['questions']} {split} questions",
+        f"{len(report.leaderboard)} systems × {report.questions} {split} questions",
     )
     console = Console()
     console.print(leaderboard_table(report, report_dir))
-    note = (report["metrics"].get("bertscore") or {}).get("note")
+    note = report.bertscore_note
     if note:
         console.print(f"BERTScore: {note}", markup=False, highlight=False)
 

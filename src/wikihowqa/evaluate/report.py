@@ -12,9 +12,13 @@ import csv
 import io
 import itertools
 import math
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from rich.markup import escape
+from rich.table import Table
 
 from wikihowqa import __version__
 from wikihowqa.evaluate import significance
@@ -33,43 +37,149 @@ FILES = ("evaluation.json", "evaluation.md", "per_question.csv", "per_question.j
 _DECIMALS = {"BERTScore": 3, "Grounding": 3, "Judge: consistency": 2, "Judge: usefulness": 2}
 
 
+# --------------------------------------------------------------------------- the report as typed records
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A mean and its confidence interval, over the answers that have the score (``None``: none has)."""
+
+    mean: float | None
+    low: float | None
+    high: float | None
+    scored: int | None = None  # how many answers had the score, when fewer than all (the judge's)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"mean": self.mean, "low": self.low, "high": self.high}
+        if self.scored is not None:
+            out["scored"] = self.scored
+        return out
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    system: str
+    source: str
+    missing_predictions: int
+    predictions_outside_split: int
+    metrics: dict[str, Interval]  # leaderboard label -> interval, in the leaderboard's order
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "system": self.system,
+            "source": self.source,
+            "missing_predictions": self.missing_predictions,
+            "predictions_outside_split": self.predictions_outside_split,
+            "metrics": {label: m.to_dict() for label, m in self.metrics.items()},
+        }
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A paired test of system ``a`` against ``b`` on one metric: Δ = A − B with its bootstrap CI."""
+
+    metric: str
+    a: str
+    b: str
+    delta: float
+    low: float
+    high: float
+    p_bootstrap: float
+    p_permutation: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ReportSettings:
+    confidence: float
+    resamples: int
+    seed: int
+    interval: str
+    tests: str
+    lower_bounds: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class EvaluationReport:
+    """Everything the report says; ``to_dict`` is ``evaluation.json``."""
+
+    dataset: str
+    split: str
+    questions: int
+    created: str
+    tool: dict[str, str]
+    settings: ReportSettings
+    metrics: dict[str, Any]  # how each metric was computed (``Evaluation.metadata``)
+    scales: dict[str, float]  # leaderboard label -> factor the means are multiplied by
+    leaderboard: list[LeaderboardRow]  # best first (by R-L)
+    gold_grounding: dict[str, Interval] | None  # grounding and judge of the gold answers, for reference
+    comparisons: list[Comparison]
+
+    @property
+    def bertscore_note(self) -> str | None:
+        """Why BERTScore is not the model asked for (e.g. the bundled MiniLM offline), if it is not."""
+        return (self.metrics.get("bertscore") or {}).get("note")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "dataset": self.dataset,
+            "split": self.split,
+            "questions": self.questions,
+            "created": self.created,
+            "tool": dict(self.tool),
+            "settings": self.settings.to_dict(),
+            "metrics": self.metrics,
+            "scales": dict(self.scales),
+            "leaderboard": [row.to_dict() for row in self.leaderboard],
+            "gold_grounding": None
+            if self.gold_grounding is None
+            else {label: m.to_dict() for label, m in self.gold_grounding.items()},
+            "comparisons": [c.to_dict() for c in self.comparisons],
+        }
+
+
+# --------------------------------------------------------------------------- building it
+
+
 def _metrics(evaluation: Evaluation) -> list[tuple[str, str, float]]:
     present = set(evaluation.systems[0].scores) if evaluation.systems else set()
     return [m for m in LEADERBOARD if m[1] in present]
 
 
-def _interval(values: list[float], scale: float, evaluation: Evaluation) -> dict[str, float | None]:
+def _interval(values: list[float], scale: float, evaluation: Evaluation) -> Interval:
     """Mean and CI over the answers that have the score (the judge's unparseable replies have none)."""
     s = evaluation.settings
     finite = [v for v in values if math.isfinite(v)]
     if not finite:
-        return {"mean": None, "low": None, "high": None}
+        return Interval(None, None, None)
     ci = significance.bootstrap_ci(finite, confidence=s.confidence, n_resamples=s.resamples, seed=s.seed)
-    out: dict[str, float | None] = {"mean": ci.mean * scale, "low": ci.low * scale, "high": ci.high * scale}
-    if len(finite) < len(values):
-        out["scored"] = len(finite)
-    return out
+    scored = len(finite) if len(finite) < len(values) else None
+    return Interval(ci.mean * scale, ci.low * scale, ci.high * scale, scored)
 
 
-def build_report(evaluation: Evaluation) -> dict[str, Any]:
-    """Everything the report says, as JSON-ready data."""
+def build_report(evaluation: Evaluation) -> EvaluationReport:
+    """Everything the report says, as typed records."""
     s = evaluation.settings
     metrics = _metrics(evaluation)
-    leaderboard = []
-    for result in evaluation.systems:
-        leaderboard.append(
-            {
-                "system": result.system,
-                "source": result.source,
-                "missing_predictions": result.missing,
-                "predictions_outside_split": result.outside_split,
-                "metrics": {
-                    label: _interval(result.scores[col], scale, evaluation) for label, col, scale in metrics
-                },
-            }
+    leaderboard = [
+        LeaderboardRow(
+            system=result.system,
+            source=result.source,
+            missing_predictions=result.missing,
+            predictions_outside_split=result.outside_split,
+            metrics={
+                label: _interval(result.scores[col], scale, evaluation) for label, col, scale in metrics
+            },
         )
+        for result in evaluation.systems
+    ]
     key = "R-L" if any(m[0] == "R-L" for m in metrics) else metrics[0][0]
-    leaderboard.sort(key=lambda row: -row["metrics"][key]["mean"])
+    leaderboard.sort(key=lambda row: -row.metrics[key].mean)  # type: ignore[operator]
     comparisons = []
     for a, b in itertools.combinations(evaluation.systems, 2):
         for label, column, scale in metrics:
@@ -88,16 +198,16 @@ def build_report(evaluation: Evaluation) -> dict[str, Any]:
                 seed=s.seed,
             )
             comparisons.append(
-                {
-                    "metric": label,
-                    "a": a.system,
-                    "b": b.system,
-                    "delta": c.delta * scale,
-                    "low": c.low * scale,
-                    "high": c.high * scale,
-                    "p_bootstrap": c.p_bootstrap,
-                    "p_permutation": c.p_permutation,
-                }
+                Comparison(
+                    metric=label,
+                    a=a.system,
+                    b=b.system,
+                    delta=c.delta * scale,
+                    low=c.low * scale,
+                    high=c.high * scale,
+                    p_bootstrap=c.p_bootstrap,
+                    p_permutation=c.p_permutation,
+                )
             )
     gold = None
     if evaluation.gold_grounding is not None:
@@ -106,103 +216,94 @@ def build_report(evaluation: Evaluation) -> dict[str, Any]:
             for label, col, scale in metrics
             if col in (*GROUNDING_COLUMNS, *JUDGE_COLUMNS)
         }
-    return {
-        "dataset": evaluation.dataset,
-        "split": evaluation.split,
-        "questions": len(evaluation.examples),
-        "created": datetime.now(UTC).isoformat(timespec="seconds"),
-        "tool": {"name": "wikihowqa", "version": __version__},
-        "settings": {
-            "confidence": s.confidence,
-            "resamples": s.resamples,
-            "seed": s.seed,
-            "interval": "percentile bootstrap over questions",
-            "tests": "paired bootstrap and paired permutation (sign-flip) over questions, two-sided",
-            "lower_bounds": s.lower_bounds,
-        },
-        "metrics": evaluation.metadata,
-        "scales": {label: scale for label, _, scale in metrics},
-        "leaderboard": leaderboard,
-        "gold_grounding": gold,
-        "comparisons": comparisons,
-    }
+    return EvaluationReport(
+        dataset=evaluation.dataset,
+        split=evaluation.split,
+        questions=len(evaluation.examples),
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
+        tool={"name": "wikihowqa", "version": __version__},
+        settings=ReportSettings(
+            confidence=s.confidence,
+            resamples=s.resamples,
+            seed=s.seed,
+            interval="percentile bootstrap over questions",
+            tests="paired bootstrap and paired permutation (sign-flip) over questions, two-sided",
+            lower_bounds=s.lower_bounds,
+        ),
+        metrics=evaluation.metadata,
+        scales={label: scale for label, _, scale in metrics},
+        leaderboard=leaderboard,
+        gold_grounding=gold,
+        comparisons=comparisons,
+    )
 
 
 # --------------------------------------------------------------------------- Markdown
 
 
-def _cell(entry: dict[str, float], label: str) -> str:
+def _cell(entry: Interval, label: str) -> str:
     d = _DECIMALS.get(label, 1)
-    if entry["mean"] is None:
+    if entry.mean is None or entry.low is None or entry.high is None:
         return "–"
-    return f"{entry['mean']:.{d}f} [{entry['low']:.{d}f}, {entry['high']:.{d}f}]"
+    return f"{entry.mean:.{d}f} [{entry.low:.{d}f}, {entry.high:.{d}f}]"
 
 
 def _p(value: float) -> str:
     return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
-def leaderboard_table(report: dict[str, Any], where: Path | str) -> Any:
+def leaderboard_table(report: EvaluationReport, where: Path | str) -> Table:
     """The leaderboard's means as a rich table for a terminal (``where``: the folder with the full report)."""
-    from rich.markup import escape
-    from rich.table import Table
-
     table = Table(
-        title=escape(
-            f"{report['questions']} {report['split']} questions (means; CIs in {where}/evaluation.md)"
-        )
+        title=escape(f"{report.questions} {report.split} questions (means; CIs in {where}/evaluation.md)")
     )
-    labels = list(report["scales"])
+    labels = list(report.scales)
     table.add_column("system", overflow="fold")
     for label in labels:
         table.add_column(label, justify="right", no_wrap=True)
-    for row in report["leaderboard"]:
+    for row in report.leaderboard:
         table.add_row(
-            escape(row["system"]),
+            escape(row.system),
             *(
-                "–"
-                if row["metrics"][lb]["mean"] is None
-                else f"{row['metrics'][lb]['mean']:.{_DECIMALS.get(lb, 1)}f}"
+                "–" if (mean := row.metrics[lb].mean) is None else f"{mean:.{_DECIMALS.get(lb, 1)}f}"
                 for lb in labels
             ),
         )
     return table
 
 
-def render_markdown(report: dict[str, Any]) -> str:
-    labels = list(report["scales"])
-    pct = round(report["settings"]["confidence"] * 100)
-    plural = "" if report["questions"] == 1 else "s"
+def render_markdown(report: EvaluationReport) -> str:
+    labels = list(report.scales)
+    pct = round(report.settings.confidence * 100)
+    plural = "" if report.questions == 1 else "s"
     lines = [
-        f"# Evaluation: {report['questions']} {report['split']} question{plural}",
+        f"# Evaluation: {report.questions} {report.split} question{plural}",
         "",
-        f"Dataset `{report['dataset']}`. Each cell: mean [{pct}% CI], {report['settings']['interval']}"
-        f" ({report['settings']['resamples']} resamples). ROUGE F1 × 100; BERTScore F1; grounding: mean"
+        f"Dataset `{report.dataset}`. Each cell: mean [{pct}% CI], {report.settings.interval}"
+        f" ({report.settings.resamples} resamples). ROUGE F1 × 100; BERTScore F1; grounding: mean"
         " support (0–1); supported: % of answer sentences at or above the threshold.",
         "",
         "| System | " + " | ".join(labels) + " |",
         "|---|" + "---:|" * len(labels),
     ]
-    for row in report["leaderboard"]:
-        cells = [_cell(row["metrics"][label], label) for label in labels]
-        lines.append(f"| {row['system']} | " + " | ".join(cells) + " |")
-    if report["gold_grounding"]:
-        cells = [
-            _cell(report["gold_grounding"][lb], lb) if lb in report["gold_grounding"] else "–"
-            for lb in labels
-        ]
+    for row in report.leaderboard:
+        cells = [_cell(row.metrics[label], label) for label in labels]
+        lines.append(f"| {row.system} | " + " | ".join(cells) + " |")
+    gold = report.gold_grounding
+    if gold:
+        cells = [_cell(gold[lb], lb) if lb in gold else "–" for lb in labels]
         lines.append("| *gold answer (human), for reference* | " + " | ".join(cells) + " |")
-    gaps = [r for r in report["leaderboard"] if r["missing_predictions"] or r["predictions_outside_split"]]
+    gaps = [r for r in report.leaderboard if r.missing_predictions or r.predictions_outside_split]
     if gaps:
         lines += ["", "Coverage:"]
         for r in gaps:
             lines.append(
-                f"- {r['system']}: {r['missing_predictions']} questions without a prediction (scored as"
-                f" empty answers); {r['predictions_outside_split']} predictions for questions outside the"
+                f"- {r.system}: {r.missing_predictions} questions without a prediction (scored as"
+                f" empty answers); {r.predictions_outside_split} predictions for questions outside the"
                 " split (ignored)"
             )
     lines += ["", "## Metrics", ""]
-    meta = report["metrics"]
+    meta = report.metrics
     rouge = meta.get("rouge", {})
     lines.append(
         f"- ROUGE: {rouge.get('implementation', '')}; stemming {'on' if rouge.get('use_stemmer') else 'off'};"
@@ -242,28 +343,28 @@ def render_markdown(report: dict[str, Any]) -> str:
             " usefulness, 1–5; a reply not in the exact format is unparseable and scores nothing (means"
             " are over parsed replies; *Judge parsed* is the share parsed)."
         )
-    if report["comparisons"]:
+    if report.comparisons:
         lines += [
             "",
             "## Paired significance tests",
             "",
             "Δ = A − B on the same questions, with its bootstrap CI; p-values two-sided."
             + (
-                f" With only {report['questions']} questions the bootstrap understates uncertainty:"
+                f" With only {report.questions} questions the bootstrap understates uncertainty:"
                 " trust the permutation test."
-                if report["questions"] < 30
+                if report.questions < 30
                 else ""
             ),
             "",
             "| Metric | A | B | Δ | " + f"{pct}% CI | p (bootstrap) | p (permutation) |",
             "|---|---|---|---:|---:|---:|---:|",
         ]
-        for c in report["comparisons"]:
-            d = _DECIMALS.get(c["metric"], 2)
+        for c in report.comparisons:
+            d = _DECIMALS.get(c.metric, 2)
             lines.append(
-                f"| {c['metric']} | {c['a']} | {c['b']} | {c['delta']:+.{d}f}"
-                f" | [{c['low']:+.{d}f}, {c['high']:+.{d}f}]"
-                f" | {_p(c['p_bootstrap'])} | {_p(c['p_permutation'])} |"
+                f"| {c.metric} | {c.a} | {c.b} | {c.delta:+.{d}f}"
+                f" | [{c.low:+.{d}f}, {c.high:+.{d}f}]"
+                f" | {_p(c.p_bootstrap)} | {_p(c.p_permutation)} |"
             )
     return "\n".join(lines) + "\n"
 
@@ -303,28 +404,26 @@ def _jsonl_rows(evaluation: Evaluation) -> list[dict[str, Any]]:
     return out
 
 
-def render_chart(report: dict[str, Any], path: Path) -> None:
-    import matplotlib
+def render_chart(report: EvaluationReport, path: Path) -> None:
+    import matplotlib  # heavy: matplotlib and its backend load only to draw the chart
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
 
-    labels = list(report["scales"])
+    labels = list(report.scales)
     # BERTScore and grounding are 0–1; shown × 100 so every bar shares one axis
-    factor = {lb: (100.0 if report["scales"][lb] == 1.0 else 1.0) for lb in labels}
-    systems = report["leaderboard"]
+    factor = {lb: (100.0 if report.scales[lb] == 1.0 else 1.0) for lb in labels}
+    systems = report.leaderboard
     width = 0.8 / max(len(systems), 1)
     fig, ax = plt.subplots(figsize=(max(7.0, 1.3 * len(labels) + 0.4 * len(systems)), 4.2), dpi=120)
     x = np.arange(len(labels))
     for i, row in enumerate(systems):
 
-        def column(field: str, row: dict[str, Any] = row) -> np.ndarray:
+        def column(field: str, row: LeaderboardRow = row) -> np.ndarray:
+            values = [getattr(row.metrics[lb], field) for lb in labels]
             return np.array(
-                [
-                    np.nan if row["metrics"][lb][field] is None else row["metrics"][lb][field] * factor[lb]
-                    for lb in labels
-                ]
+                [np.nan if v is None else v * factor[lb] for v, lb in zip(values, labels, strict=True)]
             )
 
         means, lows, highs = column("mean"), column("low"), column("high")
@@ -332,14 +431,14 @@ def render_chart(report: dict[str, Any], path: Path) -> None:
             x + (i - (len(systems) - 1) / 2) * width,
             means,
             width,
-            label=row["system"],
+            label=row.system,
             yerr=np.vstack([means - lows, highs - means]),
             capsize=2,
         )
     ax.set_xticks(x, [lb + ("\n×100" if factor[lb] == 100.0 else "") for lb in labels])
     ax.set_ylabel("score")
-    pct = round(report["settings"]["confidence"] * 100)
-    ax.set_title(f"{report['questions']} {report['split']} questions; bars: mean, whiskers: {pct}% CI")
+    pct = round(report.settings.confidence * 100)
+    ax.set_title(f"{report.questions} {report.split} questions; bars: mean, whiskers: {pct}% CI")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
     with atomic_write(path, "wb") as fh:
@@ -347,8 +446,8 @@ def render_chart(report: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
-def write_report(evaluation: Evaluation, out_dir: Path) -> dict[str, Any]:
-    """Write every report file into ``out_dir`` as one set; returns the report data.
+def write_report(evaluation: Evaluation, out_dir: Path) -> EvaluationReport:
+    """Write every report file into ``out_dir`` as one set; returns the report.
 
     The files are staged in a sibling folder and swapped in together, so a failure (a full disk) leaves
     the previous report whole; other files of ``out_dir`` (the score cache) are kept.
@@ -356,7 +455,7 @@ def write_report(evaluation: Evaluation, out_dir: Path) -> dict[str, Any]:
     out_dir = Path(out_dir)
     report = build_report(evaluation)
     with atomic_folder(out_dir, keep_others=True) as staging:
-        write_json(staging / "evaluation.json", report)
+        write_json(staging / "evaluation.json", report.to_dict())
         with atomic_write(staging / "evaluation.md") as fh:
             fh.write(render_markdown(report))
         rows = _rows(evaluation)
