@@ -1,8 +1,8 @@
 # ruff: noqa: E501  (HTML templates read best one tag run per line)
 """Site chromes: the boilerplate real pages wrap around their article.
 
-Each theme is one function ``PageView -> str`` that writes a whole HTML document in the markup habits of one
-kind of site (navigation, ads, consent banners, newsletter boxes, share widgets, related links, comments,
+Each theme is one function ``PageView -> str`` that fills a Jinja2 template (``templates/<theme>.html``) with a
+whole HTML document in the markup habits of one kind of site (navigation, ads, consent banners, newsletter boxes, share widgets, related links, comments,
 pagination). Everything a theme adds is boilerplate: the ground truth is only the body's blocks. Choices that
 vary between pages of a theme are drawn from a hash of the URL, so rendering stays deterministic.
 """
@@ -14,7 +14,10 @@ import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
+from pathlib import Path
 from urllib.parse import urlsplit
+
+import jinja2
 
 from .markup import Block, attr, blocks_html, esc
 from .sources import Comment, Page
@@ -89,6 +92,13 @@ class PageView:
 
     def flag(self, salt: str) -> bool:
         return zlib.crc32(f"{self.page.url}|{salt}".encode()) % 2 == 0
+
+
+# --------------------------------------------------------------------------- templates
+
+
+def _page(template: str, **context: object) -> str:
+    return TEMPLATES.get_template(f"{template}.html").render(**context)
 
 
 # --------------------------------------------------------------------------- shared pieces
@@ -329,44 +339,7 @@ def news(v: PageView) -> str:
         if v.page.author
         else "Staff report"
     )
-    return f"""<!DOCTYPE html>
-<html lang="{v.lang}">
-<head>
-{meta_charset(v)}
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{esc(v.title)} | {esc(v.site)}</title>
-{head_links(v)}
-<meta property="og:type" content="article"><meta property="og:title" content="{attr(v.title)}">
-<style>.ad-slot{{min-height:250px;text-align:center}}.ticker{{background:#111;color:#fff}}</style>
-{analytics(v)}
-</head>
-<body class="article-page">
-<div class="ticker" aria-label="Breaking news"><strong>Latest:</strong> {" &bull; ".join(esc(t) for t in ticker)}</div>
-<header class="site-header"><a class="logo" href="/">{esc(v.site)}</a>
-<nav class="primary-nav" aria-label="Sections"><ul>{nav}</ul></nav>
-<form class="search" action="/search"><input name="q" placeholder="Search"></form><a class="subscribe-btn" href="/subscribe">Subscribe</a></header>
-<div class="ad-slot ad-leaderboard" id="div-gpt-ad-top">{ad_iframe(v, "728x90", "top")}</div>
-<main id="main">
-<article class="story">
-<header><p class="kicker"><a href="/section/lifestyle">Lifestyle</a></p><h1 class="headline">{esc(v.title)}</h1>
-<p class="byline">{byline} <time datetime="{v.page.published or ""}">{long_date(v.page.published)}</time></p></header>
-{share_links(v, "share-bar")}
-<div class="story-body">
-{body_html(v, "html5", 3, lambda n: f'<div class="ad-slot ad-inline" data-slot="inline-{n}"><span class="ad-label">Advertisement</span>{ad_iframe(v, "300x250", f"inline{n}")}</div>')}
-</div>
-{pagination(v)}
-</article>
-{sponsored(v, 3, "sponsored-stories")}
-{comments}
-</main>
-<aside class="rail"><h2>Most read</h2><ol>{related(v, NEWS_RELATED, 4)}</ol>
-{newsletter("newsletter-box", "The Morning Briefing", "The day's most important stories, every weekday.", "Sign up")}</aside>
-<footer class="site-footer"><ul><li><a href="/about">About us</a></li><li><a href="/contact">Contact</a></li><li><a href="/privacy">Privacy</a></li><li><a href="/terms">Terms of use</a></li></ul>
-<p>&copy; {v.year} {esc(v.site)} Media Group. All rights reserved.</p></footer>
-{cookie_banner(v, "onetrust" if v.flag("cookie") else "cc")}
-</body>
-</html>
-"""
+    return _page("news", v=v, byline=byline, comments=comments, nav=nav, ticker=ticker)
 
 
 NEWS_RELATED = (
@@ -404,46 +377,7 @@ def blog(v: PageView) -> str:
             '<textarea id="comment" name="comment" rows="6"></textarea><input name="submit" type="submit" value="Post Comment"></form></div></div>'
         )
     archive = "".join(f'<li><a href="/{y}/">{y}</a></li>' for y in range(v.year + 2, v.year - 2, -1))
-    return f"""<!DOCTYPE html>
-<html lang="{v.lang}-US">
-<head>
-{meta_charset(v)}
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{esc(v.title)} &#8211; {esc(v.site)}</title>
-{head_links(v)}
-<link rel="stylesheet" id="twentyseventeen-style-css" href="{v.origin}/wp-content/themes/twentyseventeen/style.css?ver=4.9.8" type="text/css" media="all">
-<style id="wp-custom-css">.entry-content p{{line-height:1.7}} .jp-relatedposts{{margin-top:2em}}</style>
-</head>
-<body class="post-template-default single single-post">
-<div id="page" class="site"><a class="skip-link screen-reader-text" href="#content">Skip to content</a>
-<header id="masthead" class="site-header" role="banner"><div class="site-branding"><p class="site-title"><a href="{v.origin}/" rel="home">{esc(v.site)}</a></p>
-<p class="site-description">{esc(v.pick(BLOG_TAGLINES, 1, "tagline")[0])}</p></div>
-<nav id="site-navigation" class="main-navigation"><ul id="top-menu" class="menu"><li><a href="/">Home</a></li><li><a href="/about/">About</a></li><li><a href="/category/guides/">Guides</a></li><li><a href="/start-here/">Start Here</a></li><li><a href="/contact/">Contact</a></li></ul></nav></header>
-<div id="content" class="site-content"><div id="primary" class="content-area"><main id="main" class="site-main">
-<article class="post type-post status-publish format-standard hentry">
-<header class="entry-header"><div class="entry-meta"><span class="posted-on">Posted on <time class="entry-date published" datetime="{v.page.published or ""}">{long_date(v.page.published)}</time></span>{f' <span class="byline">by <span class="author vcard">{esc(v.page.author)}</span></span>' if v.page.author else ""}</div>
-<h1 class="entry-title">{esc(v.title)}</h1></header>
-<div class="entry-content">
-{body_html(v, "wp")}
-{pagination(v, wrap='<div class="page-links">Pages: {}</div>', next_label="Next page", current='<span class="post-page-numbers current">{n}</span>', link='<a href="{href}" class="post-page-numbers">{n}</a>')}
-<div class="sharedaddy sd-sharing-enabled"><h3 class="sd-title">Share this:</h3>{share_links(v, "sd-content", "Share")}</div>
-<div id="jp-relatedposts" class="jp-relatedposts"><h3 class="jp-relatedposts-headline"><em>Related</em></h3><ul>{related(v, BLOG_RELATED, 3)}</ul></div>
-</div>
-<footer class="entry-footer"><span class="cat-links">Posted in <a href="/category/guides/" rel="category tag">Guides</a></span></footer>
-</article>
-{comments}
-</main></div>
-<aside id="secondary" class="widget-area"><section class="widget widget_search"><form role="search" method="get" action="/"><input type="search" name="s" placeholder="Search &hellip;"></form></section>
-<section class="widget widget_recent_entries"><h2 class="widget-title">Recent Posts</h2><ul>{related(v, BLOG_RELATED, 4)}</ul></section>
-<section class="widget widget_archive"><h2 class="widget-title">Archives</h2><ul>{archive}</ul></section>
-<section class="widget">{newsletter("mc4wp-form", "Get new posts by email", "Join other readers and never miss a post.")}</section></aside>
-</div>
-<footer id="colophon" class="site-footer"><div class="site-info"><a href="https://wordpress.org/">Proudly powered by WordPress</a></div></footer></div>
-{cookie_banner(v, "cc")}
-<script src="{v.origin}/wp-includes/js/wp-embed.min.js?ver=4.9.8"></script>
-</body>
-</html>
-"""
+    return _page("blog", v=v, archive=archive, comments=comments)
 
 
 BLOG_TAGLINES = (
@@ -498,44 +432,7 @@ def recipe(v: PageView) -> str:
         f'<div class="grid-item"><a href="/{slugify(p)}/"><img src="{v.origin}/img/{slugify(p)}-300x300.jpg" alt="{attr(p)}" width="150" height="150"><span>{esc(p)}</span></a></div>'
         for p in pins
     )
-    return f"""<!DOCTYPE html>
-<html lang="{v.lang}">
-<head>
-{meta_charset(v)}
-<title>{esc(v.title)} - {esc(v.site)}</title>
-<meta name="viewport" content="width=device-width,initial-scale=1">
-{head_links(v)}
-<meta name="pinterest-rich-pin" content="true">
-<script>window.adthrive=window.adthrive||{{}};window.adthrive.cmd=window.adthrive.cmd||[];</script>
-<script async src="https://ads.adsrv-demo.net/sites/{attr(v.host)}/ads.min.js"></script>
-</head>
-<body class="single recipe-blog">
-<div class="top-bar"><a href="/">{esc(v.site)}</a> <span class="tagline">real food, real kitchens</span></div>
-<nav class="nav-primary"><ul class="menu"><li><a href="/recipes/">Recipes</a></li><li><a href="/recipes/quick-easy/">Quick &amp; Easy</a></li><li><a href="/recipes/baking/">Baking</a></li><li><a href="/recipes/drinks/">Drinks</a></li><li><a href="/about/">About</a></li><li><a href="/shop/">Shop</a></li></ul></nav>
-<div class="content-sidebar-wrap"><main class="content">
-<p class="breadcrumb"><a href="/">Home</a> &raquo; <a href="/recipes/">Recipes</a> &raquo; {esc(v.title)}</p>
-<article class="post entry">
-<header class="entry-header"><h1 class="entry-title">{esc(v.title)}</h1>
-<p class="entry-meta">{"By " + esc(v.page.author) + " &middot; " if v.page.author else ""}Updated {long_date(v.page.published)}</p>
-<p class="disclosure"><em>This post may contain affiliate links. Read our disclosure policy.</em></p>
-<div class="wprm-jump"><a href="#recipe" class="wprm-recipe-jump">Jump to Recipe</a> <a href="#" class="wprm-recipe-pin">Pin Recipe</a></div></header>
-<div class="entry-content">
-{body_html(v, "wp", 2, lambda n: f'<div class="adthrive-ad adthrive-content" id="AdThrive_Content_{n}_desktop"></div>')}
-</div>
-{pagination(v, wrap='<div class="archive-pagination pagination">{}</div>', next_label="Next Page &#x000BB;")}
-{share_links(v, "social-share", "Share this recipe")}
-</article>
-<div class="more-recipes"><h3>You may also like</h3><div class="grid">{more}</div></div>
-{comments}
-</main>
-<aside class="sidebar"><section class="widget about-me"><img src="{v.origin}/img/author.jpg" alt="" width="120"><p>Hi, I'm the cook behind {esc(v.site)}. I test every recipe at least three times.</p></section>
-{newsletter("widget enews", "Free Weekly Recipes", "Get easy recipes delivered to your inbox.", "Go")}
-<div class="adthrive-ad adthrive-sidebar">{ad_iframe(v, "300x600", "sidebar")}</div></aside></div>
-<footer class="site-footer"><p>Copyright &copy; {v.year} {esc(v.site)} &middot; <a href="/privacy-policy/">Privacy Policy</a> &middot; <a href="/accessibility/">Accessibility</a></p></footer>
-{cookie_banner(v, "cc")}
-</body>
-</html>
-"""
+    return _page("recipe", v=v, comments=comments, more=more)
 
 
 def forum(v: PageView) -> str:
@@ -578,36 +475,7 @@ def forum(v: PageView) -> str:
                 flatten(c.replies, c.author)
 
         flatten(v.page.comments)
-    return f"""<!DOCTYPE html>
-<html dir="ltr" lang="{v.lang}-gb">
-<head>
-{meta_charset(v)}
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{esc(v.title)} - {esc(v.site)} Forums</title>
-{head_links(v)}
-<link href="./styles/prosilver/theme/stylesheet.css?assets_version=42" rel="stylesheet">
-</head>
-<body id="phpbb" class="nojs notouch section-viewtopic ltr">
-<div id="wrap" class="wrap"><a id="top" class="top-anchor" accesskey="t"></a>
-<div id="page-header"><div class="headerbar" role="banner"><div class="inner"><div id="site-description"><a id="logo" class="logo" href="./index.php" title="Board index">{esc(v.site)}</a>
-<h1>{esc(v.site)} Forums</h1><p>A friendly community for questions, answers and project logs.</p></div>
-<div id="search-box" class="search-box search-header"><form action="./search.php" method="get"><input name="keywords" type="search" placeholder="Search&hellip;"><button class="button button-search" type="submit">Search</button></form></div></div></div>
-<div class="navbar" role="navigation"><ul id="nav-main" class="nav-main linklist"><li><a href="/app.php/help/faq" rel="help">FAQ</a></li><li><a href="./ucp.php?mode=register">Register</a></li><li><a href="./ucp.php?mode=login">Login</a></li></ul>
-<ul id="nav-breadcrumbs" class="nav-breadcrumbs linklist"><li class="breadcrumbs"><span class="crumb"><a href="./index.php">Board index</a></span> &lsaquo; <span class="crumb"><a href="./viewforum.php?f={t % 40}">{forum_name}</a></span></li></ul></div></div>
-<div id="page-body" class="page-body" role="main">
-<h2 class="topic-title"><a href="./viewtopic.php?t={t}">{esc(v.title)}</a></h2>
-<div class="action-bar bar-top"><a href="./posting.php?mode=reply&amp;t={t}" class="button">Post Reply</a>
-{pagination(v, wrap='<div class="pagination">{}</div>', next_label="Next", prev_label="Previous", current='<strong class="active">{n}</strong>', link='<a class="button" href="{href}">{n}</a>')}</div>
-{"".join(posts_html)}
-<div class="action-bar bar-bottom">{pagination(v, wrap='<div class="pagination">{}</div>', next_label="Next page &raquo;")}</div>
-<div class="ad-forum" style="text-align:center">{ad_iframe(v, "728x90", "forum-bottom")}</div>
-<div class="stat-block online-list"><h3>Who is online</h3><p>Users browsing this forum: no registered users and {t % 9 + 2} guests</p></div>
-</div>
-<div id="page-footer" class="page-footer" role="contentinfo"><div class="copyright">Powered by <a href="https://www.phpbb.com/">phpBB</a>&reg; Forum Software &copy; phpBB Limited</div></div></div>
-{cookie_banner(v, "cc") if v.flag("cookie") else ""}
-</body>
-</html>
-"""
+    return _page("forum", v=v, forum_name=forum_name, posts_html=posts_html, t=t)
 
 
 def gov(v: PageView) -> str:
@@ -623,39 +491,7 @@ def gov(v: PageView) -> str:
         f'<li class="usa-sidenav__item"><a href="/{slugify(s)}">{s}</a></li>'
         for s in v.pick(GOV_SECTIONS, 5, "side")
     )
-    return f"""<!DOCTYPE html>
-<html lang="{v.lang}">
-<head>
-{meta_charset(v, old_style=v.flag("meta"))}
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{esc(v.title)} | {esc(agency)}</title>
-{head_links(v)}
-<link rel="stylesheet" href="/assets/css/uswds.min.css">
-<script src="/assets/js/uswds-init.min.js"></script>
-</head>
-<body>
-<a class="usa-skipnav" href="#main-content">Skip to main content</a>
-<section class="usa-banner" aria-label="Official website"><div class="usa-banner__header"><p class="usa-banner__header-text">An official public-service website</p>
-<button class="usa-banner__button" aria-expanded="false">Here's how you know</button></div></section>
-<header class="usa-header usa-header--extended"><div class="usa-logo"><a href="/" title="Home"><img src="/img/seal.svg" alt="" width="48"> {esc(agency)}</a></div>
-<nav aria-label="Primary navigation" class="usa-nav"><ul class="usa-nav__primary usa-accordion"><li><a href="/topics">Topics</a></li><li><a href="/services">Services</a></li><li><a href="/publications">Publications</a></li><li><a href="/news">Newsroom</a></li><li><a href="/about">About Us</a></li></ul>
-<form class="usa-search usa-search--small" role="search"><input class="usa-input" type="search" name="query"><button class="usa-button" type="submit">Search</button></form></nav></header>
-<div class="grid-container"><nav class="usa-breadcrumb" aria-label="Breadcrumbs"><ol class="usa-breadcrumb__list"><li class="usa-breadcrumb__list-item"><a href="/">Home</a></li><li class="usa-breadcrumb__list-item"><a href="/topics">Topics</a></li><li class="usa-breadcrumb__list-item usa-current" aria-current="page"><span>{esc(v.title)}</span></li></ol></nav>
-<div class="grid-row"><aside class="desktop:grid-col-3"><ul class="usa-sidenav">{side}</ul></aside>
-<main class="desktop:grid-col-9 usa-prose" id="main-content">
-<h1>{esc(v.title)}</h1>
-{body_html(v, "html5")}
-{pagination(v, wrap='<nav aria-label="Pagination" class="usa-pagination">{}</nav>', next_label="Next page")}
-<div class="page-meta"><p>Page last reviewed: {us_date(v.page.published)}</p>{f"<p>Content source: {esc(v.page.author)}</p>" if v.page.author else ""}</div>
-<div class="feedback-widget"><p>Was this page helpful?</p><button>Yes</button> <button>No</button></div>
-{comments}
-</main></div></div>
-<footer class="usa-footer"><div class="usa-footer__primary-section"><ul><li><a href="/accessibility">Accessibility</a></li><li><a href="/foia">Freedom of Information</a></li><li><a href="/privacy">Privacy Policy</a></li><li><a href="/contact">Contact Us</a></li></ul></div>
-{newsletter("usa-footer__signup", "Sign up for email updates", "Get updates on new publications.")}
-<div class="usa-identifier"><p>{esc(agency)} &middot; Looking for local services? <a href="/locations">Find an office</a></p></div></footer>
-</body>
-</html>
-"""
+    return _page("gov", v=v, agency=agency, comments=comments, side=side)
 
 
 GOV_SECTIONS = (
@@ -686,42 +522,7 @@ def shop(v: PageView) -> str:
             return f'<div class="spr-review" id="review-{cid}"><span class="spr-review-header-byline"><strong>{esc(c.author)}</strong> on <strong>{us_date(c.date)}</strong></span><p class="spr-review-content-body">{esc(c.text)}</p>{replies}</div>'
 
         comments = f'<div class="article-comments"><h3>Comments</h3>{comment_tree(v.page.comments, item, outer="<div class=spr-reviews>{}</div>", children="<div class=spr-replies>{}</div>")}</div>'
-    return f"""<!doctype html>
-<html class="no-js" lang="{v.lang}">
-<head>
-{meta_charset(v)}
-<meta name="viewport" content="width=device-width,initial-scale=1">
-<title>{esc(v.title)} &ndash; {esc(v.site)}</title>
-{head_links(v)}
-<script>var Shopify=Shopify||{{}};Shopify.shop="{attr(v.host)}";Shopify.currency={{"active":"USD","rate":"1.0"}};</script>
-<style>.announcement-bar{{background:#222;color:#fff;text-align:center}}</style>
-</head>
-<body class="template-article">
-<div class="announcement-bar" role="region" aria-label="Announcement"><p>Free shipping on orders over $50 &middot; 30-day returns</p></div>
-<header class="site-header"><a class="site-header__logo" href="/">{esc(v.site)}</a>
-<nav class="site-nav"><ul><li><a href="/collections/new">New Arrivals</a></li><li><a href="/collections/all">Shop All</a></li><li><a href="/collections/sale">Sale</a></li><li><a href="/blogs/journal">Journal</a></li><li><a href="/pages/help">Help</a></li></ul></nav>
-<div class="site-header__icons"><a href="/search">Search</a> <a href="/account/login">Log in</a> <a href="/cart" class="cart-link">Cart (0)</a></div></header>
-<main role="main" id="MainContent">
-<nav class="breadcrumb" aria-label="breadcrumbs"><a href="/">Home</a> / <a href="/blogs/journal">Journal</a> / <span>{esc(v.title)}</span></nav>
-<article class="article" itemscope itemtype="http://schema.org/Article">
-<header><h1 class="article__title">{esc(v.title)}</h1><p class="article__meta">{esc(v.page.author or v.site + " Team")} &middot; {long_date(v.page.published)}</p></header>
-<div class="rte article__content" itemprop="articleBody">
-{body_html(v, "html5")}
-</div>
-{pagination(v, wrap='<ul class="pagination">{}</ul>', next_label="Next page &rarr;", prev_label="&larr; Previous")}
-{share_links(v, "social-sharing")}
-</article>
-<section class="shop-the-story"><h2>Shop the story</h2><ul class="grid">{cards}</ul></section>
-{comments}
-</main>
-<div class="newsletter-popup" role="dialog" aria-hidden="true">{newsletter("newsletter-popup__inner", "Get 10% off your first order", "Sign up for tips, new arrivals and subscriber-only offers.")}</div>
-<footer class="site-footer"><div class="grid"><div><h4>Help</h4><ul><li><a href="/pages/shipping">Shipping</a></li><li><a href="/pages/returns">Returns</a></li><li><a href="/pages/contact">Contact</a></li></ul></div>
-<div><h4>About</h4><ul><li><a href="/pages/about">Our story</a></li><li><a href="/blogs/journal">Journal</a></li></ul></div></div>
-<p class="payment-icons">Visa &middot; Mastercard &middot; Amex &middot; PayPal</p><p>&copy; {v.year}, {esc(v.site)}. Powered by Shopify</p></footer>
-{cookie_banner(v, "cc")}
-</body>
-</html>
-"""
+    return _page("shop", v=v, cards=cards, comments=comments)
 
 
 SHOP_PRODUCTS = (
@@ -752,45 +553,7 @@ def magazine(v: PageView) -> str:
         if v.page.author
         else ""
     )
-    return f"""<!DOCTYPE html>
-<html lang="{v.lang}">
-<head>
-{meta_charset(v)}
-<title>{esc(v.title)} | {esc(v.site)}</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-{head_links(v)}
-<meta name="description" content="{attr(v.title)}">
-<script type="application/ld+json">{{"@context":"https://schema.org","@type":"Article","headline":"{attr(v.title)}","publisher":{{"@type":"Organization","name":"{attr(v.site)}"}}}}</script>
-<style>.mag-hero{{margin:0}}.ad-slot{{clear:both;min-height:90px}}</style>
-</head>
-<body class="mag mag-article">
-<header class="mag-header"><div class="mag-masthead"><a href="/" class="mag-logo">{esc(v.site.upper())}</a></div>
-<nav class="mag-menu"><a href="/home">Home</a><a href="/food">Food</a><a href="/health">Health</a><a href="/style">Style</a><a href="/travel">Travel</a><a href="/money">Money</a><a href="/subscribe" class="sub">Subscribe</a></nav></header>
-<div class="ad-slot ad-top" data-ad-unit="/2231/{attr(v.host)}/article/top"><div id="gpt-top"></div><script>googletag.cmd.push(function(){{googletag.display("gpt-top");}});</script></div>
-<main><article class="mag-story">
-<p class="mag-kicker">Everyday Life</p>
-<h1>{esc(v.title)}</h1>
-<p class="mag-dek">Our guide, tested and explained.</p>
-<p class="mag-byline">{"By " + esc(v.page.author) + " | " if v.page.author else ""}Published {long_date(v.page.published)}</p>
-<figure class="mag-hero"><img src="{v.origin}/images/{slugify(v.title)}-hero.jpg" alt="" width="1200" height="675"><figcaption>Photo: {esc(v.site)} Studio</figcaption></figure>
-<div class="mag-body">
-{body_html(v, "html5", 4, lambda n: f'<div class="ad-slot ad-mid" data-ad-unit="mid{n}"><p class="ad-label">Advertisement - Continue Reading Below</p></div>')}
-</div>
-{pagination(v, wrap='<nav class="mag-pages">{}</nav>', next_label="Next page &#8250;")}
-{bio}
-{share_links(v, "mag-share")}
-</article>
-<section class="mag-more"><h2>More from {esc(v.site)}</h2><ul>{related(v, MAG_RELATED, 4)}</ul></section>
-{sponsored(v, 4, "mag-sponsored")}
-{comments}
-</main>
-<footer class="mag-footer">{newsletter("mag-newsletter", "Sign up for our newsletter", "Smart ideas for everyday life, twice a week.")}
-<nav><a href="/about">About</a> <a href="/advertise">Advertise</a> <a href="/privacy">Privacy Notice</a> <a href="/terms">Terms</a> <a href="/do-not-sell">Do Not Sell My Personal Information</a></nav>
-<p>&copy; {v.year} {esc(v.site)} Magazine. A part of Demo Media Inc.</p></footer>
-{cookie_banner(v, "onetrust")}
-</body>
-</html>
-"""
+    return _page("magazine", v=v, bio=bio, comments=comments)
 
 
 MAG_RELATED = (
@@ -824,44 +587,7 @@ def qa(v: PageView) -> str:
             ("how-to", "beginner", "maintenance", "safety", "best-practice", "troubleshooting"), 3, "tags"
         )
     )
-    return f"""<!DOCTYPE html>
-<html itemscope itemtype="https://schema.org/QAPage" lang="{v.lang}">
-<head>
-{meta_charset(v)}
-<title>{esc(v.title)} - {esc(v.site)}</title>
-<meta name="viewport" content="width=device-width, height=device-height, initial-scale=1.0">
-{head_links(v)}
-<script>StackExchange.ready(function(){{StackExchange.using("postValidation",function(){{}});}});</script>
-</head>
-<body class="question-page">
-<header class="top-bar"><div class="-container"><a href="/" class="-logo"><span class="-img">{esc(v.site)}</span></a>
-<ol class="-secondary"><li><a href="/users/login">Log in</a></li><li><a href="/users/signup">Sign up</a></li></ol>
-<form id="search" action="/search"><input name="q" type="text" placeholder="Search&hellip;" aria-label="Search"></form></div></header>
-<div class="container"><div id="left-sidebar"><nav role="navigation"><ol class="nav-links"><li><a href="/">Home</a></li><li><a href="/questions">Questions</a></li><li><a href="/tags">Tags</a></li><li><a href="/users">Users</a></li><li><a href="/unanswered">Unanswered</a></li></ol></nav></div>
-<div id="content"><div id="question-header"><h1 itemprop="name"><a href="/questions/{qid}" class="question-hyperlink">{esc(v.title)}</a></h1></div>
-<div class="question-meta">Asked {long_date(v.page.published)} &middot; Viewed {qid % 40000 + 500:,} times</div>
-<div id="question" class="question"><div class="post-taglist">{tags}</div></div>
-<div id="answers"><div id="answers-header"><h2>1 Answer</h2></div>
-<div id="answer-{qid + 1}" class="answer accepted-answer" itemprop="acceptedAnswer" itemscope itemtype="https://schema.org/Answer">
-<div class="votecell"><button class="vote-up" aria-label="Up vote">&#9650;</button><div class="vote-count" itemprop="upvoteCount">{votes}</div><button class="vote-down" aria-label="Down vote">&#9660;</button>
-<div class="accepted" title="Accepted answer">&#10004;</div></div>
-<div class="answercell"><div class="s-prose" itemprop="text">
-{body_html(v, "html5")}
-</div>
-{pagination(v, wrap='<div class="s-pagination">{}</div>', next_label="Next page &rsaquo;")}
-<div class="post-signature"><div class="user-info">answered by <a href="/users/{qid % 5000}">{esc(v.page.author or "community")}</a></div></div>
-<div class="post-menu"><a href="/a/{qid + 1}" class="js-share-link">Share</a> <a href="/posts/{qid + 1}/edit">Improve this answer</a> <a href="#" class="flag">Follow</a></div>
-{comments}
-</div></div></div>
-<div id="sidebar"><div class="s-sidebarwidget"><div class="s-sidebarwidget--header">Linked</div><ul>{related(v, QA_RELATED, 3)}</ul></div>
-<div class="s-sidebarwidget hot-network"><h4>Hot Network Questions</h4><ul>{related(v, QA_RELATED, 4)}</ul></div>
-<div id="dfp-tsb" class="everyonelovesstackoverflow">{ad_iframe(v, "300x250", "sidebar")}</div></div></div></div>
-<footer id="footer" class="site-footer"><nav><a href="/tour">Tour</a> <a href="/help">Help</a> <a href="/legal/privacy-policy">Privacy</a> <a href="/legal/terms-of-service">Terms</a></nav>
-<p>Site design / logo &copy; {v.year} {esc(v.site)}; user contributions licensed under CC BY-SA.</p></footer>
-{cookie_banner(v, "onetrust") if v.flag("cookie") else ""}
-</body>
-</html>
-"""
+    return _page("qa", v=v, comments=comments, qid=qid, tags=tags, votes=votes)
 
 
 QA_RELATED = (
@@ -884,42 +610,7 @@ def edu(v: PageView) -> str:
             return f'<div class="ask-expert" id="ask-{cid}"><p class="q-meta"><b>{esc(c.author)}</b>, {us_date(c.date)}</p><p>{esc(c.text)}</p>{replies}</div>'
 
         comments = f'<div id="ask-an-expert"><h2>Ask an Expert</h2>{comment_tree(v.page.comments, item, outer="{}", children="<div class=expert-replies>{}</div>")}</div>'
-    return f"""<!DOCTYPE html>
-<html lang="{v.lang}" dir="ltr">
-<head>
-{meta_charset(v, old_style=v.flag("meta"))}
-<title>{esc(v.title)} | {esc(v.site)}</title>
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-{head_links(v)}
-<link rel="stylesheet" media="all" href="/sites/default/files/css/css_extension.css">
-</head>
-<body class="path-node page-node-type-publication">
-<div class="dialog-off-canvas-main-canvas">
-<div id="utility-bar"><a href="https://www.example.edu/">University Home</a> | <a href="/directory">Directory</a> | <a href="/give">Give</a></div>
-<header role="banner" id="header"><a href="/" class="site-logo">{esc(v.site)}</a><p class="site-slogan">Research-based information for your home, farm and community</p>
-<nav role="navigation" id="main-menu"><ul class="menu"><li><a href="/programs">Programs</a></li><li><a href="/publications">Publications</a></li><li><a href="/events">Events</a></li><li><a href="/4-h">4-H Youth</a></li><li><a href="/counties">County Offices</a></li></ul></nav></header>
-<div id="breadcrumb"><nav class="breadcrumb" role="navigation"><ol><li><a href="/">Home</a></li><li><a href="/publications">Publications</a></li><li>{esc(v.title)}</li></ol></nav></div>
-<div class="layout-container"><aside class="layout-sidebar-first" role="complementary"><h2>In this section</h2><ul class="menu">{side}</ul></aside>
-<main role="main" class="layout-content"><a id="main-content" tabindex="-1"></a>
-<div class="node node--type-publication"><h1 class="page-title"><span>{esc(v.title)}</span></h1>
-<div class="field--name-field-authors">{esc(v.page.author or "Extension Staff")}</div>
-<div class="pub-date">Published {long_date(v.page.published)}</div>
-<div class="print-link"><a href="javascript:window.print()">Print this page</a> | <a href="?format=pdf">Download PDF</a></div>
-<div class="clearfix text-formatted field field--name-body">
-{body_html(v, "html5")}
-</div>
-{pagination(v, wrap='<nav class="pager" role="navigation"><ul class="pager__items">{}</ul></nav>', next_label="Next page &rsaquo;&rsaquo;")}
-<div class="disclaimer"><p><em>Reference to commercial products or trade names does not imply endorsement. Extension programs are open to all.</em></p></div>
-</div>
-{comments}
-</main></div>
-<footer role="contentinfo"><p>{esc(v.site)} &middot; 100 Campus Drive &middot; <a href="/accessibility">Accessibility</a> &middot; <a href="/nondiscrimination">Nondiscrimination statement</a></p>
-<p>&copy; {v.year} Board of Trustees. All rights reserved.</p></footer></div>
-{cookie_banner(v, "cc") if v.flag("cookie") else ""}
-<script src="/core/misc/drupal.js?v=8.9.1"></script>
-</body>
-</html>
-"""
+    return _page("edu", v=v, comments=comments, side=side)
 
 
 EDU_TOPICS = (
@@ -957,42 +648,7 @@ def health(v: PageView) -> str:
     reviewer = v.pick(
         ("Dr. A. Morrell, MD", "J. Okafor, RN", "Dr. L. Brandt, PharmD", "S. Iyer, MS, RD"), 1, "reviewer"
     )[0]
-    return f"""<!DOCTYPE html>
-<html lang="{v.lang}">
-<head>
-{meta_charset(v)}
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{esc(v.title)} - {esc(v.site)}</title>
-{head_links(v)}
-<style>.adv{{font-size:11px;color:#777;text-transform:uppercase}}</style>
-{analytics(v)}
-</head>
-<body>
-<header class="hl-header"><a class="hl-logo" href="/">{esc(v.site)}</a>
-<nav class="hl-nav"><a href="/conditions">Health Conditions</a> <a href="/wellness">Wellness</a> <a href="/tools">Tools</a> <a href="/featured">Featured</a> <a href="/newsletters">Newsletters</a></nav>
-<a class="hl-signup" href="/newsletters">Sign up</a></header>
-<main id="main-content"><article>
-<h1>{esc(v.title)}</h1>
-<div class="byline">{"Written by " + esc(v.page.author) + " &middot; " if v.page.author else ""}Medically reviewed by {esc(reviewer)} &middot; Updated on {long_date(v.page.published)}</div>
-<div class="disclaimer-box">Our content is for informational purposes only and is not a substitute for professional medical advice.</div>
-{toc}
-<div class="article-body">
-{body_html(v, "html5", 3, lambda n: f'<aside class="adv-wrap"><p class="adv">Advertisement</p>{ad_iframe(v, "300x250", f"mid{n}")}</aside>')}
-</div>
-{pagination(v, wrap='<nav class="article-pages">{}</nav>', next_label="Next page &rarr;")}
-<div class="helpful"><p>Was this article helpful?</p><button>Yes</button><button>No</button></div>
-</article>
-<section class="related-reads"><h2>Related reading</h2><ul>{related(v, HEALTH_RELATED, 3)}</ul></section>
-{sponsored(v, 2, "sponsored-content")}
-{comments}
-</main>
-<aside class="newsletter-module">{newsletter("nl", "Get our wellness newsletter", "Evidence-based tips in your inbox every week.")}</aside>
-<footer class="hl-footer"><p><a href="/about">About</a> &middot; <a href="/editorial-policy">Editorial policy</a> &middot; <a href="/privacy">Privacy</a> &middot; <a href="/ad-policy">Advertising policy</a></p>
-<p>&copy; {v.year} {esc(v.site)}. This site does not provide medical advice, diagnosis, or treatment.</p></footer>
-{cookie_banner(v, "onetrust" if v.flag("cookie") else "cc")}
-</body>
-</html>
-"""
+    return _page("health", v=v, comments=comments, reviewer=reviewer, toc=toc)
 
 
 HEALTH_RELATED = (
@@ -1015,42 +671,7 @@ def docs(v: PageView) -> str:
 
         comments = f'<section class="kb-comments"><h2>Community comments</h2>{comment_tree(v.page.comments, item, outer="{}", children="<div class=kb-replies>{}</div>")}</section>'
     kb = zlib.crc32(v.page.url.encode()) % 90000 + 10000
-    return f"""<!DOCTYPE html>
-<html lang="{v.lang}">
-<head>
-{meta_charset(v)}
-<title>{esc(v.title)} &#8211; {esc(v.site)} Support</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-{head_links(v)}
-<link rel="stylesheet" href="/hc/theming_assets/support.css">
-<script>window.HelpCenter={{"locale":"{v.lang}","account":"{attr(v.host)}"}};</script>
-</head>
-<body class="kb-article">
-<header class="kb-header"><a class="kb-logo" href="/hc/{v.lang}">{esc(v.site)} Support</a>
-<nav><a href="/hc/{v.lang}/categories">Categories</a> <a href="/community">Community</a> <a href="/hc/{v.lang}/requests/new">Submit a request</a> <a href="/signin">Sign in</a></nav>
-<form role="search" class="kb-search" action="/hc/search"><input type="search" name="query" placeholder="Search the knowledge base"></form></header>
-<div class="kb-container"><nav class="kb-breadcrumbs"><ol><li><a href="/hc/{v.lang}">{esc(v.site)} Support</a></li><li><a href="/hc/{v.lang}/sections/guides">How-to guides</a></li></ol></nav>
-<div class="kb-columns"><aside class="kb-sidebar"><h3>Articles in this section</h3><ul>{side}</ul></aside>
-<main class="kb-main"><article class="article">
-<header class="article-header"><h1 title="{attr(v.title)}">{esc(v.title)}</h1>
-<div class="article-meta">{esc(v.page.author or "Support team")} &middot; Updated {long_date(v.page.published)} &middot; Article ID KB{kb}</div></header>
-<div class="applies-to"><strong>Applies to:</strong> all current models</div>
-<section class="article-info"><div class="article-body">
-{body_html(v, "html5")}
-</div></section>
-{pagination(v, wrap='<nav class="kb-pagination">{}</nav>', next_label="Next page &raquo;")}
-<footer class="article-footer"><div class="article-votes"><span class="article-votes-question">Was this article helpful?</span> <button class="article-vote-up">Yes</button> <button class="article-vote-down">No</button>
-<small class="article-votes-count">{kb % 300 + 5} out of {kb % 300 + kb % 40 + 9} found this helpful</small></div>
-<div class="article-return-to-top"><a href="#article-container">Return to top</a></div></footer>
-</article>
-<section class="related-articles"><h3>Related articles</h3><ul>{related(v, DOCS_TOPICS, 3)}</ul></section>
-{comments}
-</main></div></div>
-<footer class="kb-footer"><p>&copy; {v.year} {esc(v.site)} Inc. &middot; <a href="/legal">Legal</a> &middot; <a href="/privacy">Privacy</a> &middot; <a href="/cookies">Cookie preferences</a></p></footer>
-{cookie_banner(v, "onetrust")}
-</body>
-</html>
-"""
+    return _page("docs", v=v, comments=comments, kb=kb, side=side)
 
 
 DOCS_TOPICS = (
@@ -1100,50 +721,7 @@ def legacy(v: PageView) -> str:
         sep=" | ",
     )
     counter = zlib.crc32(v.page.url.encode()) % 90000 + 1200
-    return f"""<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN" "http://www.w3.org/TR/html4/loose.dtd">
-<HTML>
-<HEAD>
-{meta_charset(v, old_style=True)}
-<TITLE>{esc(v.site)} - {esc(v.title)}</TITLE>
-<META name="keywords" content="{attr(", ".join(v.title.lower().split()[:6]))}">
-{head_links(v, canonical=False)}
-<STYLE type="text/css">
-A:link {{color: #003399}} A:visited {{color: #663399}} TD.menu {{background-color: #669933}} BODY {{margin: 0px}}
-</STYLE>
-<SCRIPT language="JavaScript" type="text/javascript">
-<!--
-function MM_swapImgRestore() {{ var i,x,a=document.MM_sr; for(i=0;a&&i<a.length&&(x=a[i])&&x.oSrc;i++) x.src=x.oSrc; }}
-//-->
-</SCRIPT>
-</HEAD>
-<BODY bgcolor="#FFFFFF" leftmargin="0" topmargin="0" marginwidth="0" marginheight="0">
-<TABLE width="780" border="0" cellpadding="0" cellspacing="0" align="center">
-<TR><TD colspan="3" bgcolor="#336600" height="80"><IMG src="images/spacer.gif" width="10" height="1"><font face="Georgia" size="6" color="#FFFFFF"><B>{esc(v.site)}</B></font><BR>
-<IMG src="images/spacer.gif" width="10" height="1"><font face="Verdana" size="1" color="#DDEECC">Your online resource since {v.year - 3}</font></TD></TR>
-<TR><TD colspan="3" bgcolor="#99CC66"><font face="Verdana" size="1">&nbsp;<A href="{attr(v.origin)}/index.html">Home</A> &gt; <A href="{attr(v.origin)}/articles.html">Articles</A> &gt; {esc(v.title)}</font></TD></TR>
-<TR>
-<TD width="150" valign="top" bgcolor="#669933"><TABLE width="150" border="0" cellpadding="4" cellspacing="0">
-{menu}</TABLE><BR>
-<CENTER><script type="text/javascript"><!--
-google_ad_client = "pub-0000000000000000"; google_ad_width = 120; google_ad_height = 600; google_ad_format = "120x600_as";
-//--></script>
-<script type="text/javascript" src="http://pagead2.googlesyndication.com/pagead/show_ads.js"></script></CENTER></TD>
-<TD width="10"><IMG src="images/spacer.gif" width="10" height="1"></TD>
-<TD width="620" valign="top"><BR>
-<font face="Verdana, Arial, Helvetica" size="4" color="#336600"><B>{esc(v.title)}</B></font><BR>
-<font face="Verdana" size="1" color="#666666">{"by " + esc(v.page.author) + " - " if v.page.author else ""}last updated {us_date(v.page.published)}</font><BR><BR>
-{body_html(v, "legacy")}
-{pages}
-<TABLE width="100%" border="0" bgcolor="#FFFFCC" cellpadding="6"><TR><TD><font face="Verdana" size="1"><B>Sponsored Links</B><BR>
-{"<BR>".join(f'<A href="https://clk.promolink-demo.net/c?id={i}">{esc(s.split("|")[0])}</A>' for i, s in enumerate(v.pick(SPONSORED, 2, "legacy-ads")))}</font></TD></TR></TABLE>
-{comments}
-<BR><HR size="1" noshade>
-<CENTER><font face="Verdana" size="1">Copyright &copy; {v.year} {esc(v.site)}. All Rights Reserved. | <A href="privacy.html">Privacy</A> | <A href="links.html">Link to us</A><BR>
-You are visitor number <B>{counter:06d}</B> | Best viewed with Internet Explorer 6 at 1024x768</font></CENTER><BR>
-</TD></TR></TABLE>
-</BODY>
-</HTML>
-"""
+    return _page("legacy", v=v, comments=comments, counter=counter, menu=menu, pages=pages)
 
 
 LEGACY_MENU = (
@@ -1177,6 +755,47 @@ THEMES: dict[str, Callable[[PageView], str]] = {
     "docs": docs,
 }
 
+#: Escaping is the templates' own (``esc``/``attr`` where the f-strings had them), not autoescape: the chromes
+#: hold ready-made entities ("Tips &amp; Tricks") and the output must stay byte for byte what it was.
+TEMPLATES = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(Path(__file__).resolve().parent / "templates"),
+    autoescape=False,
+    keep_trailing_newline=True,
+    undefined=jinja2.StrictUndefined,
+)
+TEMPLATES.filters.update(esc=esc, fmt=format)
+TEMPLATES.globals.update(
+    {
+        name: globals()[name]
+        for name in (
+            "BLOG_RELATED",
+            "BLOG_TAGLINES",
+            "DOCS_TOPICS",
+            "HEALTH_RELATED",
+            "MAG_RELATED",
+            "NEWS_RELATED",
+            "QA_RELATED",
+            "SPONSORED",
+            "ad_iframe",
+            "analytics",
+            "attr",
+            "body_html",
+            "cookie_banner",
+            "esc",
+            "head_links",
+            "long_date",
+            "meta_charset",
+            "newsletter",
+            "pagination",
+            "related",
+            "share_links",
+            "slugify",
+            "sponsored",
+            "us_date",
+        )
+    }
+)
+
 
 def render(v: PageView) -> str:
     return THEMES[v.page.theme or "blog"](v)
@@ -1185,23 +804,7 @@ def render(v: PageView) -> str:
 def js_shell(page: Page) -> str:
     """A single-page app as a crawler archives it: scripts and an empty mount point, no text at all."""
     h = zlib.crc32(page.url.encode())
-    return f"""<!doctype html>
-<html lang="{page.lang}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width,initial-scale=1">
-<title>{esc(page.title)}</title>
-<link rel="icon" href="/favicon.ico">
-<link href="/static/css/main.{h:08x}.css" rel="stylesheet">
-<script defer="defer" src="/static/js/runtime.{h >> 4:07x}.js"></script>
-<script defer="defer" src="/static/js/main.{h >> 8:06x}.chunk.js"></script>
-</head>
-<body>
-<div id="root"></div>
-<script>window.__APP_CONFIG__={{"apiBase":"/api/v2","release":"{h % 97}.{h % 13}.0","sentry":true}};</script>
-</body>
-</html>
-"""
+    return _page("js_shell", h=h, page=page)
 
 
 NOT_FOUND = """<html>
