@@ -19,7 +19,6 @@ from wikihowqa.cli._options import (
     running_on,
     seed_option,
 )
-from wikihowqa.io import DatasetFolder
 
 
 def _progress(label: str):
@@ -70,9 +69,11 @@ def split_command(
 ) -> None:
     """Cluster the questions (HDBSCAN on sentence embeddings) and split: clustered ones to train, the rest
     dealt to validation and test. Rewrites the QA part in place (atomically) and audits the result."""
-    # heavy: numpy, scikit-learn and the sentence encoder's stack (~0.2 s on every start-up if global)
+    # heavy: numpy, scikit-learn, the sentence encoder's stack and pydantic's row models (io): ~0.8 s that
+    # every command, and --help, would pay at start-up if these were imported with the module
     from wikihowqa.audit import audit_dataset
     from wikihowqa.embed import DEFAULT_MODEL
+    from wikihowqa.io import DatasetFolder
     from wikihowqa.split import SplitSettings, parse_size, split_dataset
 
     device = device_option(device)
@@ -124,9 +125,10 @@ def audit_command(
     device: Device = "auto",
 ) -> None:
     """For every validation/test question find the nearest train question; write audit.json into DATASET."""
-    # heavy: numpy and the sentence encoder's stack (~0.2 s on every command's start-up if global)
+    # heavy: numpy, the sentence encoder's stack and pydantic (as in split_command)
     from wikihowqa.audit import audit_dataset
     from wikihowqa.embed import DEFAULT_MODEL
+    from wikihowqa.io import DatasetFolder
 
     device = device_option(device)
     model = model or DEFAULT_MODEL

@@ -17,7 +17,6 @@ from wikihowqa.cli._options import (
     out_option,
     running_on,
 )
-from wikihowqa.io import DatasetFolder
 
 
 @app.command("stats")
@@ -37,8 +36,10 @@ def stats_command(
     compression, and the leakage audit; writes stats.md, stats.json, stats_per_question.jsonl, figures/."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    # heavy: numpy, spaCy and the sentence encoder's stack (~0.25 s on every command's start-up if global)
+    # heavy: numpy, spaCy, the sentence encoder's stack and pydantic's row models (io): ~0.8 s that every
+    # command, and --help, would pay at start-up if these were imported with the module
     from wikihowqa.embed import DEFAULT_MODEL
+    from wikihowqa.io import DatasetFolder
     from wikihowqa.stats.report import REPORT_MD, describe
 
     folder = DatasetFolder(dataset)
