@@ -23,6 +23,17 @@ from typing import Any, TypeVar
 
 from wikihowqa.errors import DatasetError
 from wikihowqa.records import Document, Example, Prediction, UsedPassage, normalise_split
+from wikihowqa.schema.rows import (
+    DOCUMENT_ROW,
+    EXAMPLE_ROW,
+    KINDS,
+    PARSED_TEXT,
+    PREDICTION_ROW,
+    TypeAdapter,
+    ValidationError,
+    field_problem,
+    row_problem,
+)
 
 QA_FILE = "qa.jsonl"
 DOCUMENTS_FILE = "documents.jsonl"
@@ -58,7 +69,7 @@ def _current_umask() -> int:
 _UMASK = _current_umask()
 
 
-# --------------------------------------------------------------------------- field checks
+# --------------------------------------------------------------------------- row checks
 
 
 class _RowError(ValueError):
@@ -69,66 +80,32 @@ class _RowError(ValueError):
 RowError = _RowError
 
 
-def _int(row: Mapping[str, Any], key: str, *, optional: bool = False) -> int | None:
-    value = row.get(key)
-    if value is None:
-        if optional:
-            return None
-        raise _RowError(f"missing field {key!r}" if key not in row else f"field {key!r} is null")
-    if isinstance(value, bool) or not isinstance(value, int):
-        # Parquet and pandas round-trips turn ints into floats; accept those that are whole.
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        raise _RowError(f"field {key!r} must be an integer, got {type(value).__name__} {value!r:.40}")
-    return value
-
-
-def _str(row: Mapping[str, Any], key: str, *, optional: bool = False) -> str | None:
-    value = row.get(key)
-    if value is None:
-        if optional:
-            return None
-        raise _RowError(f"missing field {key!r}" if key not in row else f"field {key!r} is null")
-    if not isinstance(value, str):
-        raise _RowError(f"field {key!r} must be a string, got {type(value).__name__}")
-    return value
-
-
-def _str_list(row: Mapping[str, Any], key: str, *, optional: bool = False) -> tuple[str, ...]:
-    value = row.get(key)
-    if value is None:
-        if optional:
-            return ()
-        raise _RowError(f"missing field {key!r}" if key not in row else f"field {key!r} is null")
-    if hasattr(value, "tolist"):  # numpy arrays from Parquet readers
-        value = value.tolist()
-    if not isinstance(value, list | tuple):
-        raise _RowError(f"field {key!r} must be a list of strings, got {type(value).__name__}")
-    odd = [v for v in value if not isinstance(v, str)]
-    if odd:
-        raise _RowError(
-            f"field {key!r} must be a list of strings, got a list holding {type(odd[0]).__name__}"
-        )
-    return tuple(value)
+def _checked(adapter: TypeAdapter[Any], row: Mapping[str, Any]) -> Any:
+    """``row`` checked by its row model (:mod:`wikihowqa.schema.rows`); a problem is a ``_RowError``."""
+    try:
+        return adapter.validate_python(row)
+    except ValidationError as exc:
+        raise _RowError(row_problem(row, exc.errors()[0])) from None
 
 
 # --------------------------------------------------------------------------- record <-> dict
 
 
 def example_from_dict(row: Mapping[str, Any]) -> Example:
+    checked = _checked(EXAMPLE_ROW, row)
     try:
-        split = normalise_split(_str(row, "split", optional=True))
+        split = normalise_split(checked.get("split"))
     except ValueError as exc:
         raise _RowError(str(exc)) from None
     known = {*EXAMPLE_FIELDS, "category"}
     return Example(
-        article_id=_int(row, "article_id"),  # type: ignore[arg-type]
-        question=_str(row, "question"),  # type: ignore[arg-type]
-        answer=_str(row, "answer"),  # type: ignore[arg-type]
-        related_document_urls_wayback_snapshots=_str_list(row, "related_document_urls_wayback_snapshots"),
+        article_id=checked["article_id"],
+        question=checked["question"],
+        answer=checked["answer"],
+        related_document_urls_wayback_snapshots=tuple(checked["related_document_urls_wayback_snapshots"]),
         split=split,
-        cluster=_int(row, "cluster", optional=True),
-        category=_str(row, "category", optional=True),
+        cluster=checked.get("cluster"),
+        category=checked.get("category"),
         extra={k: v for k, v in row.items() if k not in known},
     )
 
@@ -158,8 +135,9 @@ def document_from_dict(
     """
     if isinstance(row.get("parsed_text"), Mapping):
         row = _unfold_parsed_text(row)
-    passages = _str_list(row, "passages", optional=True)
-    text = _str(row, "parsed_text", optional=True)
+    checked = _checked(DOCUMENT_ROW, row)
+    passages = tuple(checked.get("passages") or ())
+    text = checked.get("parsed_text")
     if text is None:
         if not passages:
             problem = "field 'parsed_text' is null" if "parsed_text" in row else "missing field 'parsed_text'"
@@ -168,12 +146,12 @@ def document_from_dict(
     elif not passages and split_passages is not None:
         passages = tuple(split_passages(text))
     return Document(
-        article_id=_int(row, "article_id"),  # type: ignore[arg-type]
-        original_url=_str(row, "original_url"),  # type: ignore[arg-type]
-        archive_url=_str(row, "archive_url"),  # type: ignore[arg-type]
+        article_id=checked["article_id"],
+        original_url=checked["original_url"],
+        archive_url=checked["archive_url"],
         parsed_text=text,
-        parsed_md=_str(row, "parsed_md", optional=True),
-        title=_str(row, "title", optional=True),
+        parsed_md=checked.get("parsed_md"),
+        title=checked.get("title"),
         passages=passages,
         extra={k: v for k, v in row.items() if k not in DOCUMENT_FIELDS},
     )
@@ -181,14 +159,20 @@ def document_from_dict(
 
 def _unfold_parsed_text(row: Mapping[str, Any]) -> dict[str, Any]:
     parsed = row["parsed_text"]
-    inner = _str_list(parsed, "passages", optional=True)
+    try:
+        checked = PARSED_TEXT.validate_python(parsed)
+    except ValidationError as exc:
+        key = str(exc.errors()[0]["loc"][0])
+        name = "passages" if key == "passages" else f"parsed_text.{key}"
+        raise _RowError(field_problem(name, parsed[key], KINDS.get(key, "str"))) from None
+    inner = checked.get("passages")
     if not inner:
         raise _RowError("field 'parsed_text' is an object without 'passages' (a list of strings)")
     unfolded = {**row, "parsed_text": None}
     if row.get("passages") is None:
         unfolded["passages"] = list(inner)
     if row.get("title") is None and "title" in parsed:
-        unfolded["title"] = _str({"parsed_text.title": parsed["title"]}, "parsed_text.title", optional=True)
+        unfolded["title"] = checked.get("title")
     others = {k: v for k, v in parsed.items() if k not in ("title", "passages")}
     if others:  # kept, beside the fields they came with
         unfolded["parsed_text_fields"] = others
@@ -210,35 +194,43 @@ def document_to_dict(doc: Document) -> dict[str, Any]:
 
 
 def prediction_from_dict(row: Mapping[str, Any]) -> Prediction:
-    used = row.get("passages") or []
-    if not isinstance(used, list):
-        raise _RowError("field 'passages' must be a list")
-    passages = []
-    for i, p in enumerate(used):
-        if not isinstance(p, Mapping):
-            raise _RowError(f"passages[{i}] must be an object")
-        score = p.get("score")
-        if score is not None and not isinstance(score, int | float):
-            raise _RowError(f"passages[{i}].score must be a number")
-        passages.append(
-            UsedPassage(
-                archive_url=_str(p, "archive_url"),  # type: ignore[arg-type]
-                position=_int(p, "position"),  # type: ignore[arg-type]
-                rank=_int(p, "rank"),  # type: ignore[arg-type]
-                text=_str(p, "text"),  # type: ignore[arg-type]
-                score=None if score is None else float(score),
-            )
+    given = {**row, "passages": row.get("passages") or [], "settings": row.get("settings") or {}}
+    try:
+        checked = PREDICTION_ROW.validate_python(given)
+    except ValidationError as exc:
+        raise _RowError(_prediction_problem(given, exc.errors()[0])) from None
+    passages = tuple(
+        UsedPassage(
+            archive_url=p["archive_url"],
+            position=p["position"],
+            rank=p["rank"],
+            text=p["text"],
+            score=None if p.get("score") is None else float(p["score"]),
         )
-    settings = row.get("settings") or {}
-    if not isinstance(settings, Mapping):
-        raise _RowError("field 'settings' must be an object")
-    return Prediction(
-        article_id=_int(row, "article_id"),  # type: ignore[arg-type]
-        system=_str(row, "system"),  # type: ignore[arg-type]
-        answer=_str(row, "answer"),  # type: ignore[arg-type]
-        passages=tuple(passages),
-        settings=dict(settings),
+        for p in checked["passages"]
     )
+    return Prediction(
+        article_id=checked["article_id"],
+        system=checked["system"],
+        answer=checked["answer"],
+        passages=passages,
+        settings=checked["settings"],
+    )
+
+
+def _prediction_problem(row: Mapping[str, Any], error: Mapping[str, Any]) -> str:
+    loc = error["loc"]
+    if loc[0] == "passages" and len(loc) == 1:
+        return "field 'passages' must be a list"
+    if loc[0] == "passages" and len(loc) == 2:
+        return f"passages[{loc[1]}] must be an object"
+    if loc[0] == "passages":
+        if loc[2] == "score":
+            return f"passages[{loc[1]}].score must be a number"
+        return row_problem(row["passages"][loc[1]], {**error, "loc": loc[2:]})
+    if loc[0] == "settings":
+        return "field 'settings' must be an object"
+    return row_problem(row, error)
 
 
 def prediction_to_dict(pred: Prediction) -> dict[str, Any]:
