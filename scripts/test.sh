@@ -41,4 +41,6 @@ export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 "$VENV/bin/python" -m ruff check src tests benchmarks
 # The layer contracts ([tool.importlinter] in pyproject.toml; docs/architecture.md, "Layers").
 "$VENV/bin/lint-imports" --no-logo --no-cache
+# Strict types on records, io and the schema layer ([tool.mypy] in pyproject.toml).
+"$VENV/bin/python" -m mypy
 exec "$VENV/bin/python" -m pytest -q "$@"

@@ -205,7 +205,7 @@ def prediction_from_dict(row: Mapping[str, Any]) -> Prediction:
             position=p["position"],
             rank=p["rank"],
             text=p["text"],
-            score=None if p.get("score") is None else float(p["score"]),
+            score=None if (score := p.get("score")) is None else float(score),
         )
         for p in checked["passages"]
     )
@@ -488,7 +488,7 @@ def atomic_write(path: Path, mode: str = "w") -> Iterator[Any]:
         raise _renamed(exc, exc.filename or path, path) from exc
     try:
         os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; the result should have ordinary permissions
-        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as fh:
+        with os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8") as fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
@@ -551,7 +551,7 @@ def write_parquet(path: Path, rows: Iterable[Mapping[str, Any]]) -> int:
     table = pa.table(_parquet_columns(path, rows)) if rows else pa.table({})
     with atomic_write(path, "wb") as fh:
         pq.write_table(table, fh)
-    return table.num_rows
+    return int(table.num_rows)
 
 
 def write_rows(path: Path, rows: Iterable[Mapping[str, Any]]) -> int:
@@ -628,9 +628,10 @@ class DatasetFolder:
         if not path.is_file():
             return {}
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
+            manifest: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
             raise DatasetError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+        return manifest
 
     def write_examples(self, examples: Iterable[Example]) -> int:
         """Replace the QA part in place (atomically), keeping its format."""
