@@ -122,12 +122,12 @@ def span_problem(spans: Any, text: str, what: str, *, labelled: bool) -> str | N
 def scale_problem(value: Any, name: str, scales: Mapping[str, Mapping[str, Any]] = SCALES) -> str | None:
     scale = scales.get(name, SCALES[name])
     if not _whole(value) or not scale["min"] <= value <= scale["max"]:
-        return f"{name} must be an integer from {scale['min']} to {scale['max']}, got {value!r}"
+        return f"{name} must be an integer from {scale['min']} to {scale['max']}, got {value!r:.40}"
     return None
 
 
 def choice_problem(value: Any) -> str | None:
-    if value not in CHOICES:
+    if not isinstance(value, str) or value not in CHOICES:
         return f"choice must be one of {', '.join(CHOICES)}, got {value!r:.20}"
     return None
 

@@ -2,8 +2,9 @@
 
 The contract is docs/humaneval-formats.md §4. The checks here are stricter than the analysis' (which
 must also read Label Studio exports): spans must not overlap, events must point at sentences and
-passages that exist, and nothing is accepted that the page could not have produced. Whatever passes is
-exactly what ``wikihowqa analyze`` accepts as well-formed (tested). Every rejection is one sentence that
+passages that exist, and nothing is accepted that the page could not have produced. The row is built
+through the one judgment model (``humaneval.judgment``) and its checks, so whatever passes is exactly
+what ``wikihowqa analyze`` accepts as well-formed (tested). Every rejection is one sentence that
 names the field, so the page can show it and a script author can fix the request.
 """
 
@@ -14,13 +15,13 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from wikihowqa.humaneval.tasks import CHOICES, FORMAT_VERSION, SCALES, SPAN_LABELS
+from wikihowqa.humaneval.judgment import EVENT_KINDS, Judgment, choice_problem, scale_problem, span_problem
+from wikihowqa.humaneval.tasks import FORMAT_VERSION, SCALES
 
 JUDGMENT_ID = re.compile(r"^[A-Za-z0-9:_.-]{8,100}$")
 MAX_SPANS = 500
 MAX_EVENTS = 5000
 MAX_DURATION_MS = 7 * 24 * 3600 * 1000
-EVENT_KINDS = ("sentence_open", "passage_view")
 
 
 class SubmissionError(ValueError):
@@ -43,7 +44,10 @@ def _scale(body: Mapping[str, Any], name: str, scales: Mapping[str, Mapping[str,
     scale = scales.get(name, SCALES[name])
     if name not in body or body[name] is None:
         raise SubmissionError(f"{name} is missing: choose a value from {scale['min']} to {scale['max']}")
-    return _int(body[name], name, int(scale["min"]), int(scale["max"]))
+    problem = scale_problem(body[name], name, scales)
+    if problem:
+        raise SubmissionError(problem)
+    return int(body[name])
 
 
 def _spans(value: Any, text: str, name: str, *, labelled: bool) -> list[dict[str, Any]]:
@@ -54,26 +58,14 @@ def _spans(value: Any, text: str, name: str, *, labelled: bool) -> list[dict[str
         raise SubmissionError(f"{name} must be a list")
     if len(value) > MAX_SPANS:
         raise SubmissionError(f"{name}: at most {MAX_SPANS} spans, got {len(value)}")
+    problem = span_problem(value, text, name, labelled=labelled)
+    if problem:
+        raise SubmissionError(problem)
     spans = []
-    for k, s in enumerate(value):
-        if not isinstance(s, Mapping):
-            raise SubmissionError(f"{name}[{k}] must be an object with start and end")
-        start, end = s.get("start"), s.get("end")
-        if (
-            isinstance(start, bool)
-            or isinstance(end, bool)
-            or not isinstance(start, int)
-            or not isinstance(end, int)
-        ):
-            raise SubmissionError(f"{name}[{k}] needs integer start and end")
-        if not 0 <= start < end <= len(text):
-            raise SubmissionError(
-                f"{name}[{k}] {start}:{end} is outside the text (0 to {len(text)}) or empty"
-            )
+    for s in value:
+        start, end = s["start"], s["end"]
         span: dict[str, Any] = {"start": start, "end": end}
         if labelled:
-            if s.get("label") not in SPAN_LABELS:
-                raise SubmissionError(f"{name}[{k}] label must be one of {', '.join(SPAN_LABELS)}")
             span["label"] = s["label"]
             span["text"] = text[start:end]
         spans.append(span)
@@ -202,10 +194,9 @@ def build_judgment(
         judgment["usefulness"] = _scale(body, "usefulness", scales)
         judgment["spans"] = _spans(body.get("spans"), task["answer"]["text"], "spans", labelled=True)
     elif kind == "preference":
-        if body.get("choice") not in CHOICES:
-            raise SubmissionError(
-                f"choice must be one of {', '.join(CHOICES)}, got {body.get('choice')!r:.20}"
-            )
+        problem = choice_problem(body.get("choice"))
+        if problem:
+            raise SubmissionError(problem)
         judgment["choice"] = body["choice"]
     else:  # pragma: no cover - the loader refuses unknown task types
         raise SubmissionError(f"unknown task type {kind!r}")
@@ -213,7 +204,7 @@ def build_judgment(
     active = body.get("active_ms")
     if active is not None:
         judgment["active_ms"] = _int(active, "active_ms", 0, MAX_DURATION_MS)
-    return judgment
+    return Judgment.model_validate(judgment).row()
 
 
 __all__ = ["SubmissionError", "build_judgment"]
