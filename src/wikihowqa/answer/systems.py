@@ -246,7 +246,7 @@ def _llm(ctx: Context, with_passages: bool) -> System:
     cache = ctx.folder.path / CACHE_DIR / "llm-responses.sqlite"
     answerer = LLMAnswerer(settings, cache_path=cache, client=client)
     name = "llm-passages" if with_passages else "llm-qonly"
-    described = answerer.describe()
+    described = answerer.metadata()
 
     def result(reply: Any, answer: Callable[[str], Answer]) -> Answer | Failed:
         return answer(reply) if isinstance(reply, str) else Failed(str(reply), reply.advice(settings))

@@ -632,7 +632,7 @@ class LLMAnswerer:
             estimated_chat_counter(margin),
         )
 
-    def describe(self) -> dict[str, Any]:
+    def metadata(self) -> dict[str, Any]:
         """What a prediction records: backend, model, decoding and the prompt templates."""
         prompt = self.settings.prompt.model_dump()
         if self.settings.backend == "local":
