@@ -1,10 +1,12 @@
 # ruff: noqa: E501  (HTML templates read best one tag run per line)
 """Site chromes: the boilerplate real pages wrap around their article.
 
-Each theme is one function ``PageView -> str`` that fills a Jinja2 template (``templates/<theme>.html``) with a
-whole HTML document in the markup habits of one kind of site (navigation, ads, consent banners, newsletter boxes, share widgets, related links, comments,
-pagination). Everything a theme adds is boilerplate: the ground truth is only the body's blocks. Choices that
-vary between pages of a theme are drawn from a hash of the URL, so rendering stays deterministic.
+Each theme is a Jinja2 template (``templates/<theme>.html``) that writes a whole HTML document in the markup
+habits of one kind of site (navigation, ads, consent banners, newsletter boxes, share widgets, related links,
+comments, pagination); this module holds what the templates call: the page view, the pieces several themes
+share, and the lists they pick from. Everything a theme adds is boilerplate: the ground truth is only the
+body's blocks. Choices that vary between pages of a theme are drawn from a hash of the URL, so rendering
+stays deterministic.
 """
 
 from __future__ import annotations
@@ -92,6 +94,11 @@ class PageView:
 
     def flag(self, salt: str) -> bool:
         return zlib.crc32(f"{self.page.url}|{salt}".encode()) % 2 == 0
+
+    @property
+    def url_hash(self) -> int:
+        """A number of the URL the themes derive ids and counts from (topic ids, visitor counters)."""
+        return zlib.crc32(self.page.url.encode())
 
 
 # --------------------------------------------------------------------------- templates
@@ -301,45 +308,36 @@ def body_html(v: PageView, dialect: str, every: int = 0, ad: Callable[[int], str
     return blocks_html(v.blocks, dialect, insert)
 
 
-# --------------------------------------------------------------------------- themes
+@dataclass(frozen=True)
+class ForumPost:
+    """One post of a forum thread: the article as its first post, then each comment as a reply."""
+
+    author: str
+    when: date | None
+    content: str  # HTML
+    pid: int
+    first: bool
+    reply_to: str = ""
 
 
-def news(v: PageView) -> str:
-    sections = ("World", "Business", "Science", "Health", "Food", "Home", "Tech", "Opinion")
-    nav = "".join(f'<li><a href="/section/{s.lower()}">{s}</a></li>' for s in sections)
-    comments = ""
+def forum_posts(v: PageView, topic: int) -> list[ForumPost]:
+    """The thread's posts in reading order, replies flattened after the comment they answer."""
+    pid = topic * 10 if v.number in (0, 1) else topic * 10 + v.number
+    posts = [ForumPost(v.page.author or "admin", v.page.published, body_html(v, "bbcode"), pid, True)]
     if v.show_comments and v.page.comments:
 
-        def item(c: Comment, cid: int, replies: str) -> str:
-            return (
-                f'<li class="comment" id="c{cid}"><div class="comment__meta"><span class="comment__author">'
-                f'{esc(c.author)}</span> <time datetime="{c.date}">{long_date(c.date)}</time></div>'
-                f'<p class="comment__text">{esc(c.text)}</p><button class="comment__reply">Reply</button>{replies}</li>'
-            )
+        def flatten(comments: Sequence[Comment], parent: str = "") -> None:
+            for c in comments:
+                posts.append(
+                    ForumPost(c.author, c.date, esc(c.text), topic * 10 + 100 + len(posts), False, parent)
+                )
+                flatten(c.replies, c.author)
 
-        tree = comment_tree(
-            v.page.comments,
-            item,
-            outer='<ul class="comment-thread">{}</ul>',
-            children='<ul class="replies">{}</ul>',
-        )
-        comments = f'<section id="comments" class="comments"><h2>Reader comments ({count_comments(v.page.comments)})</h2>{tree}</section>'
-    ticker = v.pick(
-        (
-            "Markets close higher after a quiet week",
-            "Storm warnings issued for the coast",
-            "City council approves new bike lanes",
-            "Local library extends weekend hours",
-        ),
-        2,
-        "ticker",
-    )
-    byline = (
-        f'By <a rel="author" href="/staff/{slugify(v.page.author)}">{esc(v.page.author)}</a>'
-        if v.page.author
-        else "Staff report"
-    )
-    return _page("news", v=v, byline=byline, comments=comments, nav=nav, ticker=ticker)
+        flatten(v.page.comments)
+    return posts
+
+
+# --------------------------------------------------------------------------- the lists the themes pick from
 
 
 NEWS_RELATED = (
@@ -352,32 +350,6 @@ NEWS_RELATED = (
     "A beginner's guide to smart home gadgets",
     "Readers share their favourite weeknight dinners",
 )
-
-
-def blog(v: PageView) -> str:
-    comments = ""
-    if v.show_comments and v.page.comments:
-
-        def item(c: Comment, cid: int, replies: str) -> str:
-            return (
-                f'<li id="comment-{cid}" class="comment"><article class="comment-body"><footer class="comment-meta">'
-                f'<div class="comment-author vcard"><img alt="" src="https://secure.gravatar.com/avatar/{cid:x}?s=42&amp;d=mm" class="avatar" height="42" width="42">'
-                f'<b class="fn">{esc(c.author)}</b> <span class="says">says:</span></div>'
-                f'<div class="comment-metadata"><a href="#comment-{cid}"><time datetime="{c.date}">{long_date(c.date)}</time></a></div></footer>'
-                f'<div class="comment-content"><p>{esc(c.text)}</p></div>'
-                f'<div class="reply"><a rel="nofollow" class="comment-reply-link" href="#comment-{cid}">Reply</a></div></article>{replies}</li>'
-            )
-
-        n = count_comments(v.page.comments)
-        comments = (
-            f'<div id="comments" class="comments-area"><h2 class="comments-title">{n} thoughts on &ldquo;{esc(v.title)}&rdquo;</h2>'
-            f"{comment_tree(v.page.comments, item)}"
-            '<div id="respond" class="comment-respond"><h3 id="reply-title">Leave a Reply</h3>'
-            '<form action="/wp-comments-post.php" method="post" id="commentform"><p class="comment-notes">Your email address will not be published.</p>'
-            '<textarea id="comment" name="comment" rows="6"></textarea><input name="submit" type="submit" value="Post Comment"></form></div></div>'
-        )
-    archive = "".join(f'<li><a href="/{y}/">{y}</a></li>' for y in range(v.year + 2, v.year - 2, -1))
-    return _page("blog", v=v, archive=archive, comments=comments)
 
 
 BLOG_TAGLINES = (
@@ -397,103 +369,6 @@ BLOG_RELATED = (
 )
 
 
-def recipe(v: PageView) -> str:
-    comments = ""
-    if v.show_comments and v.page.comments:
-
-        def item(c: Comment, cid: int, replies: str) -> str:
-            stars = 5 - (cid % 2)
-            return (
-                f'<li class="wprm-comment" id="li-comment-{cid}"><div class="comment-author">{esc(c.author)}</div>'
-                f'<div class="wprm-comment-rating" aria-label="{stars} stars">{"&#9733;" * stars}{"&#9734;" * (5 - stars)}</div>'
-                f'<div class="comment-date">{long_date(c.date)}</div><div class="comment-text"><p>{esc(c.text)}</p></div>'
-                f'<a class="comment-reply-link" href="#respond">Reply</a>{replies}</li>'
-            )
-
-        comments = (
-            f'<section id="comments"><h3>Reviews &amp; comments ({count_comments(v.page.comments)})</h3>'
-            f"{comment_tree(v.page.comments, item, outer='<ol class=commentlist>{}</ol>')}"
-            '<p class="comment-form-rating">Rate this recipe: <span class="stars">&#9734;&#9734;&#9734;&#9734;&#9734;</span></p></section>'
-        )
-    pins = v.pick(
-        (
-            "Weeknight Lentil Soup",
-            "Easy Pan Pizza",
-            "Lemon Herb Roast Chicken",
-            "Brown Butter Cookies",
-            "Crispy Smashed Potatoes",
-            "Overnight Oats Five Ways",
-            "Simple Tomato Sauce",
-        ),
-        3,
-        "more",
-    )
-    more = "".join(
-        f'<div class="grid-item"><a href="/{slugify(p)}/"><img src="{v.origin}/img/{slugify(p)}-300x300.jpg" alt="{attr(p)}" width="150" height="150"><span>{esc(p)}</span></a></div>'
-        for p in pins
-    )
-    return _page("recipe", v=v, comments=comments, more=more)
-
-
-def forum(v: PageView) -> str:
-    forum_name = v.pick(
-        ("General Discussion", "Tips &amp; Tricks", "Beginners' Corner", "Guides and How-Tos"), 1, "forum"
-    )[0]
-    t = zlib.crc32(v.page.url.encode()) % 90000 + 10000
-
-    def post(author: str, when: date | None, content: str, pid: int, first: bool, reply_to: str = "") -> str:
-        posts = (pid * 37) % 3000 + 12
-        subject = esc(v.title) if first else f"Re: {esc(v.title)}"
-        quote = f"<blockquote><cite>{esc(reply_to)} wrote:</cite> &hellip;</blockquote>" if reply_to else ""
-        return (
-            f'<div id="p{pid}" class="post {"bg2" if pid % 2 else "bg1"}"><div class="inner">'
-            f'<dl class="postprofile" id="profile{pid}"><dt><a href="./memberlist.php?mode=viewprofile&amp;u={pid % 977}" class="username">{esc(author)}</a></dt>'
-            f"<dd><strong>Posts:</strong> {posts}</dd><dd><strong>Joined:</strong> {us_date(when)[-4:] if when else ''}</dd></dl>"
-            f'<div class="postbody"><h3{" class=first" if first else ""}><a href="#p{pid}">{subject}</a></h3>'
-            f'<p class="author">by <strong>{esc(author)}</strong> &raquo; {us_date(when)}</p>'
-            f'<div class="content">{quote}{content}</div>'
-            + ('<div class="signature">Happy to help - check the FAQ before posting!</div>' if first else "")
-            + "</div></div></div>"
-        )
-
-    posts_html = []
-    if v.number in (0, 1):
-        posts_html.append(
-            post(v.page.author or "admin", v.page.published, body_html(v, "bbcode"), t * 10, True)
-        )
-    else:
-        posts_html.append(
-            post(v.page.author or "admin", v.page.published, body_html(v, "bbcode"), t * 10 + v.number, True)
-        )
-    if v.show_comments and v.page.comments:
-        n = [0]
-
-        def flatten(cs: Sequence[Comment], parent: str = "") -> None:
-            for c in cs:
-                n[0] += 1
-                posts_html.append(post(c.author, c.date, esc(c.text), t * 10 + 100 + n[0], False, parent))
-                flatten(c.replies, c.author)
-
-        flatten(v.page.comments)
-    return _page("forum", v=v, forum_name=forum_name, posts_html=posts_html, t=t)
-
-
-def gov(v: PageView) -> str:
-    agency = v.site
-    comments = ""
-    if v.show_comments and v.page.comments:
-
-        def item(c: Comment, cid: int, replies: str) -> str:
-            return f'<li class="usa-list__item" id="q{cid}"><p><strong>{esc(c.author)}</strong> ({us_date(c.date)}): {esc(c.text)}</p>{replies}</li>'
-
-        comments = f'<section class="public-comments"><h2>Public questions and answers</h2>{comment_tree(v.page.comments, item, outer="<ul class=usa-list>{}</ul>", children="<ul>{}</ul>")}</section>'
-    side = "".join(
-        f'<li class="usa-sidenav__item"><a href="/{slugify(s)}">{s}</a></li>'
-        for s in v.pick(GOV_SECTIONS, 5, "side")
-    )
-    return _page("gov", v=v, agency=agency, comments=comments, side=side)
-
-
 GOV_SECTIONS = (
     "Emergency Preparedness",
     "Food Safety",
@@ -505,24 +380,6 @@ GOV_SECTIONS = (
     "Data and Statistics",
     "Community Programs",
 )
-
-
-def shop(v: PageView) -> str:
-    products = v.pick(SHOP_PRODUCTS, 3, "products")
-    cards = "".join(
-        f'<li class="product-card"><a href="/products/{slugify(p.split("|")[0])}"><img src="{v.origin}/cdn/shop/{slugify(p.split("|")[0])}_200x.jpg" alt="" loading="lazy">'
-        f'<span class="product-card__title">{esc(p.split("|")[0])}</span><span class="price">{esc(p.split("|")[1])}</span></a>'
-        '<button class="btn add-to-cart">Add to cart</button></li>'
-        for p in products
-    )
-    comments = ""
-    if v.show_comments and v.page.comments:
-
-        def item(c: Comment, cid: int, replies: str) -> str:
-            return f'<div class="spr-review" id="review-{cid}"><span class="spr-review-header-byline"><strong>{esc(c.author)}</strong> on <strong>{us_date(c.date)}</strong></span><p class="spr-review-content-body">{esc(c.text)}</p>{replies}</div>'
-
-        comments = f'<div class="article-comments"><h3>Comments</h3>{comment_tree(v.page.comments, item, outer="<div class=spr-reviews>{}</div>", children="<div class=spr-replies>{}</div>")}</div>'
-    return _page("shop", v=v, cards=cards, comments=comments)
 
 
 SHOP_PRODUCTS = (
@@ -539,23 +396,6 @@ SHOP_PRODUCTS = (
 )
 
 
-def magazine(v: PageView) -> str:
-    comments = ""
-    if v.show_comments and v.page.comments:
-
-        def item(c: Comment, cid: int, replies: str) -> str:
-            return f'<div class="conv-item" data-id="{cid}"><p class="conv-user">{esc(c.author)} <span>{long_date(c.date)}</span></p><p class="conv-text">{esc(c.text)}</p>{replies}</div>'
-
-        comments = f'<section class="conversation"><h2>Join the conversation</h2><p class="conv-count">{count_comments(v.page.comments)} comments</p>{comment_tree(v.page.comments, item, outer="<div class=conv-list>{}</div>", children="<div class=conv-replies>{}</div>")}</section>'
-    bio = (
-        f'<div class="author-bio"><img src="{v.origin}/authors/{slugify(v.page.author)}.jpg" alt="" width="64"><p><strong>{esc(v.page.author)}</strong> '
-        "is a contributing writer who covers home, food and everyday life.</p></div>"
-        if v.page.author
-        else ""
-    )
-    return _page("magazine", v=v, bio=bio, comments=comments)
-
-
 MAG_RELATED = (
     "The 12 best gifts for people who have everything",
     "We tried 9 popular cleaning hacks",
@@ -567,29 +407,6 @@ MAG_RELATED = (
 )
 
 
-def qa(v: PageView) -> str:
-    qid = zlib.crc32(v.page.url.encode()) % 900000 + 100000
-    votes = qid % 180 + 12
-    comments = ""
-    if v.show_comments and v.page.comments:
-
-        def item(c: Comment, cid: int, replies: str) -> str:
-            return (
-                f'<li id="comment-{qid + cid}" class="comment"><div class="comment-score">{cid % 9 or ""}</div><div class="comment-text">'
-                f'<span class="comment-copy">{esc(c.text)}</span> &ndash; <a href="/users/{cid}" class="comment-user">{esc(c.author)}</a> '
-                f'<span class="comment-date">{long_date(c.date)}</span></div>{replies}</li>'
-            )
-
-        comments = f'<div class="comments"><ul class="comments-list">{comment_tree(v.page.comments, item, outer="{}", children="<ul class=comment-replies>{}</ul>")}</ul></div>'
-    tags = "".join(
-        f'<a href="/questions/tagged/{t}" class="post-tag">{t}</a>'
-        for t in v.pick(
-            ("how-to", "beginner", "maintenance", "safety", "best-practice", "troubleshooting"), 3, "tags"
-        )
-    )
-    return _page("qa", v=v, comments=comments, qid=qid, tags=tags, votes=votes)
-
-
 QA_RELATED = (
     "Is it safe to do this without special tools?",
     "Why does mine keep failing after a week?",
@@ -599,18 +416,6 @@ QA_RELATED = (
     "Cheapest way to get started?",
     "What are the first signs of a problem?",
 )
-
-
-def edu(v: PageView) -> str:
-    side = "".join(f'<li><a href="/{slugify(s)}">{s}</a></li>' for s in v.pick(EDU_TOPICS, 6, "topics"))
-    comments = ""
-    if v.show_comments and v.page.comments:
-
-        def item(c: Comment, cid: int, replies: str) -> str:
-            return f'<div class="ask-expert" id="ask-{cid}"><p class="q-meta"><b>{esc(c.author)}</b>, {us_date(c.date)}</p><p>{esc(c.text)}</p>{replies}</div>'
-
-        comments = f'<div id="ask-an-expert"><h2>Ask an Expert</h2>{comment_tree(v.page.comments, item, outer="{}", children="<div class=expert-replies>{}</div>")}</div>'
-    return _page("edu", v=v, comments=comments, side=side)
 
 
 EDU_TOPICS = (
@@ -627,30 +432,6 @@ EDU_TOPICS = (
 )
 
 
-def health(v: PageView) -> str:
-    toc_items = "".join(
-        f'<li><a href="#{slugify(b.inline.text)}">{esc(b.inline.text)}</a></li>'  # type: ignore[union-attr]
-        for b in v.blocks
-        if b.kind == "heading"
-    )
-    toc = (
-        f'<nav class="toc" aria-label="On this page"><h2>On this page</h2><ol>{toc_items}</ol></nav>'
-        if toc_items
-        else ""
-    )
-    comments = ""
-    if v.show_comments and v.page.comments:
-
-        def item(c: Comment, cid: int, replies: str) -> str:
-            return f'<li class="story" id="story-{cid}"><p class="story-author">{esc(c.author)} &middot; {long_date(c.date)}</p><p>{esc(c.text)}</p>{replies}</li>'
-
-        comments = f'<section class="patient-stories"><h2>Reader experiences</h2>{comment_tree(v.page.comments, item, outer="<ul>{}</ul>", children="<ul>{}</ul>")}</section>'
-    reviewer = v.pick(
-        ("Dr. A. Morrell, MD", "J. Okafor, RN", "Dr. L. Brandt, PharmD", "S. Iyer, MS, RD"), 1, "reviewer"
-    )[0]
-    return _page("health", v=v, comments=comments, reviewer=reviewer, toc=toc)
-
-
 HEALTH_RELATED = (
     "Simple stretches for desk workers",
     "What to keep in a home first aid kit",
@@ -659,19 +440,6 @@ HEALTH_RELATED = (
     "When to see a doctor about a headache",
     "Sleep myths, debunked",
 )
-
-
-def docs(v: PageView) -> str:
-    side = "".join(f'<li><a href="/kb/{slugify(s)}">{s}</a></li>' for s in v.pick(DOCS_TOPICS, 6, "kb"))
-    comments = ""
-    if v.show_comments and v.page.comments:
-
-        def item(c: Comment, cid: int, replies: str) -> str:
-            return f'<div class="kb-comment" id="kb-c{cid}"><div class="kb-comment-head">{esc(c.author)} &middot; {c.date}</div><div class="kb-comment-body">{esc(c.text)}</div>{replies}</div>'
-
-        comments = f'<section class="kb-comments"><h2>Community comments</h2>{comment_tree(v.page.comments, item, outer="{}", children="<div class=kb-replies>{}</div>")}</section>'
-    kb = zlib.crc32(v.page.url.encode()) % 90000 + 10000
-    return _page("docs", v=v, comments=comments, kb=kb, side=side)
 
 
 DOCS_TOPICS = (
@@ -684,44 +452,6 @@ DOCS_TOPICS = (
     "Battery and charging FAQ",
     "Contact customer support",
 )
-
-
-def legacy(v: PageView) -> str:
-    """A ~2008 table-layout page: spacer GIFs, font tags, left menu column, hit counter, AdSense script."""
-    menu = "".join(
-        f'<TR><TD class="menu"><A href="{attr(v.origin)}/{slugify(m)}.html"><font face="Verdana" size="1" color="#FFFFFF">&raquo; {m}</font></A></TD></TR>\n'
-        for m in ("Home", *v.pick(LEGACY_MENU, 6, "menu"), "Links", "Contact")
-    )
-    comments = ""
-    if v.show_comments and v.page.comments:
-
-        def item(c: Comment, cid: int, replies: str) -> str:
-            return (
-                f'<TR><TD bgcolor="#F4F4EC"><font face="Verdana" size="1"><B>{esc(c.author)}</B> wrote on {us_date(c.date)}:</font><BR>'
-                f'<font face="Verdana" size="2">{esc(c.text)}</font>{replies}</TD></TR>\n'
-            )
-
-        comments = (
-            '<BR><font face="Verdana" size="3"><B>Visitor Comments</B></font><BR>'
-            + comment_tree(
-                v.page.comments,
-                item,
-                outer='<TABLE width="100%" border="0" cellpadding="5" cellspacing="2">{}</TABLE>',
-                children='<TABLE width="95%" align="right" border="0" cellpadding="4" cellspacing="1">{}</TABLE>',
-            )
-            + '<BR><A href="guestbook.html"><font size="1">Sign my Guestbook!</font></A>'
-        )
-    pages = pagination(
-        v,
-        wrap='<CENTER><font face="Verdana" size="2">{}</font></CENTER><BR>',
-        next_label="Next page &gt;&gt;",
-        prev_label="&lt;&lt; Previous page",
-        current="<B>[{n}]</B>",
-        link='<A href="{href}">{n}</A>',
-        sep=" | ",
-    )
-    counter = zlib.crc32(v.page.url.encode()) % 90000 + 1200
-    return _page("legacy", v=v, comments=comments, counter=counter, menu=menu, pages=pages)
 
 
 LEGACY_MENU = (
@@ -740,21 +470,6 @@ LEGACY_MENU = (
 )
 
 
-THEMES: dict[str, Callable[[PageView], str]] = {
-    "news": news,
-    "blog": blog,
-    "recipe": recipe,
-    "forum": forum,
-    "gov": gov,
-    "shop": shop,
-    "magazine": magazine,
-    "qa": qa,
-    "edu": edu,
-    "health": health,
-    "legacy": legacy,
-    "docs": docs,
-}
-
 #: Escaping is the templates' own (``esc``/``attr`` where the f-strings had them), not autoescape: the chromes
 #: hold ready-made entities ("Tips &amp; Tricks") and the output must stay byte for byte what it was.
 TEMPLATES = jinja2.Environment(
@@ -771,17 +486,24 @@ TEMPLATES.globals.update(
             "BLOG_RELATED",
             "BLOG_TAGLINES",
             "DOCS_TOPICS",
+            "EDU_TOPICS",
+            "GOV_SECTIONS",
             "HEALTH_RELATED",
+            "LEGACY_MENU",
             "MAG_RELATED",
             "NEWS_RELATED",
             "QA_RELATED",
+            "SHOP_PRODUCTS",
             "SPONSORED",
             "ad_iframe",
             "analytics",
             "attr",
             "body_html",
+            "comment_tree",
             "cookie_banner",
+            "count_comments",
             "esc",
+            "forum_posts",
             "head_links",
             "long_date",
             "meta_charset",
@@ -798,13 +520,12 @@ TEMPLATES.globals.update(
 
 
 def render(v: PageView) -> str:
-    return THEMES[v.page.theme or "blog"](v)
+    return _page(v.page.theme or "blog", v=v)
 
 
 def js_shell(page: Page) -> str:
     """A single-page app as a crawler archives it: scripts and an empty mount point, no text at all."""
-    h = zlib.crc32(page.url.encode())
-    return _page("js_shell", h=h, page=page)
+    return _page("js_shell", page=page, h=zlib.crc32(page.url.encode()))
 
 
 NOT_FOUND = """<html>
