@@ -183,7 +183,7 @@ def main() -> None:
     commit = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
     ).stdout.strip()
-    row = report["table1"]["all"]
+    row = report.table1["all"]
     out("")
     out(
         f"stats benchmark — {time.strftime('%Y-%m-%d')}, commit {commit}; {os.cpu_count()} CPUs, "
@@ -215,8 +215,8 @@ def main() -> None:
         f"{identical}/{len(sample)}; "
         f"target ≤ 120 s for the whole corpus: {'met' if full <= 120 else 'NOT met'}"
     )
-    out(f"phases of the whole-corpus run (s): {report['seconds']}")
-    frag, novel = report["fragments"]["all"], report["table2"]["all"]
+    out(f"phases of the whole-corpus run (s): {report.seconds}")
+    frag, novel = report.fragments["all"], report.table2["all"]
     out(
         f"corpus values: coverage {frag['coverage']['mean']:.3f}, density {frag['density']['mean']:.2f}, "
         f"compression {frag['compression']['mean']:.1f}; novel n-grams "

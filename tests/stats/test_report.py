@@ -43,15 +43,16 @@ def test_the_three_real_instances_give_the_full_report(tmp_path, real_examples_d
     figures = sorted(p.name for p in (tmp_path / "out" / "figures").iterdir())
     assert figures == ["answer_lengths.png", "audit_similarity.png", "document_lengths.png"]
     assert all((tmp_path / "out" / "figures" / f).read_bytes().startswith(PNG) for f in figures)
-    assert report["table2"]["all"]["novel_1grams_percent"] < report["table2"]["all"]["novel_4grams_percent"]
+    assert report.table2["all"]["novel_1grams_percent"] < report.table2["all"]["novel_4grams_percent"]
+    assert report.to_json() == {**saved, "seconds": {**saved["seconds"], "write": report.seconds["write"]}}
 
 
 def test_categories_are_counted_and_drawn(tmp_path):
     examples, documents = generate_corpus(12, 30, seed=2)
     folder = write_dataset_folder(tmp_path / "syn", examples, documents, {})
     report = describe(DatasetFolder(folder.path), tmp_path / "out", audit=False, workers=1)
-    assert sum(report["categories"]["all"].values()) == 12
-    assert list(report["table1"]) == ["unsplit", "all"] and report["audit"] is None
+    assert sum(report.categories["all"].values()) == 12
+    assert list(report.table1) == ["unsplit", "all"] and report.audit is None
     assert (tmp_path / "out" / "figures" / "categories.png").read_bytes().startswith(PNG)
     assert "Not run" in (tmp_path / "out" / "stats.md").read_text()
 
@@ -73,8 +74,8 @@ def test_the_cited_page_types_are_counted_from_the_parse_stage_record(tmp_path):
         if doc in cited:
             kind = kinds[i % 3] if i % 4 else "unknown"
             expected[kind] = expected.get(kind, 0) + 1
-    assert report["page_types"] == expected  # equal as mappings; listed most frequent first:
-    assert list(report["page_types"].values()) == sorted(expected.values(), reverse=True)
-    assert sum(report["page_types"].values()) == report["table1"]["all"]["documents"]
+    assert report.page_types == expected  # equal as mappings; listed most frequent first:
+    assert list(report.page_types.values()) == sorted(expected.values(), reverse=True)
+    assert sum(report.page_types.values()) == report.table1["all"]["documents"]
     md = (tmp_path / "out" / "stats.md").read_text()
     assert "## Cited page types" in md and "| forum |" in md and "| unknown |" in md

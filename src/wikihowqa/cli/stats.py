@@ -58,13 +58,13 @@ def stats_command(
             progress=lambda d, t: bar.update(task, completed=d, total=t),
             executor=runner,
         )
-    row = report["table1"]["all"]
-    frag = report["fragments"]["all"]
-    novel = report["table2"]["all"]
+    row = report.table1["all"]
+    frag = report.fragments["all"]
+    novel = report.table2["all"]
     out.print(
         f"{row['questions']} questions, {row['documents']} documents; novel 1–4-grams "
         + "/".join(f"{novel[f'novel_{n}grams_percent'] or 0:.1f}" for n in (1, 2, 3, 4))
         + f" %; coverage {frag['coverage']['mean'] or 0:.3f}, density {frag['density']['mean'] or 0:.3f}, "
-        f"compression {frag['compression']['mean'] or 0:.2f} ({sum(report['seconds'].values()):.1f} s)"
+        f"compression {frag['compression']['mean'] or 0:.2f} ({sum(report.seconds.values()):.1f} s)"
     )
     out.print(f"wrote {target / REPORT_MD}")

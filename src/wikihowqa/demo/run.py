@@ -204,11 +204,11 @@ def split_and_describe(ctx: DemoContext) -> None:
     )
     report_dir = Path(ctx.out) / REPORT
     report = describe(dataset, report_dir)
-    audit = report["audit"]["splits"]["all"] if report["audit"] else None
+    audit = report.audit.splits["all"] if report.audit else None
     ctx.record(
         "dataset statistics (Tables 1–2, fragments, audit, figures)",
         report_dir / REPORT_MD,
-        f"{report['table1']['all']['questions']} questions"
+        f"{report.table1['all']['questions']} questions"
         + (f", {audit['above_threshold']} evaluation questions above the audit threshold" if audit else ""),
     )
     real = Path(ctx.out) / REAL_EXAMPLES
@@ -217,7 +217,7 @@ def split_and_describe(ctx: DemoContext) -> None:
         ctx.record(
             "statistics of the real release instances",
             report_dir / REAL_EXAMPLES / REPORT_MD,
-            f"{real_report['table1']['all']['questions']} questions",
+            f"{real_report.table1['all']['questions']} questions",
         )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib.metadata import version
 from pathlib import Path
@@ -84,9 +85,72 @@ def page_types(documents: Iterable[Any]) -> dict[str, int]:
     return dict(counts.most_common())
 
 
+@dataclass(frozen=True)
+class AuditSection:
+    """The leakage audit as the report shows it: the audit's summary (``fields``, in the audit file's order,
+    its ten closest pairs last) and, for the figure only, every evaluation question's similarity by split."""
+
+    fields: dict[str, Any]
+    similarities: dict[str, list[float]] = field(default_factory=dict)
+
+    @property
+    def model(self) -> str:
+        return str(self.fields["model"])
+
+    @property
+    def threshold(self) -> float:
+        return float(self.fields["threshold"])
+
+    @property
+    def splits(self) -> dict[str, dict[str, Any]]:
+        """Per split: questions, above_threshold, same_normalised_title, similarity mean/max."""
+        return dict(self.fields["splits"])
+
+    @property
+    def closest_pairs(self) -> list[dict[str, Any]]:
+        return list(self.fields.get("closest_pairs") or [])
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.fields)
+
+
+@dataclass
+class StatsReport:
+    """The dataset's description (``stats.json`` is :meth:`to_json`); the tables are keyed by split name,
+    ``all`` last, as :mod:`wikihowqa.stats.corpus` makes them."""
+
+    dataset: str
+    created: str
+    tool: str
+    definitions: dict[str, str]
+    table1: dict[str, dict[str, Any]]
+    categories: dict[str, dict[str, int]]
+    page_types: dict[str, int]
+    table2: dict[str, dict[str, Any]]
+    fragments: dict[str, dict[str, Any]]
+    audit: AuditSection | None
+    #: seconds each part took (``write`` is added once the files are written, so stats.json has none)
+    seconds: dict[str, float]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "dataset": self.dataset,
+            "created": self.created,
+            "tool": self.tool,
+            "definitions": self.definitions,
+            "table1": self.table1,
+            "categories": self.categories,
+            "page_types": self.page_types,
+            "table2": self.table2,
+            "fragments": self.fragments,
+            "audit": self.audit.to_json() if self.audit else None,
+            "seconds": self.seconds,
+        }
+
+
 def _audit_section(
     folder: DatasetFolder, examples: Sequence[Example], *, audit: bool | None, model: str, threshold: float
-) -> dict[str, Any] | None:
+) -> AuditSection | None:
     """The audit summary with per-split similarities, reused or computed; ``None`` when skipped."""
     if audit is False or not any(e.split for e in examples):
         return None
@@ -101,8 +165,7 @@ def _audit_section(
             sims.setdefault(pair["split"], []).append(pair["similarity"])
     section = {k: v for k, v in saved.items() if k != "pairs"}
     section["closest_pairs"] = saved.get("pairs", [])[:10]
-    section["_similarities"] = sims
-    return section
+    return AuditSection(section, sims)
 
 
 def build_report(
@@ -114,7 +177,7 @@ def build_report(
     threshold: float = 0.9,
     progress: Callable[[int, int], None] = lambda done, total: None,
     executor: Any = None,
-) -> tuple[dict[str, Any], list[ExampleStats]]:
+) -> tuple[StatsReport, list[ExampleStats]]:
     """Compute the report of a dataset folder; ``progress(done, total)`` follows the examples."""
     clock = time.perf_counter()
     examples = folder.examples()
@@ -134,30 +197,27 @@ def build_report(
     clock = time.perf_counter()
     audit_section = _audit_section(folder, examples, audit=audit, model=model, threshold=threshold)
     timing["audit"] = round(time.perf_counter() - clock, 2)
-    report = {
-        "dataset": str(folder.path),
-        "created": datetime.now(UTC).isoformat(timespec="seconds"),
-        "tool": f"wikihowqa {__version__}",
-        "definitions": definitions(),
-        "table1": corpus.table1(stats),
-        "categories": corpus.categories(stats),
-        "page_types": cited_types,
-        "table2": corpus.table2(stats),
-        "fragments": corpus.fragment_scores(stats),
-        "audit": audit_section,
-        "seconds": timing,
-    }
+    report = StatsReport(
+        dataset=str(folder.path),
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
+        tool=f"wikihowqa {__version__}",
+        definitions=definitions(),
+        table1=corpus.table1(stats),
+        categories=corpus.categories(stats),
+        page_types=cited_types,
+        table2=corpus.table2(stats),
+        fragments=corpus.fragment_scores(stats),
+        audit=audit_section,
+        seconds=timing,
+    )
     return report, stats
 
 
-def write_report(report: dict[str, Any], stats: Sequence[ExampleStats], out: Path) -> list[Path]:
+def write_report(report: StatsReport, stats: Sequence[ExampleStats], out: Path) -> list[Path]:
     """Write the JSON, Markdown, per-example JSONL and figures; returns the files written."""
     out.mkdir(parents=True, exist_ok=True)
     written = [*_figures(report, stats, out / FIGURES)]
-    audit_section = report.get("audit")
-    public = dict(report)
-    if audit_section:
-        public["audit"] = {k: v for k, v in audit_section.items() if not k.startswith("_")}
+    public = report.to_json()
     write_json(out / REPORT_JSON, public)
     write_jsonl(out / EXAMPLES_JSONL, (s.to_dict() for s in stats))
     with atomic_write(out / REPORT_MD) as fh:
@@ -165,12 +225,12 @@ def write_report(report: dict[str, Any], stats: Sequence[ExampleStats], out: Pat
     return [out / REPORT_JSON, out / REPORT_MD, out / EXAMPLES_JSONL, *written]
 
 
-def _figures(report: Mapping[str, Any], stats: Sequence[ExampleStats], where: Path) -> list[Path]:
+def _figures(report: StatsReport, stats: Sequence[ExampleStats], where: Path) -> list[Path]:
     paths: list[Path] = []
-    cats = report["categories"].get(ALL) if report["categories"] else None
+    cats = report.categories.get(ALL) if report.categories else None
     if cats:
         paths.append(figures.category_bars(cats, where / "categories.png"))
-    splits = [name for name in report["table1"] if name != ALL]
+    splits = [name for name in report.table1 if name != ALL]
     members = {name: [s for s in stats if (s.split or "unsplit") == name] for name in splits}
     answers = {name: [s.answer_words for s in group] for name, group in members.items()}
     documents = {name: [w for s in group for w in s.document_words] for name, group in members.items()}
@@ -188,14 +248,14 @@ def _figures(report: Mapping[str, Any], stats: Sequence[ExampleStats], where: Pa
             log=True,
         )
     )
-    audit_section = report.get("audit")
-    if audit_section and audit_section.get("_similarities"):
+    audit_section = report.audit
+    if audit_section and audit_section.similarities:
         paths.append(
             figures.similarity_histogram(
-                audit_section["_similarities"],
-                audit_section["threshold"],
+                audit_section.similarities,
+                audit_section.fields["threshold"],
                 where / "audit_similarity.png",
-                edges=audit_section["histogram_edges"],
+                edges=audit_section.fields["histogram_edges"],
             )
         )
     return paths
@@ -359,7 +419,7 @@ def describe(
     threshold: float = 0.9,
     progress: Callable[[int, int], None] = lambda done, total: None,
     executor: Any = None,
-) -> dict[str, Any]:
+) -> StatsReport:
     """Compute and write the whole report of a dataset folder into ``out``; returns the report
     (``executor``: where the per-question statistics are computed, ``wikihowqa.executor``)."""
     report, stats = build_report(
@@ -373,5 +433,5 @@ def describe(
     )
     clock = time.perf_counter()
     write_report(report, stats, out)
-    report["seconds"]["write"] = round(time.perf_counter() - clock, 2)
+    report.seconds["write"] = round(time.perf_counter() - clock, 2)
     return report
