@@ -37,6 +37,10 @@ PARENT = textwrap.dedent(
         from wikihowqa.workers import init_worker
         pool = mp.get_context("fork").Pool(2, init_worker, (os.getpid(),))
         pool.map_async(note, range(8))
+    elif kind == "limited":
+        from wikihowqa.workers import limited_pool
+        pool = limited_pool(2, memory_mb=1024)
+        [pool.schedule(note, (i,), timeout=60) for i in range(8)]
     else:
         from wikihowqa.workers import process_pool
         pool = process_pool(2)
@@ -54,7 +58,7 @@ def _alive(pid: int) -> bool:
         return False
 
 
-@pytest.mark.parametrize("kind", ["executor", "stats", "pool"])
+@pytest.mark.parametrize("kind", ["executor", "stats", "pool", "limited"])
 def test_workers_exit_when_their_parent_is_killed(tmp_path, kind):
     env = {**os.environ, "PYTHONPATH": str(Path(wikihowqa.__file__).parents[1])}
     parent = subprocess.Popen([sys.executable, "-c", PARENT, kind, str(tmp_path)], env=env)

@@ -1,10 +1,14 @@
-"""Worker processes that die with their parent, and a memory ceiling for the ones that parse the web.
+"""Worker processes that die with their parent, and the limits of the ones that parse the web.
 
 A process pool's workers wait on a pipe for work; when their parent is killed (``kill -9``, the OOM killer)
 nothing tells them, and they sleep on as orphans holding memory. Every stage's pool starts its workers with
 :func:`init_worker`: on Linux the kernel sends the worker ``SIGKILL`` when its parent dies
 (``PR_SET_PDEATHSIG``); elsewhere a daemon thread notices the parent is gone and exits. A parent that died
 before the worker got this far is caught by comparing ``os.getppid()`` with the pid it was started from.
+
+Per-task limits come from ``pebble`` (:func:`limited_pool`): a task past its time limit has its worker
+killed and replaced, whatever the worker is stuck in (a timer signal, as before, only interrupts Python
+bytecode, not a C parser), and a worker that dies costs only its own task; the pool carries on.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing.context import BaseContext
+
+from pebble import ProcessPool
 
 _PR_SET_PDEATHSIG = 1
 #: Seconds between checks of the parent where the kernel cannot be asked to tell (not Linux).
@@ -83,3 +89,11 @@ def process_pool(
         initializer=init_worker,
         initargs=(os.getpid(), memory_mb),
     )
+
+
+def limited_pool(max_workers: int, *, memory_mb: int | None = None) -> ProcessPool:
+    """A ``pebble`` pool whose workers die with this process (and are capped at ``memory_mb``): give each
+    task its time limit with ``pool.schedule(fn, args, timeout=seconds)``; past it the future raises
+    ``TimeoutError`` and the worker is replaced, a worker that dies raises ``pebble.ProcessExpired`` for
+    its task alone. Workers fork from this process (so they share what it has loaded)."""
+    return ProcessPool(max_workers=max_workers, initializer=init_worker, initargs=(os.getpid(), memory_mb))

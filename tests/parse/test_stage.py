@@ -19,6 +19,20 @@ ARTICLE = (
 )
 
 
+class Ticks:
+    """A progress sink that records what the stage reports."""
+
+    def __init__(self) -> None:
+        self.totals: dict[str, int | None] = {}
+        self.done: dict[str, int] = {}
+
+    def phase(self, name: str, total: int | None) -> None:
+        self.totals[name] = total
+
+    def advance(self, name: str, n: int = 1) -> None:
+        self.done[name] = self.done.get(name, 0) + n
+
+
 def snap(key: str, text: str) -> RawSnapshot:
     return RawSnapshot(
         key,
@@ -37,11 +51,11 @@ def test_parallel_results_come_back_in_input_order():
         )
         for i in range(12)
     ] + [RawSnapshot("empty", "https://x.example/", "a", b"")]
-    ticks = []
-    results = list(parse_snapshots(items, workers=2, chunk_size=3, on_done=ticks.append))
+    ticks = Ticks()
+    results = list(parse_snapshots(items, workers=2, chunk_size=3, progress=ticks))
     assert [key for key, _ in results] == [item.key for item in items]
     assert all(f"number {i} " in page.text for i, (_, page) in enumerate(results[:12]))
-    assert results[-1][1].rejection == "empty_body" and sum(ticks) == len(items)
+    assert results[-1][1].rejection == "empty_body" and ticks.done == {"pages": len(items)}
 
 
 def test_a_page_that_takes_too_long_is_rejected_as_timeout(monkeypatch):
@@ -108,6 +122,59 @@ def test_a_worker_crash_costs_only_the_page_that_caused_it(monkeypatch):
     assert all(results[f"k{i}"].ok for i in range(4))
 
 
+def test_a_page_stuck_inside_c_code_is_stopped_at_the_limit(monkeypatch):
+    """A timer signal's handler runs only between bytecodes: a loop inside C code (here ``sum`` over a
+    range, ~20 s) runs to its end past it. The stage's worker is killed at the limit (pebble: SIGTERM, then
+    SIGKILL 3 s later) and the next page gets a fresh one."""
+    real = stage_module.parse_html
+
+    def stuck(body, url, headers=None, settings=None):
+        if b"STUCK" in body:
+            sum(range(10**9))  # one C call: no signal handler runs until it returns
+        return real(body, url, headers, settings)
+
+    monkeypatch.setattr(stage_module, "parse_html", stuck)
+    items = [snap("stuck", "STUCK"), snap("after", "Pressed petals keep for years in a dry album.")]
+    started = time.perf_counter()
+    results = dict(parse_snapshots(items, ParseSettings(timeout_s=0.5), workers=1))
+    assert (results["stuck"].rejection, results["stuck"].detail) == ("timeout", "over 0.5 s")
+    assert results["after"].ok and time.perf_counter() - started < 10
+
+
+def test_with_one_worker_a_crash_still_costs_only_its_page(monkeypatch):
+    """One worker is a process of its own too: a parser crash never takes the stage (and its finished
+    pages) down with it."""
+    real = stage_module.parse_html
+
+    def crashy(body, url, headers=None, settings=None):
+        if b"CRASH" in body:
+            os._exit(1)
+        return real(body, url, headers, settings)
+
+    monkeypatch.setattr(stage_module, "parse_html", crashy)
+    items = [snap("before", "Dry the petals flat."), snap("bad", "CRASH"), snap("after", "Then frame them.")]
+    ticks = Ticks()
+    results = list(parse_snapshots(items, workers=1, progress=ticks))
+    assert [key for key, _ in results] == ["before", "bad", "after"] and ticks.done == {"pages": 3}
+    pages = dict(results)
+    assert pages["before"].ok and pages["after"].ok and pages["bad"].rejection == "parse_error"
+
+
+def test_a_page_past_the_memory_cap_is_too_large_and_the_next_one_parses(monkeypatch):
+    real = stage_module.parse_html
+
+    def greedy(body, url, headers=None, settings=None):
+        if b"GREEDY" in body:
+            bytearray(1024 * 1024 * 1024)  # 1 GB, past the worker's 512 MB address space
+        return real(body, url, headers, settings)
+
+    monkeypatch.setattr(stage_module, "parse_html", greedy)
+    items = [snap("greedy", "GREEDY"), snap("after", "Pressed petals keep for years in a dry album.")]
+    results = dict(parse_snapshots(items, ParseSettings(max_memory_mb=512), workers=1))
+    assert results["greedy"].rejection == "too_large" and "512 MB" in results["greedy"].detail
+    assert results["after"].ok
+
+
 def make_dataset(tmp_path, pages: dict[str, bytes]):
     raw = tmp_path / "raw"
     raw.mkdir()
@@ -146,13 +213,15 @@ def test_reparse_folder_rewrites_documents_and_counts_rejections(tmp_path, fixtu
         tmp_path,
         {"kettle": fixture_bytes("blog_with_comments.html"), "shell": fixture_bytes("app_shell.html")},
     )
-    report = reparse_folder(folder.path, FolderSnapshots(raw), ParseSettings(), workers=1)
+    ticks = Ticks()
+    report = reparse_folder(folder.path, FolderSnapshots(raw), ParseSettings(), workers=1, progress=ticks)
     assert (report.parsed, report.unchanged, report.rejected, report.comments_removed) == (
         1,
         1,
         {"empty_text": 1},
         1,
     )
+    assert ticks.totals == {"pages": 2} and ticks.done == {"pages": 2}  # the gone page has no snapshot
     docs = {d.original_url: d for d in read_documents(folder.documents_path)}
     kettle = docs["https://site.example/kettle"]
     assert "limescale" in kettle.parsed_text and "worked brilliantly" not in kettle.parsed_text

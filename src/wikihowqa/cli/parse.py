@@ -8,6 +8,7 @@ import typer
 
 from wikihowqa.cli._app import app, console, out
 from wikihowqa.cli._options import ExecutorKind, RayAddress, Workers, running_on
+from wikihowqa.progress import Bars
 
 
 @app.command("parse")
@@ -71,15 +72,7 @@ def parse_command(
         running_on(executor, ray_address, workers) as runner,
         Progress(*columns, console=console, transient=True) as bar,
     ):
-        task = bar.add_task("parse", total=None)
-        report = reparse_folder(
-            dataset,
-            source,
-            settings,
-            executor=runner,
-            on_total=lambda n: bar.update(task, total=n),
-            on_done=lambda n: bar.advance(task, n),
-        )
+        report = reparse_folder(dataset, source, settings, executor=runner, progress=Bars(bar))
     dropped = ", ".join(f"{n} {reason}" for reason, n in sorted(report.rejected.items())) or "none"
     out.print(
         f"parsed {report.parsed} documents ({report.resumed} resumed), "

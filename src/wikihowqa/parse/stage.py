@@ -12,17 +12,18 @@ from __future__ import annotations
 import gzip
 import json
 import re
-import signal
-import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from functools import partial
+from itertools import islice
 from pathlib import Path
 
+from pebble import ProcessExpired, ProcessFuture
+
 from wikihowqa.errors import DatasetError
-from wikihowqa.executor import Executor, LocalExecutor, WorkerLost
+from wikihowqa.executor import Executor, LocalExecutor, WorkerLost, worker_count
+from wikihowqa.io import DatasetFolder, write_documents, write_json
 from wikihowqa.parse.page import (
     PARSE_ERROR,
     TIMEOUT,
@@ -33,8 +34,12 @@ from wikihowqa.parse.page import (
     parse_html,
     rejected,
 )
+from wikihowqa.progress import QUIET, Progress
 from wikihowqa.snapshots import STATE_FILE, RawSnapshot, SnapshotSource, snapshot_source
-from wikihowqa.workers import limit_memory, process_pool
+from wikihowqa.workers import limited_pool
+
+#: The stage's progress phase (``wikihowqa.progress``): pages parsed.
+PAGES = "pages"
 
 __all__ = ["FolderSnapshots", "RawSnapshot", "SnapshotSource", "parse_snapshots", "reparse_folder"]
 
@@ -131,49 +136,70 @@ class FolderSnapshots:
                 yield snap
 
 
-class _Timeout(BaseException):
-    """Raised by the timer signal. Not an ``Exception``: ``parse_html`` turns every ``Exception`` into a
-    ``parse_error`` page and trafilatura swallows some, so an ``Exception`` would not reach ``parse_one``."""
-
-
-def _alarm(signum: int, frame: object) -> None:
-    raise _Timeout
-
-
 def parse_one(snapshot: RawSnapshot, settings: ParseSettings) -> ParsedPage:
-    """Parse one snapshot under ``settings.timeout_s`` (enforced with a timer signal where one is available:
-    the main thread of a Unix process, as in the stage's worker processes). This is where the limit lives:
-    ``parse_html`` itself applies none."""
-    timed = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-    if timed:
-        previous = signal.signal(signal.SIGALRM, _alarm)
-        signal.setitimer(signal.ITIMER_REAL, settings.timeout_s)
+    """Parse one snapshot in a worker process of its own, under the stage's limits (``settings.timeout_s``,
+    ``settings.max_memory_mb``): this is where the limits live, ``parse_html`` itself applies none."""
+    return next(_bounded([snapshot], settings, 1))[1]
+
+
+def _parse_page(snapshot: RawSnapshot, settings: ParseSettings) -> ParsedPage:
+    """One page, in a worker of the stage's pool."""
     try:
-        try:
-            return parse_html(snapshot.body, snapshot.url, snapshot.headers, settings)
-        finally:
-            if timed:  # disarmed inside the handler's reach: an alarm that fires now still ends as a timeout
-                signal.setitimer(signal.ITIMER_REAL, 0)
-    except _Timeout:
-        return rejected(snapshot.url, TIMEOUT, f"over {settings.timeout_s:g} s")
-    finally:
-        if timed:
-            signal.signal(signal.SIGALRM, previous)
-
-
-def _parse_chunk(chunk: list[RawSnapshot], settings: ParseSettings, own_process: bool) -> list[ParsedPage]:
-    """Parse a chunk in a worker; ``own_process``: the worker is the stage's (a local pool's), so its
-    memory may be capped at ``settings.max_memory_mb`` (a page past it is rejected as ``too_large``)."""
-    if own_process:
-        limit_memory(settings.max_memory_mb)
-    return [_parse_bounded(snapshot, settings) for snapshot in chunk]
-
-
-def _parse_bounded(snapshot: RawSnapshot, settings: ParseSettings) -> ParsedPage:
-    try:
-        return parse_one(snapshot, settings)
+        return parse_html(snapshot.body, snapshot.url, snapshot.headers, settings)
     except MemoryError:  # outside parse_html's own catch (building the result): the page, not the worker
         return rejected(snapshot.url, TOO_LARGE, f"over the worker's {settings.max_memory_mb} MB")
+
+
+def _outcome(item: RawSnapshot, future: ProcessFuture, settings: ParseSettings) -> ParsedPage:
+    try:
+        return future.result()
+    except TimeoutError:  # pebble killed the worker (and started another)
+        return rejected(item.url, TIMEOUT, f"over {settings.timeout_s:g} s")
+    except ProcessExpired:  # the worker died: a crash inside a C library, or the OOM killer
+        return rejected(item.url, PARSE_ERROR, "the parser process crashed on this page")
+
+
+def _bounded(
+    items: Iterable[RawSnapshot],
+    settings: ParseSettings,
+    workers: int,
+    tick: Callable[[int], None] = lambda n: None,
+    *,
+    cap_memory: bool = True,
+) -> Iterator[tuple[str, ParsedPage]]:
+    """``(key, page)`` in input order, each page a task of a ``pebble`` pool of ``workers`` processes with
+    its own time limit; ``cap_memory``: the workers' address space is capped at ``settings.max_memory_mb``
+    (not on a cluster's workers, whose address space holds the cluster client's mappings). A bounded
+    number of pages is in flight, so a huge input is never all in memory."""
+    stream = iter(items)
+    pending: deque[tuple[RawSnapshot, ProcessFuture]] = deque()
+    pool = limited_pool(workers, memory_mb=settings.max_memory_mb if cap_memory else None)
+
+    def submit(n: int) -> None:
+        for item in islice(stream, n):
+            pending.append((item, pool.schedule(_parse_page, (item, settings), timeout=settings.timeout_s)))
+
+    finished = False
+    try:
+        submit(workers * 4)
+        while pending:
+            item, future = pending.popleft()
+            page = _outcome(item, future, settings)
+            submit(1)
+            tick(1)
+            yield item.key, page
+        finished = True
+    finally:
+        if finished:
+            pool.close()
+        else:  # abandoned (the consumer stopped, or an error): pages still running are not waited for
+            pool.stop()
+        pool.join()
+
+
+def _parse_chunk(chunk: list[RawSnapshot], settings: ParseSettings) -> list[ParsedPage]:
+    """A chunk on a cluster's worker: each page in a child process of it, under the time limit."""
+    return [page for _, page in _bounded(chunk, settings, 1, cap_memory=False)]
 
 
 def _chunks(items: Iterable[RawSnapshot], size: int) -> Iterator[list[RawSnapshot]]:
@@ -193,22 +219,21 @@ def parse_snapshots(
     *,
     workers: int | None = None,
     chunk_size: int = 8,
-    on_done: Callable[[int], None] | None = None,
+    progress: Progress = QUIET,
     executor: Executor | None = None,
 ) -> Iterator[tuple[str, ParsedPage]]:
-    """``(key, page)`` for every snapshot, in input order, parsed in chunks by ``executor`` (default: this
-    machine's processes, ``workers`` of them — all usable CPUs; 1 parses in this process). A worker that dies
-    (a crash inside a C library) costs only the pages of its chunk, which are retried one by one and rejected
-    as ``parse_error`` if they kill a worker again. ``on_done(n)`` is told each time ``n`` more pages are
-    done (for a progress bar)."""
+    """``(key, page)`` for every snapshot, in input order. Here (the default executor): each page is a task
+    of a ``pebble`` pool of ``workers`` processes (default: all usable CPUs; 1: one worker process), killed
+    past ``settings.timeout_s`` (``timeout``) and capped at ``settings.max_memory_mb`` (``too_large``); a
+    worker that dies costs only its page (``parse_error``). On a cluster (a distributed ``executor``): chunks
+    of ``chunk_size`` pages, each page in a child process of the cluster's worker under the same time
+    limit; should the cluster lose a chunk for good, the rest is parsed here. ``progress`` advances phase
+    ``pages`` as pages are done."""
     settings = settings or ParseSettings()
     executor = executor or LocalExecutor(workers)
-    tick = on_done or (lambda n: None)
-    if executor.parallelism == 1 and not executor.distributed:
-        for item in items:
-            page = parse_one(item, settings)
-            tick(1)
-            yield item.key, page
+    tick = partial(progress.advance, PAGES)
+    if not executor.distributed:
+        yield from _bounded(items, settings, executor.parallelism, tick)
         return
     stream = _chunks(items, chunk_size)
     sent: deque[list[RawSnapshot]] = deque()  # chunks handed to the executor, not yet back
@@ -219,31 +244,13 @@ def parse_snapshots(
             yield chunk
 
     try:
-        work = partial(_parse_chunk, settings=settings, own_process=not executor.distributed)
-        for pages in executor.map(work, feed()):
+        for pages in executor.map(partial(_parse_chunk, settings=settings), feed()):
             chunk = sent.popleft()
             tick(len(chunk))
             yield from ((item.key, page) for item, page in zip(chunk, pages, strict=True))
     except WorkerLost:
-        yield from _salvage(list(sent), settings, tick, stream)
-
-
-def _salvage(
-    chunks: list[list[RawSnapshot]],
-    settings: ParseSettings,
-    tick: Callable[[int], None],
-    rest: Iterator[list[RawSnapshot]],
-) -> Iterator[tuple[str, ParsedPage]]:
-    """After a worker died: each remaining page in a fresh one-page worker, so only the culprit is lost."""
-    for chunk in [*chunks, *rest]:
-        for item in chunk:
-            try:
-                with process_pool(1, memory_mb=settings.max_memory_mb) as pool:
-                    page = pool.submit(_parse_bounded, item, settings).result()
-            except BrokenProcessPool:
-                page = rejected(item.url, PARSE_ERROR, "the parser process crashed on this page")
-            tick(1)
-            yield item.key, page
+        rest = (item for chunk in [*sent, *stream] for item in chunk)
+        yield from _bounded(rest, settings, worker_count(None), tick)
 
 
 def complete_pagination(
@@ -300,8 +307,7 @@ def reparse_folder(
     settings: ParseSettings,
     *,
     workers: int | None = None,
-    on_total: Callable[[int], None] | None = None,
-    on_done: Callable[[int], None] | None = None,
+    progress: Progress = QUIET,
     executor: Executor | None = None,
 ) -> ReparseReport:
     """Re-parse every document of a dataset folder from its raw snapshot and rewrite ``documents`` in place.
@@ -309,8 +315,6 @@ def reparse_folder(
     Resumable: finished pages go to a progress file as they come, and a rerun with the same settings
     skips them; the documents file and manifest are replaced atomically at the end.
     """
-    from wikihowqa.io import DatasetFolder, write_documents, write_json
-
     dataset = DatasetFolder(Path(folder))
     documents = dataset.documents()
     target = dataset.documents_path
@@ -338,11 +342,10 @@ def reparse_folder(
             missing.add(archive_url)
         else:
             todo.append(replace(snapshot, key=archive_url))
-    if on_total:
-        on_total(len(todo))
+    progress.phase(PAGES, len(todo))
     with progress_path.open("a", encoding="utf-8") as log:
         for archive_url, page in parse_snapshots(
-            todo, settings, workers=workers, on_done=on_done, executor=executor
+            todo, settings, workers=workers, progress=progress, executor=executor
         ):
             page = complete_pagination(page, source, settings, archive_url)
             row = {"settings": key, "archive_url": archive_url, "rejection": page.rejection}
