@@ -24,19 +24,9 @@ COMMANDS = typer.main.get_command(app).commands  # type: ignore[attr-defined]
 #: Commands whose option does not take the shared declaration yet (their command modules are reworked
 #: apart, in issue 15); the tests below hold every other command to the shared meaning.
 PENDING = {
-    ("analyze", "--out"),
     ("answer", "--model"),
     ("answer", "--out"),
-    ("deteriorate", "--out"),
-    ("deteriorate", "--overwrite"),
-    ("deteriorate", "--seed"),
     ("replay-site", "--seed"),
-    ("simulate-judgments", "--out"),
-    ("simulate-judgments", "--overwrite"),
-    ("simulate-judgments", "--seed"),
-    ("tasks", "--model"),
-    ("tasks", "--overwrite"),
-    ("tasks", "--seed"),
 }
 
 

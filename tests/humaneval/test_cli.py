@@ -137,3 +137,21 @@ def test_demo_step_builds_simulates_and_analyses_a_study_and_prints_its_tables(t
         for cell in (f"{lead[o]['share']:.0%}", f"[{lead[o]['ci95'][0]:.0%}–{lead[o]['ci95'][1]:.0%}]")
     ]
     assert rows["lead"] == ["lead", str(lead["n"]), *shares, fmt(lead["sign_test_p"], 3)]
+
+
+def test_deteriorate_writes_inside_the_dataset_by_default_and_says_where_it_wrote_before(
+    tmp_path, monkeypatch
+):
+    src = real_examples_path()
+    dataset, _ = import_release([src / "qa.jsonl"], [src / "documents.jsonl"], tmp_path / "ds")
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(app, ["deteriorate", str(dataset.path)])
+    assert r.exit_code == 0, r.output
+    assert (dataset.path / "deteriorated.jsonl").is_file() and (dataset.path / "review.csv").is_file()
+    assert not (tmp_path / "deteriorated.jsonl").exists()
+    assert "before this release: ./deteriorated.jsonl" in r.output
+    again = CliRunner().invoke(app, ["deteriorate", str(dataset.path)])
+    assert again.exit_code != 0 and "use --overwrite" in str(again.exception)
+    old = CliRunner().invoke(app, ["deteriorate", str(dataset.path), "--out", "deteriorated.jsonl"])
+    assert old.exit_code == 0, old.output
+    assert (tmp_path / "deteriorated.jsonl").is_file() and "before this release" not in old.output

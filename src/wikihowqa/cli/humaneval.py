@@ -3,16 +3,34 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
 from wikihowqa.cli._app import app, console, out
+from wikihowqa.cli._options import ENCODER_DEFAULT, Overwrite, model_option, out_option, seed_option
+from wikihowqa.humaneval.analysis import markdown_report
+from wikihowqa.humaneval.deteriorate import DeteriorationSettings
+from wikihowqa.humaneval.rank import make_ranker
+from wikihowqa.humaneval.simulate import SimulationSettings
+from wikihowqa.humaneval.steps import (
+    DETERIORATED_FILE,
+    analyze_files,
+    build_study_folder,
+    deteriorate_dataset,
+    edit_types,
+    simulate_to,
+)
+from wikihowqa.humaneval.tasks import StudySettings
 
 
 @app.command("deteriorate")
 def deteriorate_command(
     dataset: Path = typer.Argument(..., help="Dataset folder with qa.jsonl (or qa.parquet)."),
-    out_file: Path = typer.Option(Path("deteriorated.jsonl"), "--out", help="deteriorated.jsonl to write."),
+    out_file: Annotated[
+        Path | None,
+        out_option("the deteriorated answers (review.csv goes beside them)", "DATASET/deteriorated.jsonl"),
+    ] = None,
     split: str = typer.Option(None, "--split", help="Only answers of this split (default: all)."),
     per_category: int = typer.Option(5, "--per-category", help="QA pairs picked per category (paper: 5)."),
     deteriorated: int = typer.Option(
@@ -22,44 +40,30 @@ def deteriorate_command(
         4.5, "--edits-per-answer", help="Mean edits per deteriorated answer (paper: 4.5)."
     ),
     types: str = typer.Option("", "--types", help="Comma-separated deterioration types (default: all)."),
-    seed: int = typer.Option(
-        0, "--seed", help="Random seed; the same seed gives the same answers and edits."
-    ),
-    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing output file."),
+    seed: Annotated[int, seed_option("the answers picked and their edits")] = 0,
+    overwrite: Overwrite = False,
 ) -> None:
     """Pick answers per category and introduce factual errors, recording every edit's offsets.
 
     Also writes review.csv next to the output (unless one exists): fill in accept, fix or reject per
     answer and pass it to `wikihowqa tasks --review`.
     """
-    from wikihowqa.errors import DatasetError
-    from wikihowqa.humaneval.deteriorate import (
-        EDIT_TYPES,
-        DeteriorationSettings,
-        deteriorate_examples,
-        write_deteriorated,
-    )
-    from wikihowqa.humaneval.review import write_review_template
-    from wikihowqa.io import DatasetFolder
-
-    if out_file.exists() and not overwrite:
-        raise DatasetError(f"{out_file}: exists (use --overwrite to replace it)")
-    chosen = tuple(t.strip() for t in types.split(",") if t.strip()) or EDIT_TYPES
-    settings = DeteriorationSettings(per_category, deteriorated, edits, chosen, seed)
+    if out_file is None:
+        console.print(
+            f"[yellow]note:[/] deteriorate writes DATASET/{DETERIORATED_FILE} when --out is not given "
+            f"(before this release: ./{DETERIORATED_FILE} in the working directory, which `--out "
+            f"{DETERIORATED_FILE}` still gives; this note goes in the next release)",
+            highlight=False,
+            soft_wrap=True,
+        )
+    settings = DeteriorationSettings(per_category, deteriorated, edits, edit_types(types), seed)
     with console.status("deteriorating answers…"):
-        answers = deteriorate_examples(DatasetFolder(dataset).examples(split), settings)
-    write_deteriorated(out_file, answers)
-    review = out_file.with_name("review.csv")
-    note = ""
-    if review.exists():
-        note = f" ({review} exists: left as it is)"
-    else:
-        write_review_template(review, answers)
-    bad = [a for a in answers if a.is_deteriorated]
-    n_edits = sum(len(a.edits) for a in bad)
+        done = deteriorate_dataset(dataset, settings, out=out_file, split=split, overwrite=overwrite)
+    note = f" ({done.review} exists: left as it is)" if done.review_kept else ""
+    bad = done.deteriorated
     out.print(
-        f"{len(answers)} answers, {len(bad)} deteriorated with {n_edits} edits "
-        f"({n_edits / max(len(bad), 1):.2f} per answer) → {out_file}; review template {review}{note}"
+        f"{len(done.answers)} answers, {len(bad)} deteriorated with {done.edits} edits "
+        f"({done.edits / max(len(bad), 1):.2f} per answer) → {done.path}; review template {done.review}{note}"
     )
 
 
@@ -87,7 +91,7 @@ def tasks_command(
         10, "--items-per-assessor", help="Tasks per assessor in the plan."
     ),
     ranker: str = typer.Option("bm25", "--ranker", help="Passage ranker: bm25 or dense (all-MiniLM-L6-v2)."),
-    model: str = typer.Option(None, "--model", help="sentence-transformers model for --ranker dense."),
+    model: Annotated[str | None, model_option("Sentence encoder of --ranker dense", ENCODER_DEFAULT)] = None,
     max_chars: int = typer.Option(
         5000, "--max-chars", help="Passage budget in characters (kept strictly under)."
     ),
@@ -102,19 +106,11 @@ def tasks_command(
     preference_questions: int = typer.Option(
         100, "--preference-questions", help="Questions in the A/B part."
     ),
-    seed: int = typer.Option(0, "--seed", help="Random seed."),
-    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing study folder."),
+    seed: Annotated[int, seed_option("the deterioration (without --deteriorated), samples and plan")] = 0,
+    overwrite: Overwrite = False,
 ) -> None:
     """Build the study: relevance, trial A, trial B and A/B preference tasks, the answer key, the
     assignment plan, and Label Studio import files."""
-    from wikihowqa.humaneval.deteriorate import DeteriorationSettings, deteriorate_examples, read_deteriorated
-    from wikihowqa.humaneval.rank import make_ranker
-    from wikihowqa.humaneval.review import apply_review, read_review
-    from wikihowqa.humaneval.tasks import StudySettings, build_study, write_study
-    from wikihowqa.io import DatasetFolder, read_predictions
-
-    folder = DatasetFolder(dataset)
-    examples = folder.examples()
     settings = StudySettings(
         assessors,
         items_per_assessor,
@@ -126,71 +122,38 @@ def tasks_command(
         preference_questions,
         seed=seed,
     )
-    answers = (
-        read_deteriorated(deteriorated)
-        if deteriorated
-        else deteriorate_examples(examples, DeteriorationSettings(seed=seed))
-    )
-    counts = None
-    if review:
-        answers, counts = apply_review(
-            answers,
-            read_review(review),
-            source=str(review),
-            require_all=not allow_unreviewed,
-            rejected=rejected,
-        )
-    preds = [p for path in predictions for p in read_predictions(path)]
     with console.status("ranking passages and building tasks…"):
-        study = build_study(
-            answers,
-            examples,
-            folder.documents_by_article(),
-            preds,
+        built = build_study_folder(
+            dataset,
+            study_dir,
             make_ranker(ranker, model),
             settings,
-            sources={
-                "dataset": str(dataset),
-                "deteriorated": str(deteriorated or ""),
-                "review": str(review or ""),
-                "predictions": [str(p) for p in predictions],
-            },
-        )
-        write_study(
-            study,
-            study_dir,
+            deteriorated=deteriorated,
+            review=review,
+            allow_unreviewed=allow_unreviewed,
+            rejected=rejected,
+            predictions=predictions,
             overwrite=overwrite,
-            extra_files={"deteriorated.jsonl": [a.to_dict() for a in answers]},
         )
-    parts = ", ".join(
-        f"{p} {v['tasks']} ({v['assessors']} assessors)" for p, v in study.manifest["parts"].items()
-    )
-    reviewed = f"; review: {counts}" if counts else ""
-    out.print(f"study {study.manifest['study_id']} → {study_dir}: {parts}{reviewed}")
+    manifest = built.study.manifest
+    parts = ", ".join(f"{p} {v['tasks']} ({v['assessors']} assessors)" for p, v in manifest["parts"].items())
+    reviewed = f"; review: {built.review_counts}" if built.review_counts else ""
+    out.print(f"study {manifest['study_id']} → {study_dir}: {parts}{reviewed}")
 
 
 @app.command("simulate-judgments")
 def simulate_command(
     study_dir: Path = typer.Argument(..., help="Study folder."),
-    out_file: Path = typer.Option(None, "--out", help="Judgments file (default: STUDY/judgments.jsonl)."),
+    out_file: Annotated[Path | None, out_option("the judgments file", "STUDY/judgments.jsonl")] = None,
     inattentive: float = typer.Option(0.05, "--inattentive", help="Share of inattentive judgments."),
-    seed: int = typer.Option(0, "--seed", help="Random seed."),
-    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing judgments file."),
+    seed: Annotated[int, seed_option("the synthetic assessors")] = 0,
+    overwrite: Overwrite = False,
 ) -> None:
     """Judgments of synthetic assessors with planted detection rates (for tests and demos only)."""
-    from wikihowqa.errors import DatasetError
-    from wikihowqa.humaneval.simulate import SimulationSettings, simulate_judgments
-    from wikihowqa.humaneval.tasks import read_study
-    from wikihowqa.io import write_jsonl
-
-    target = out_file or study_dir / "judgments.jsonl"
-    if target.exists() and not overwrite:
-        raise DatasetError(f"{target}: exists (use --overwrite to replace it)")
-    judgments = simulate_judgments(
-        read_study(study_dir), SimulationSettings(inattentive=inattentive, seed=seed)
+    target, n = simulate_to(
+        study_dir, SimulationSettings(inattentive=inattentive, seed=seed), out=out_file, overwrite=overwrite
     )
-    write_jsonl(target, judgments)
-    out.print(f"{len(judgments)} simulated judgments → {target}")
+    out.print(f"{n} simulated judgments → {target}")
 
 
 @app.command("analyze")
@@ -203,12 +166,13 @@ def analyze_command(
     study: Path = typer.Option(
         None, "--study", help="Study folder (default: the first judgments file's folder, or its parent)."
     ),
-    out_dir: Path = typer.Option(
-        None,
-        "--out",
-        help="Folder for analysis.json, analysis.md and figures (default: the judgments file's folder; "
-        "with several files, the study folder).",
-    ),
+    out_dir: Annotated[
+        Path | None,
+        out_option(
+            "analysis.json, analysis.md and the figures",
+            "the judgments file's folder; with several files, the study folder",
+        ),
+    ] = None,
     min_common: int = typer.Option(2, "--min-common", help="Items two assessors must share for a kappa."),
 ) -> None:
     """IDR by type and trial, false positives, t-tests, agreement, preference shares, time, passage use.
@@ -216,20 +180,6 @@ def analyze_command(
     Several files are analysed as one study: judgments are merged in submission order and screened
     together (an annotator in both trials, or judging two tasks of one article, is caught across files).
     """
-    from wikihowqa.humaneval.analysis import (
-        analyse,
-        find_study,
-        markdown_report,
-        read_judgment_files,
-        write_analysis,
-    )
-    from wikihowqa.humaneval.tasks import read_study
-
-    folder = find_study(judgments[0], study)
-    loaded = read_study(folder)
-    rows = read_judgment_files(judgments, loaded.manifest["study_id"])
-    result = analyse(loaded, rows, min_common=min_common)
-    target = out_dir or (judgments[0].parent if len(judgments) == 1 else folder)
-    written = write_analysis(result, target)
+    result, written = analyze_files(judgments, study=study, out=out_dir, min_common=min_common)
     out.print(markdown_report(result))
     out.print(f"wrote {', '.join(str(p) for p in written)}")
