@@ -13,7 +13,7 @@ from wikihowqa.device import dtype_for, resolve_device
 from wikihowqa.errors import SettingsError
 from wikihowqa.generate.context import ModelInput, build_input, hf_token_counter
 from wikihowqa.generate.seq2seq.config import GENERATOR_SETTINGS_FILE, GeneratorConfig
-from wikihowqa.retrieve import MODES, Ranked, Retriever, dataset_retriever
+from wikihowqa.retrieve import Ranked, Retriever, dataset_retriever
 
 
 def best_device(setting: str | None = None) -> tuple[str, Any]:
@@ -199,9 +199,5 @@ def input_retrieval(config: GeneratorConfig, dataset: Path) -> tuple[Retriever, 
     Both come from the generator's settings (``retriever``, ``retrieval_mode``) — saved with a trained model —
     so a model is answered with inputs built as the ones it was trained on.
     """
-    if config.retrieval_mode not in MODES:
-        raise SettingsError(
-            f"generator.retrieval_mode {config.retrieval_mode!r}: expected {' or '.join(MODES)}"
-        )
     options = dict(config.retriever)
     return dataset_retriever(str(options.pop("name", "bm25")), options, dataset), config.retrieval_mode
