@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 
 from wikihowqa.cli._app import app, console, out
+from wikihowqa.demo import corpus_path
 from wikihowqa.errors import SettingsError
 
 _YES = {"yes", "true", "on", "1"}
@@ -92,7 +93,8 @@ def replay_site_command(
     Fault options take V for every endpoint group, or GROUP=V for one of mediawiki, cdx, playback;
     repeat them to set several groups. Example: --rate-limit cdx=0.4 --latency 0.2 --throttle-every cdx=10
     """
-    from wikihowqa.demo import corpus_path
+    # heavy: aiohttp and surt, through the replay site's server and corpus (~0.5 s on every command's
+    # start-up if global)
     from wikihowqa.replay import Faults, ReplaySite
     from wikihowqa.replay.faults import parse_scoped
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import json
 import math
 import random
 import time
@@ -127,8 +128,6 @@ class Response:
         return self.headers.get(name.lower())
 
     def json(self) -> Any:
-        import json
-
         return json.loads(self.content)
 
 

@@ -27,7 +27,7 @@ import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from email.utils import format_datetime
+from email.utils import format_datetime, parsedate_to_datetime
 from urllib.parse import unquote, urljoin
 
 from wikihowqa.replay.corpus import Capture, surt_key
@@ -287,8 +287,6 @@ class Archive:
 
 def http_date_ts(value: str) -> str | None:
     """An HTTP date (``Accept-Datetime``) as 14 digits."""
-    from email.utils import parsedate_to_datetime
-
     try:
         moment = parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):
