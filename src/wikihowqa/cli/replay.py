@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.markup import escape
 
 from wikihowqa.cli._app import app, console, out
+from wikihowqa.cli._options import seed_option
 from wikihowqa.demo import corpus_path
 from wikihowqa.errors import SettingsError
 
@@ -47,6 +49,11 @@ def _opt(help_text: str) -> list[str]:
     return typer.Option([], help=help_text, metavar="[GROUP=]V", show_default=False, rich_help_panel="Faults")
 
 
+#: The shared ``--seed`` (one meaning in every command), shown among the fault options it seeds.
+_SEED = seed_option("the random faults")
+_SEED.rich_help_panel = "Faults"
+
+
 @app.command("replay-site")
 def replay_site_command(
     corpus: Path = typer.Option(
@@ -83,9 +90,7 @@ def replay_site_command(
     lag: float = typer.Option(
         0.0, "--lag", help="Replica lag (s) /api.php reports to maxlag.", rich_help_panel="Faults"
     ),
-    seed: int = typer.Option(
-        0, "--seed", help="Seed of the random faults, for reproducible runs.", rich_help_panel="Faults"
-    ),
+    seed: Annotated[int, _SEED] = 0,
 ) -> None:
     """Serve a corpus as wikiHow's MediaWiki API (/api.php) and the Wayback Machine (/cdx/search/cdx,
     /web/<timestamp>id_/<url>) on 127.0.0.1 until Ctrl-C.
