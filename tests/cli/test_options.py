@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import typer
 
+import wikihowqa.cli.answer as answer_cli
 import wikihowqa.generate.seq2seq as seq2seq
 from wikihowqa.cli import app
 from wikihowqa.cli._options import ENCODER_DEFAULT, OVERWRITE_HELP, WORKERS_HELP
@@ -58,6 +59,7 @@ def _fake_training(monkeypatch) -> list:
         return TrainResult(Path(config.output_dir) / "final", None, 4, None, 2, 0)
 
     monkeypatch.setattr(seq2seq, "fine_tune", fine_tune)
+    monkeypatch.setattr(answer_cli, "fine_tune", fine_tune, raising=False)  # imported by name there
     return seen
 
 

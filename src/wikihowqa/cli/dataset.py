@@ -30,7 +30,7 @@ def import_command(
     {title, passages}) is recognised: its documents are imported too. Parquet timestamps, decimals and
     binary values are kept as text (ISO 8601, digits, base64).
     """
-    from wikihowqa.importer import import_release  # heavy: lxml, through parse (~0.07 s at start-up)
+    from wikihowqa.importer import import_release  # heavy: lxml, pydantic (start-up time)
 
     folder, manifest = import_release(qa, documents, out_dir, fmt=fmt, overwrite=overwrite)
     counts = manifest["counts"]

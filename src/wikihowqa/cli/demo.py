@@ -28,7 +28,7 @@ def demo_command(
     Builds the dataset from a local replay of wikiHow and the Wayback Machine, splits and describes it,
     answers its test questions with baselines, evaluates them, and runs a simulated human evaluation.
     """
-    from wikihowqa.demo.run import default_out_dir, run_demo  # heavy: numpy (~0.2 s at start-up if global)
+    from wikihowqa.demo.run import default_out_dir, run_demo  # heavy: numpy (start-up time)
 
     target = out_dir or default_out_dir()
     ctx = run_demo(target, progress=lambda title: console.print(f"[bold cyan]›[/] {escape(title)}"))
@@ -40,6 +40,6 @@ def demo_command(
         table.add_row(*map(escape, row))
     out.print(table)
     if serve:
-        from wikihowqa.humaneval.app import demo_serve  # heavy: FastAPI and pydantic (~0.2 s at start-up)
+        from wikihowqa.humaneval.app import demo_serve  # heavy: FastAPI, pydantic
 
         demo_serve(ctx, port=port, open_browser=True)

@@ -61,7 +61,7 @@ def meta_evaluate_command(
     usefulness and errors found, original-above-deteriorated accuracy and AUC, A/B agreement and
     system-level tau, each with bootstrap CIs → meta_evaluation.md, .json and .png.
     """
-    from wikihowqa.metaeval.agreement import MetaSettings  # heavy: numpy and scipy (~0.3 s at start-up)
+    from wikihowqa.metaeval.agreement import MetaSettings  # heavy: numpy, scipy (start-up time)
 
     settings = MetaSettings(resamples=resamples, confidence=confidence, seed=seed, controls=controls)
     with console.status("meta-evaluating…"):

@@ -53,9 +53,9 @@ def parse_command(
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    # heavy: lxml and the HTML extractors (~0.1 s on every command's start-up if global)
-    from wikihowqa.parse.page import ParseSettings
-    from wikihowqa.parse.stage import FolderSnapshots, open_build_cache, reparse_folder
+    # Imported here, not with the module: every command (and --help) would pay for them at start-up.
+    from wikihowqa.parse.page import ParseSettings  # heavy: lxml, trafilatura
+    from wikihowqa.parse.stage import FolderSnapshots, open_build_cache, reparse_folder  # heavy: lxml
 
     settings = ParseSettings(
         max_words=max_words,

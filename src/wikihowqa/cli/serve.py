@@ -75,7 +75,7 @@ def export_command(
     overwrite: Overwrite = False,
 ) -> None:
     """Write the judgments collected by `wikihowqa serve` as judgments.jsonl (what `analyze` reads)."""
-    from wikihowqa.humaneval.app.export import export_judgments  # heavy: numpy and pydantic (~0.3 s)
+    from wikihowqa.humaneval.app.export import export_judgments  # heavy: numpy, pydantic
 
     target = out_file or study_dir / "judgments.jsonl"
     n = export_judgments(study_dir, target, overwrite=overwrite)

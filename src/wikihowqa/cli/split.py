@@ -19,6 +19,7 @@ from wikihowqa.cli._options import (
     running_on,
     seed_option,
 )
+from wikihowqa.progress import Bars
 
 
 def _progress(label: str):
@@ -69,12 +70,12 @@ def split_command(
 ) -> None:
     """Cluster the questions (HDBSCAN on sentence embeddings) and split: clustered ones to train, the rest
     dealt to validation and test. Rewrites the QA part in place (atomically) and audits the result."""
-    # heavy: numpy, scikit-learn, the sentence encoder's stack and pydantic's row models (io): ~0.8 s that
-    # every command, and --help, would pay at start-up if these were imported with the module
-    from wikihowqa.audit import audit_dataset
-    from wikihowqa.embed import DEFAULT_MODEL
-    from wikihowqa.io import DatasetFolder
-    from wikihowqa.split import SplitSettings, parse_size, split_dataset
+    # Imported here, not with the module: ~0.8 s that every command (and --help) would pay at start-up
+    # (benchmarks/cli_startup.py).
+    from wikihowqa.audit import audit_dataset  # heavy: numpy
+    from wikihowqa.embed import DEFAULT_MODEL  # heavy: numpy
+    from wikihowqa.io import DatasetFolder  # heavy: pydantic (the row models)
+    from wikihowqa.split import SplitSettings, parse_size, split_dataset  # heavy: numpy, scikit-learn
 
     device = device_option(device)
     model = model or DEFAULT_MODEL
@@ -91,14 +92,7 @@ def split_command(
     folder = DatasetFolder(dataset)
     folder.qa_path  # noqa: B018  a missing QA part is an error before any work
     with running_on(executor, ray_address, workers) as runner, _progress("embedding questions") as bar:
-        task = bar.add_task("embed", total=None)
-        result = split_dataset(
-            folder,
-            settings,
-            executor=runner,
-            device=device,
-            progress=lambda d, t: bar.update(task, completed=d, total=t),
-        )
+        result = split_dataset(folder, settings, executor=runner, device=device, progress=Bars(bar))
     for warning in result.warnings:
         console.print(f"[yellow]warning:[/] {warning}")
     counts = result.counts
@@ -125,17 +119,16 @@ def audit_command(
     device: Device = "auto",
 ) -> None:
     """For every validation/test question find the nearest train question; write audit.json into DATASET."""
-    # heavy: numpy, the sentence encoder's stack and pydantic (as in split_command)
-    from wikihowqa.audit import audit_dataset
-    from wikihowqa.embed import DEFAULT_MODEL
-    from wikihowqa.io import DatasetFolder
+    # Imported here for start-up time, as in split_command.
+    from wikihowqa.audit import audit_dataset  # heavy: numpy
+    from wikihowqa.embed import DEFAULT_MODEL  # heavy: numpy
+    from wikihowqa.io import DatasetFolder  # heavy: pydantic (the row models)
 
     device = device_option(device)
     model = model or DEFAULT_MODEL
     folder = DatasetFolder(dataset)
     folder.qa_path  # noqa: B018  a missing QA part is an error before any work
     with running_on(executor, ray_address, workers) as runner, _progress("embedding questions") as bar:
-        task = bar.add_task("embed", total=None)
         result = audit_dataset(
             folder,
             model=model,
@@ -143,7 +136,7 @@ def audit_command(
             lexical=lexical,
             executor=runner,
             device=device,
-            progress=lambda d, t: bar.update(task, completed=d, total=t),
+            progress=Bars(bar),
         )
     _print_audit(result)
     out.print(f"wrote {folder.path / 'audit.json'}")

@@ -17,6 +17,7 @@ from wikihowqa.cli._options import (
     out_option,
     running_on,
 )
+from wikihowqa.progress import Bars
 
 
 @app.command("stats")
@@ -36,18 +37,17 @@ def stats_command(
     compression, and the leakage audit; writes stats.md, stats.json, stats_per_question.jsonl, figures/."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    # heavy: numpy, spaCy, the sentence encoder's stack and pydantic's row models (io): ~0.8 s that every
-    # command, and --help, would pay at start-up if these were imported with the module
-    from wikihowqa.embed import DEFAULT_MODEL
-    from wikihowqa.io import DatasetFolder
-    from wikihowqa.stats.report import REPORT_MD, describe
+    # Imported here, not with the module: ~0.8 s that every command (and --help) would pay at start-up
+    # (benchmarks/cli_startup.py).
+    from wikihowqa.embed import DEFAULT_MODEL  # heavy: numpy
+    from wikihowqa.io import DatasetFolder  # heavy: pydantic (the row models)
+    from wikihowqa.stats.report import REPORT_MD, describe  # heavy: numpy, spaCy
 
     folder = DatasetFolder(dataset)
     folder.qa_path, folder.documents_path  # noqa: B018  a missing part is an error before any work
     target = out_dir or folder.path / "stats"
     columns = (TextColumn("[cyan]statistics"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with running_on(executor, ray_address, workers) as runner, Progress(*columns, console=console) as bar:
-        task = bar.add_task("stats", total=None)
         report = describe(
             folder,
             target,
@@ -55,7 +55,7 @@ def stats_command(
             audit=None if audit else False,
             model=model or DEFAULT_MODEL,
             threshold=threshold,
-            progress=lambda d, t: bar.update(task, completed=d, total=t),
+            progress=Bars(bar),
             executor=runner,
         )
     row = report.table1["all"]
