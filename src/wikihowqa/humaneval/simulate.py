@@ -17,8 +17,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from wikihowqa.errors import SettingsError
 from wikihowqa.humaneval.deteriorate import EDIT_TYPES
 from wikihowqa.humaneval.tasks import Study
+from wikihowqa.humaneval.text import sentence_spans
 
 DEFAULT_DETECTION: Mapping[str, Mapping[str, float]] = {
     "trial_a": {
@@ -70,8 +72,6 @@ class SimulationSettings:
             *(p for d in self.detection.values() for p in d.values()),
         ]
         if any(not 0 <= p <= 1 for p in probabilities):
-            from wikihowqa.errors import SettingsError
-
             raise SettingsError("simulation probabilities must lie in [0, 1]")
 
 
@@ -170,8 +170,6 @@ def simulate_judgments(
                 agree = rng.random() < settings.relevance_agreement
                 j["relevance"] = truth if agree and not inattentive else rng.randrange(5)
                 doc = task["document"]["text"]
-                from wikihowqa.humaneval.text import sentence_spans
-
                 spans = sentence_spans(doc)[:40]
                 core = random.Random(f"{settings.seed}:{task_id}:core").choice(spans) if spans else None
                 highlights = []

@@ -27,10 +27,12 @@ from wikihowqa import __version__
 from wikihowqa.errors import DatasetError, SettingsError
 from wikihowqa.humaneval.collected import SERVER_DB, count_judgments
 from wikihowqa.humaneval.deteriorate import DeterioratedAnswer
+from wikihowqa.humaneval.labelstudio import write_labelstudio
 from wikihowqa.humaneval.lexicon import WIKIHOW_CATEGORIES
 from wikihowqa.humaneval.rank import Ranker, Scorer
 from wikihowqa.humaneval.text import sentence_spans
-from wikihowqa.io import atomic_folder, write_json, write_jsonl
+from wikihowqa.io import atomic_folder, iter_jsonl, write_json, write_jsonl
+from wikihowqa.parse.passages import split_passages
 from wikihowqa.records import Document, Example, Passage, Prediction
 
 STUDY_FORMAT = "wikihowqa-study"
@@ -136,8 +138,6 @@ def answer_block(text: str) -> dict[str, Any]:
 
 def article_passages(documents: Sequence[Document]) -> list[Passage]:
     """Passages of a question's documents in document then page order (cut from the text when absent)."""
-    from wikihowqa.parse.passages import split_passages
-
     out = []
     for doc_index, doc in enumerate(documents):
         texts = doc.passages or tuple(split_passages(doc.parsed_text))
@@ -530,8 +530,6 @@ def write_study(
             f"{folder}: the study server has collected {collected} judgment(s) here (server.sqlite); "
             "export them (wikihowqa export-judgments) and move the folder away before rebuilding the study"
         )
-    from wikihowqa.humaneval.labelstudio import write_labelstudio
-
     with atomic_folder(folder) as staging:
         write_json(staging / "study.json", study.manifest)
         write_jsonl(staging / "tasks.jsonl", study.tasks)
@@ -545,8 +543,6 @@ def write_study(
 
 def read_study(folder: Path) -> Study:
     """A study folder as written by :func:`write_study`; checks the format and version."""
-    from wikihowqa.io import iter_jsonl
-
     folder = Path(folder)
     path = folder / "study.json"
     if not path.is_file():

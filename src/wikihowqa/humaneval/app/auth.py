@@ -18,6 +18,8 @@ import hmac
 import re
 import secrets
 
+from wikihowqa.errors import SettingsError
+
 TOKEN_BYTES = 32
 MIN_ADMIN_TOKEN_CHARS = 16
 #: Query parameters crowd platforms use for the worker id (Prolific, MTurk, generic).
@@ -66,8 +68,6 @@ def crowd_assessor_id(secret: str, worker_id: str, part: str) -> str:
 
 
 def check_admin_token(token: str) -> None:
-    from wikihowqa.errors import SettingsError
-
     if len(token) < MIN_ADMIN_TOKEN_CHARS or not re.fullmatch(r"[A-Za-z0-9_~.-]+", token):
         raise SettingsError(
             f"admin token: use at least {MIN_ADMIN_TOKEN_CHARS} characters of [A-Za-z0-9_~.-] "

@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from wikihowqa.errors import SettingsError
+from wikihowqa.humaneval.app.server import create_app
 from wikihowqa.humaneval.app.state import ServerSettings
 
 ADMIN_LINK_FILE = "admin-link.txt"
@@ -26,8 +28,6 @@ ADMIN_LINK_FILE = "admin-link.txt"
 def bind(host: str, port: int) -> socket.socket:
     """The listening socket, bound before the server starts so that port 0 (any free port) works and the
     printed links carry the real port."""
-    from wikihowqa.errors import SettingsError
-
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -90,8 +90,6 @@ def serve(
     is a terminal (``tty``, default: ask ``sys.stdout``), else writes it to ``STUDY/admin-link.txt``."""
     import uvicorn
 
-    from wikihowqa.humaneval.app.server import create_app
-
     settings = settings or ServerSettings()
     app = create_app(study_dir, settings)
     try:
@@ -125,8 +123,6 @@ def running(
     """The server in a background thread of this process, for tests, screenshots and notebooks:
     yields (base URL, app) and stops the server on exit."""
     import uvicorn
-
-    from wikihowqa.humaneval.app.server import create_app
 
     app = create_app(study_dir, settings)
     sock = bind(host, port)
