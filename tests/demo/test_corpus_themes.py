@@ -23,7 +23,7 @@ RICH = max(SOURCES.pages, key=lambda p: (len(p.parts()), bool(p.view_all), len(p
 
 def test_every_theme_has_its_template_and_no_other_template_is_left_over():
     names = {name.removesuffix(".html") for name in TEMPLATES.list_templates()}
-    assert names == {*THEMES, "js_shell"}
+    assert names == {*THEMES, "js_shell", "_shared"}
 
 
 @pytest.mark.parametrize("theme", THEMES)

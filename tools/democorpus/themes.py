@@ -1,4 +1,3 @@
-# ruff: noqa: E501  (HTML templates read best one tag run per line)
 """Site chromes: the boilerplate real pages wrap around their article.
 
 Each theme is a Jinja2 template (``templates/<theme>.html``) that writes a whole HTML document in the markup
@@ -115,32 +114,17 @@ def charset_name(encoding: str) -> str:
     return {"shift_jis": "Shift_JIS", "euc-jp": "EUC-JP"}.get(encoding, encoding)
 
 
-def meta_charset(v: PageView, *, old_style: bool = False) -> str:
-    if v.page.charset_declared not in ("meta", "both"):
-        return ""
-    name = charset_name(v.page.encoding)
-    if old_style:
-        return f'<meta http-equiv="Content-Type" content="text/html; charset={name}">'
-    return f'<meta charset="{name}">'
-
-
-def head_links(v: PageView, *, canonical: bool = True) -> str:
-    links = []
-    if canonical:
-        links.append(f'<link rel="canonical" href="{attr(v.view_all_url if v.number == 0 else v.url)}">')
-    if v.prev_url:
-        links.append(f'<link rel="prev" href="{attr(v.prev_url)}">')
-    if v.next_url:
-        links.append(f'<link rel="next" href="{attr(v.next_url)}">')
-    return "\n".join(links)
-
-
 def long_date(d: date | None) -> str:
     return f"{d:%B} {d.day}, {d.year}" if d else ""
 
 
 def us_date(d: date | None) -> str:
     return f"{d.month:02d}/{d.day:02d}/{d.year}" if d else ""
+
+
+def text_hash(text: str) -> int:
+    """A stable number of a text (ids of ad links and analytics tags)."""
+    return zlib.crc32(text.encode())
 
 
 def slugify(text: str) -> str:
@@ -204,29 +188,6 @@ def comment_tree(
     return outer.format("\n".join(out))
 
 
-def related(v: PageView, pool: Sequence[str], k: int, fmt: str = '<li><a href="{href}">{t}</a></li>') -> str:
-    return "\n".join(
-        fmt.format(href=attr(f"{v.origin}/{slugify(t)}"), t=esc(t)) for t in v.pick(pool, k, salt="related")
-    )
-
-
-def sponsored(v: PageView, k: int = 3, cls: str = "sponsored-links") -> str:
-    items = "".join(
-        f'<li><a href="https://clk.promolink-demo.net/c?id={zlib.crc32(t.encode()) % 99991}" rel="sponsored nofollow">'
-        f'{esc(t)}</a><span class="src">{esc(s)}</span></li>'
-        for t, s in (x.split("|") for x in v.pick(SPONSORED, k, salt="sponsored"))
-    )
-    return f'<div class="{cls}"><p class="label">Sponsored</p><ul>{items}</ul></div>'
-
-
-def ad_iframe(v: PageView, size: str, slot: str) -> str:
-    w, h = size.split("x")
-    return (
-        f'<iframe src="https://ads.adsrv-demo.net/serve?slot={slot}&amp;size={size}&amp;site={attr(v.host)}" '
-        f'width="{w}" height="{h}" frameborder="0" scrolling="no" title="Advertisement"></iframe>'
-    )
-
-
 SPONSORED = (
     "Homeowners Are Replacing Their Gutters With This Clever Fix|GutterPro Direct",
     "The Standing Desk Everyone at the Office Is Talking About|DeskLift",
@@ -239,58 +200,6 @@ SPONSORED = (
     "7 Laptops Worth Buying This Year|TechDeals Weekly",
     "Turn Your Backyard into a Weekend Retreat|Yardly",
 )
-
-SHARE = ("Facebook", "Twitter", "Pinterest", "Email")
-
-
-def share_links(v: PageView, cls: str = "share", label: str = "Share") -> str:
-    targets = {
-        "Facebook": "https://www.facebook.com/sharer/sharer.php?u=",
-        "Twitter": "https://twitter.com/intent/tweet?url=",
-        "Pinterest": "https://pinterest.com/pin/create/button/?url=",
-        "Email": "mailto:?body=",
-    }
-    links = "".join(
-        f'<a class="{cls}-{n.lower()}" href="{attr(targets[n] + v.page.url)}" target="_blank">{n}</a>'
-        for n in SHARE
-    )
-    return f'<div class="{cls}"><span>{label}:</span> {links}</div>'
-
-
-def cookie_banner(v: PageView, style: str) -> str:
-    if style == "onetrust":
-        return (
-            '<div id="onetrust-banner-sdk" class="otFlat" role="region" aria-label="Cookie banner">'
-            '<div id="onetrust-policy"><p id="onetrust-policy-text">By clicking &ldquo;Accept All Cookies&rdquo;, you '
-            "agree to the storing of cookies on your device to enhance site navigation, analyse site usage, and "
-            'assist in our marketing efforts. <a href="/privacy-policy">Privacy Policy</a></p></div>'
-            '<div id="onetrust-button-group"><button id="onetrust-pc-btn-handler">Cookie Settings</button>'
-            '<button id="onetrust-accept-btn-handler">Accept All Cookies</button></div></div>'
-        )
-    return (
-        '<div class="cc-window cc-banner" role="dialog" aria-label="cookieconsent" aria-describedby="cookieconsent:desc">'
-        '<span id="cookieconsent:desc" class="cc-message">We use cookies to personalise content and ads and to '
-        'analyse our traffic. <a class="cc-link" href="/cookies">Learn more</a></span>'
-        '<div class="cc-compliance"><a class="cc-btn cc-deny">Decline</a><a class="cc-btn cc-allow">Allow cookies</a>'
-        "</div></div>"
-    )
-
-
-def newsletter(cls: str, heading: str, blurb: str, button: str = "Subscribe") -> str:
-    return (
-        f'<div class="{cls}"><h3>{heading}</h3><p>{blurb}</p>'
-        '<form action="/newsletter/subscribe" method="post"><label for="nl-email" class="sr-only">Email address</label>'
-        f'<input id="nl-email" type="email" name="email" placeholder="you@example.com" required> '
-        f'<button type="submit">{button}</button></form></div>'
-    )
-
-
-def analytics(v: PageView) -> str:
-    n = zlib.crc32(v.host.encode()) % 9000 + 1000
-    return (
-        "<script>window.dataLayer=window.dataLayer||[];function gtag(){dataLayer.push(arguments);}"
-        f"gtag('js',new Date());gtag('config','G-DEMO{n}');</script>"
-    )
 
 
 def body_html(v: PageView, dialect: str, every: int = 0, ad: Callable[[int], str] | None = None) -> str:
@@ -495,25 +404,39 @@ TEMPLATES.globals.update(
             "QA_RELATED",
             "SHOP_PRODUCTS",
             "SPONSORED",
-            "ad_iframe",
-            "analytics",
             "attr",
             "body_html",
+            "charset_name",
             "comment_tree",
-            "cookie_banner",
             "count_comments",
             "esc",
             "forum_posts",
-            "head_links",
             "long_date",
+            "pagination",
+            "slugify",
+            "text_hash",
+            "us_date",
+        )
+    }
+)
+
+#: The shared pieces (``templates/_shared.html``: the charset and link tags of the head, related links,
+#: sponsored boxes, ad frames, share bars, cookie banners, newsletter forms, analytics tags), callable by
+#: name from every theme's template.
+_SHARED = TEMPLATES.get_template("_shared.html").module
+TEMPLATES.globals.update(
+    {
+        name: getattr(_SHARED, name)
+        for name in (
+            "ad_iframe",
+            "analytics",
+            "cookie_banner",
+            "head_links",
             "meta_charset",
             "newsletter",
-            "pagination",
             "related",
             "share_links",
-            "slugify",
             "sponsored",
-            "us_date",
         )
     }
 )
