@@ -10,8 +10,9 @@ import pytest
 from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 
+import wikihowqa.humaneval.analysis as analysis_module
 from wikihowqa.humaneval.analysis import (
-    analyse,
+    analyze,
     cohen_kappa,
     krippendorff_alpha,
     markdown_report,
@@ -106,7 +107,7 @@ def test_idr_false_positives_and_t_test_match_a_hand_worked_example(tiny):
         _j("trial_b:1", "b2", [(6, 7)]),  # a character inside "cold" -> 1/2
         _j("trial_b:2", "b1"),
     ]
-    r = analyse(tiny, judgments)
+    r = analyze(tiny, judgments)
     a, b = r["trials"]["trial_a"], r["trials"]["trial_b"]
     assert a["idr"]["mean"] == pytest.approx(0.25) and b["idr"]["mean"] == pytest.approx(0.75)
     assert a["by_type"]["antonym"]["mean"] == pytest.approx(0.5) and b["by_type"]["antonym"]["mean"] == 1.0
@@ -232,7 +233,7 @@ def test_preference_shares_and_passage_opens_are_counted(tiny):
         }
         for i, (c, e) in enumerate(zip(choices, events, strict=True))
     ]
-    r = analyse(tiny, judgments)
+    r = analyze(tiny, judgments)
     pref = r["preference"]["sys"]
     assert (pref["model"]["count"], pref["gold"]["count"], pref["tie"]["count"]) == (3, 1, 1)
     assert pref["sign_test_p"] == pytest.approx(stats.binomtest(3, 4).pvalue)
@@ -327,7 +328,7 @@ def test_a_trial_or_ab_judgment_after_another_task_of_its_article_is_rejected_as
     assert rejected[0].reason.startswith("contaminated: the assessor judged article 1 before (relevance:1:0)")
     assert rejected[1].reason.startswith("contaminated: the assessor judged article 2 before (trial_b:2)")
     assert len(accepted) == 6
-    assert analyse(tiny, judgments)["judgments"]["rejected_by_reason"] == {"contaminated": 2}
+    assert analyze(tiny, judgments)["judgments"]["rejected_by_reason"] == {"contaminated": 2}
 
 
 def test_a_page_clock_far_from_the_servers_is_flagged_and_the_servers_time_is_used(tiny):
@@ -341,7 +342,7 @@ def test_a_page_clock_far_from_the_servers_is_flagged_and_the_servers_time_is_us
         _j("trial_b:1", "b1", duration_ms=120_000, client_duration_ms=10_000),  # 110 s short
         _j("trial_b:2", "b2", duration_ms=5_000),
     ]
-    result = analyse(tiny, judgments)
+    result = analyze(tiny, judgments)
     clock = result["clock_check"]
     assert clock["checked"] == 3 and clock["disagreeing"]["count"] == 2
     assert [f["judgment_id"] for f in clock["flagged"]] == ["trial_a:1/a1", "trial_b:1/b1"]
@@ -373,7 +374,7 @@ def test_highlight_overlap_is_the_mean_over_assessor_pairs_of_shared_words(tiny)
         _rel("h3", [at("ght, and water it")]),
         _rel("h4", []),
     ]
-    overlap = analyse(tiny, judgments)["relevance"]["highlight_overlap"]
+    overlap = analyze(tiny, judgments)["relevance"]["highlight_overlap"]
     assert overlap["n"] == 3
     assert overlap["mean"] == pytest.approx(11 / 36)
 
@@ -385,5 +386,9 @@ def test_misleading_span_overlap_counts_only_misleading_spans(tiny):
     a1 = _j("trial_a:1", "a1", [COLD, (TEXT.index("water"), TEXT.index("water") + 5)])
     a1["spans"].append({"start": TEXT.index("Bake"), "end": TEXT.index("Bake") + 4, "label": "useful"})
     a2 = _j("trial_a:1", "a2", [(TEXT.index("water"), TEXT.index("Bake") + 4)])
-    result = analyse(tiny, [a1, a2])["trials"]["misleading_span_overlap"]["trial_a"]
+    result = analyze(tiny, [a1, a2])["trials"]["misleading_span_overlap"]["trial_a"]
     assert result["n"] == 1 and result["mean"] == pytest.approx(1 / 2)
+
+
+def test_analyse_is_the_old_name_of_analyze():
+    assert analysis_module.analyse is analyze

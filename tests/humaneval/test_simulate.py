@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from wikihowqa.humaneval.analysis import analyse
+from wikihowqa.humaneval.analysis import analyze
 from wikihowqa.humaneval.deteriorate import DeteriorationSettings, deteriorate_examples
 from wikihowqa.humaneval.rank import BM25Ranker
 from wikihowqa.humaneval.simulate import DEFAULT_DETECTION, SimulationSettings, simulate_judgments
@@ -35,7 +35,7 @@ def round_trip(dataset, predictions):
         inattentive=0.1, preference={"lead": (0.2, 0.1, 0.7), "lead-copy": (0.5, 0.2, 0.3)}, seed=9
     )
     judgments = simulate_judgments(study, settings)
-    return study, settings, judgments, analyse(study, judgments)
+    return study, settings, judgments, analyze(study, judgments)
 
 
 def test_planted_detection_rates_are_recovered_per_type_and_trial(round_trip):

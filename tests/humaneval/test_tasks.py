@@ -167,7 +167,7 @@ def test_dense_ranker_puts_the_matching_passage_first():
 def test_ab_task_ids_name_no_system_anywhere_an_assessor_or_label_studio_sees(tmp_path, dataset):
     """Source hidden: the system's name is only in key.jsonl (and the admin's study.json), never in a task
     id, tasks.jsonl, what the server sends an assessor, or the Label Studio import files."""
-    from wikihowqa.humaneval.analysis import analyse
+    from wikihowqa.humaneval.analysis import analyze
     from wikihowqa.humaneval.app import StudyService
     from wikihowqa.humaneval.app.state import public_task
     from wikihowqa.humaneval.simulate import SimulationSettings, simulate_judgments
@@ -201,7 +201,7 @@ def test_ab_task_ids_name_no_system_anywhere_an_assessor_or_label_studio_sees(tm
     # The same inputs give the same ids and sides; the analysis still reports per system.
     again = build_study([], examples, documents, predictions, BM25Ranker(), settings, study_id="ab")
     assert again.key == study.key
-    result = analyse(study, simulate_judgments(study, SimulationSettings(seed=1)))
+    result = analyze(study, simulate_judgments(study, SimulationSettings(seed=1)))
     assert set(result["preference"]) == set(systems)
 
 

@@ -29,7 +29,7 @@ from wikihowqa.evaluate.bertscore import BertScoreConfig
 from wikihowqa.evaluate.pipeline import ALL_SPLITS, EvaluationSettings, evaluate
 from wikihowqa.evaluate.report import leaderboard_table
 from wikihowqa.evaluate.report import write_report as write_evaluation
-from wikihowqa.humaneval.analysis import analyse, write_analysis
+from wikihowqa.humaneval.analysis import analyze, write_analysis
 from wikihowqa.humaneval.deteriorate import DeteriorationSettings, deteriorate_examples
 from wikihowqa.humaneval.rank import make_ranker
 from wikihowqa.humaneval.review import write_review_template
@@ -276,7 +276,7 @@ def human_evaluation(ctx: DemoContext) -> None:
     write_review_template(target / "review.csv", answers)
     judgments = simulate_judgments(study, SimulationSettings(seed=seed))
     write_jsonl(target / "judgments.jsonl", judgments)
-    result = analyse(study, judgments)
+    result = analyze(study, judgments)
     write_analysis(result, target)
 
     edits = sum(len(a.edits) for a in answers)

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from wikihowqa.humaneval.analysis import analyse, judgment_problem, screen
+from wikihowqa.humaneval.analysis import analyze, judgment_problem, screen
 from wikihowqa.humaneval.tasks import read_study
 
 KEY_ONLY_FIELDS = ("attention_answer", "gold_side", '"edits"', '"deteriorated"', '"system"')
@@ -227,7 +227,7 @@ def test_judgments_from_the_server_are_exactly_what_the_analysis_accepts(
     assert all(judgment_problem(j, tasks[j["task_id"]]) is None for j in judgments)
     accepted, rejected = screen(judgments, study)
     assert rejected == [] and len(accepted) == len(judgments)
-    result = analyse(study, judgments)
+    result = analyze(study, judgments)
     assert result["judgments"]["accepted"] == len(judgments)
     assert result["passages"]["trial_b"]["opened_any"]["share"] == 1.0
 
@@ -333,7 +333,7 @@ def test_the_stored_duration_is_the_servers_and_the_pages_is_kept_apart(api, val
 
     measured = (datetime.fromisoformat(submitted) - datetime.fromisoformat(started)).total_seconds() * 1000
     assert abs(stored["duration_ms"] - measured) <= 2  # the server's own clock, to the millisecond
-    result = analyse(read_study(study_dir), [stored])
+    result = analyze(read_study(study_dir), [stored])
     assert [f["judgment_id"] for f in result["clock_check"]["flagged"]] == [body["judgment_id"]]
 
 
