@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
+from pydantic import ValidationError
 
-from wikihowqa.humaneval.analysis import analyze
+from wikihowqa.humaneval.analysis import StudyAnalysis, analyze, write_analysis
 from wikihowqa.humaneval.deteriorate import DeteriorationSettings, deteriorate_examples
 from wikihowqa.humaneval.rank import BM25Ranker
 from wikihowqa.humaneval.simulate import DEFAULT_DETECTION, SimulationSettings, simulate_judgments
@@ -76,3 +78,16 @@ def test_preference_shares_and_relevance_agreement_are_recovered(round_trip):
     p_e = sum(m * m for m in marginal)
     p_o = a * a + (1 - a * a) / 5
     assert rel["cohen_kappa"] == pytest.approx((p_o - p_e) / (1 - p_e), abs=0.06)
+
+
+def test_the_report_is_a_typed_object_that_is_exactly_its_analysis_json(round_trip, tmp_path):
+    _, _, _, result = round_trip
+    assert isinstance(result, StudyAnalysis)
+    assert isinstance(result.trials.trial_b.idr.mean, float) and result.relevance.cohen_kappa_pairs > 0
+    write_analysis(result, tmp_path)
+    written = json.loads((tmp_path / "analysis.json").read_text())
+    assert result.preference["lead"].model.share == written["preference"]["lead"]["model"]["share"]
+    assert written == json.loads(json.dumps(result.to_dict()))
+    assert StudyAnalysis.model_validate(written).to_dict() == written  # the model describes the file
+    with pytest.raises(ValidationError):
+        StudyAnalysis.model_validate({**written, "judgments": {**written["judgments"], "totl": 1}})
