@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -24,6 +24,7 @@ from wikihowqa.embed import DEFAULT_MODEL, question_embeddings
 from wikihowqa.errors import DatasetError
 from wikihowqa.executor import Executor
 from wikihowqa.io import DatasetFolder, write_json
+from wikihowqa.progress import QUIET, Progress
 from wikihowqa.records import NOISE_CLUSTER, Example
 
 AUDIT_FILE = "audit.json"
@@ -199,7 +200,7 @@ def audit_dataset(
     lexical: bool = True,
     executor: Executor | None = None,
     device: str | None = None,
-    progress: Callable[[int, int], None] = lambda done, total: None,
+    progress: Progress = QUIET,
 ) -> AuditResult:
     """Audit a dataset folder; writes ``audit.json`` there (summary, then every pair, closest first)."""
     examples = folder.examples()

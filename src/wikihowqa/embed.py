@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -23,6 +23,7 @@ from wikihowqa.device import dtype_for, ray_gpus, resolve_device
 from wikihowqa.errors import SettingsError
 from wikihowqa.executor import Executor, LocalExecutor
 from wikihowqa.io import DatasetFolder, atomic_write
+from wikihowqa.progress import QUIET, Progress
 from wikihowqa.records import Example
 
 #: The project's one default sentence encoder (split, audit, dense retrieval, grounding, the human-evaluation
@@ -30,6 +31,8 @@ from wikihowqa.records import Example
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 _DEFAULT_ALIASES = {DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"}
 CACHE_DIR = "cache"
+#: The progress phase (``wikihowqa.progress``) of the texts the cache lacks, embedded.
+EMBEDDINGS = "embeddings"
 
 
 def default_model_path() -> str:
@@ -115,7 +118,7 @@ def embed(
     batch_size: int = 512,
     device: str | None = None,
     executor: Executor | None = None,
-    progress: Callable[[int, int], None] = lambda done, total: None,
+    progress: Progress = QUIET,
 ) -> np.ndarray:
     """L2-normalised embeddings of ``texts`` (float32, one row each), reusing and extending the cache.
 
@@ -131,18 +134,17 @@ def embed(
         except (OSError, ValueError, KeyError):
             known = {}  # an unreadable cache is rebuilt
     missing = sorted({h: t for h, t in zip(hashes, texts, strict=True) if h not in known}.items())
+    progress.phase(EMBEDDINGS, len(missing))
     if missing:
         executor = executor or LocalExecutor(1)
         spec = Encoding(model, device, batch_size)
         step = max(batch_size * 8, 1)
         parts = [missing[start : start + step] for start in range(0, len(missing), step)]
         gpus = ray_gpus(device, getattr(executor, "gpus_available", 0)) if executor.distributed else 0
-        done = 0
         texts_of = ([t for _, t in part] for part in parts)
         for part, vectors in zip(parts, executor.map_model(spec, "encode", texts_of, gpus=gpus), strict=True):
             known.update(zip((h for h, _ in part), vectors, strict=True))
-            done += len(part)
-            progress(done, len(missing))
+            progress.advance(EMBEDDINGS, len(part))
         if path:
             keys = sorted(known)
             with atomic_write(path, "wb") as fh:
@@ -159,7 +161,7 @@ def question_embeddings(
     *,
     executor: Executor | None = None,
     device: str | None = None,
-    progress: Callable[[int, int], None] = lambda done, total: None,
+    progress: Progress = QUIET,
 ) -> np.ndarray:
     """Embeddings of the examples' questions, cached in the dataset folder (embedded by ``executor``): the
     split clusters them and the audit compares them, one cache for both."""

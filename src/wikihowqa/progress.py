@@ -34,7 +34,8 @@ QUIET = Quiet()
 
 class Bars:
     """One bar per phase on a ``rich.progress.Progress`` display (anything with its ``add_task``, ``update``
-    and ``advance``); ``labels`` renames phases for the display."""
+    and ``advance``), drawn from the phase's announcement on (an advance before it is not drawn);
+    ``labels`` renames phases for the display."""
 
     def __init__(self, display: Any, labels: dict[str, str] | None = None) -> None:
         self.display = display
@@ -48,6 +49,5 @@ class Bars:
             self.tasks[name] = self.display.add_task(self.labels.get(name, name), total=total)
 
     def advance(self, name: str, n: int = 1) -> None:
-        if name not in self.tasks:
-            self.phase(name, None)
-        self.display.advance(self.tasks[name], n)
+        if n and name in self.tasks:
+            self.display.advance(self.tasks[name], n)

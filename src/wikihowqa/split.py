@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -26,6 +26,7 @@ from wikihowqa.embed import DEFAULT_MODEL, question_embeddings
 from wikihowqa.errors import SettingsError
 from wikihowqa.executor import Executor
 from wikihowqa.io import MANIFEST_FILE, DatasetFolder, write_json
+from wikihowqa.progress import QUIET, Progress
 from wikihowqa.records import NOISE_CLUSTER, Example
 
 #: Default target sizes, as fractions of all questions: the official release holds about 70 % train,
@@ -200,7 +201,7 @@ def split_dataset(
     *,
     executor: Executor | None = None,
     device: str | None = None,
-    progress: Callable[[int, int], None] = lambda done, total: None,
+    progress: Progress = QUIET,
 ) -> SplitResult:
     """Split a dataset folder in place (QA part: ``split``, ``cluster``; manifest: the settings)."""
     examples = folder.examples()

@@ -26,6 +26,7 @@ from wikihowqa.evaluate.grounding import GroundingConfig
 from wikihowqa.evaluate.judge import JudgeConfig
 from wikihowqa.evaluate.pipeline import EvaluationSettings, check_request, coverage_warnings, evaluate
 from wikihowqa.evaluate.report import leaderboard_table, write_report
+from wikihowqa.progress import Bars
 
 
 @app.command("evaluate")
@@ -171,15 +172,8 @@ def evaluate_command(
             console=console,
         ) as bar,
     ):
-        tasks: dict[str, int] = {}
-
-        def progress(name: str, advance: int, total: int) -> None:
-            if name not in tasks:
-                tasks[name] = bar.add_task(name, total=total)
-            bar.advance(tasks[name], advance)
-
         evaluation = evaluate(
-            dataset, predictions or [], settings, cache_dir=target, progress=progress, executor=runner
+            dataset, predictions or [], settings, cache_dir=target, progress=Bars(bar), executor=runner
         )
     report = write_report(evaluation, target)
 

@@ -19,6 +19,7 @@ from wikihowqa.cli._options import (
     running_on,
     seed_option,
 )
+from wikihowqa.progress import Bars
 
 
 def _progress(label: str):
@@ -91,14 +92,7 @@ def split_command(
     folder = DatasetFolder(dataset)
     folder.qa_path  # noqa: B018  a missing QA part is an error before any work
     with running_on(executor, ray_address, workers) as runner, _progress("embedding questions") as bar:
-        task = bar.add_task("embed", total=None)
-        result = split_dataset(
-            folder,
-            settings,
-            executor=runner,
-            device=device,
-            progress=lambda d, t: bar.update(task, completed=d, total=t),
-        )
+        result = split_dataset(folder, settings, executor=runner, device=device, progress=Bars(bar))
     for warning in result.warnings:
         console.print(f"[yellow]warning:[/] {warning}")
     counts = result.counts
@@ -135,7 +129,6 @@ def audit_command(
     folder = DatasetFolder(dataset)
     folder.qa_path  # noqa: B018  a missing QA part is an error before any work
     with running_on(executor, ray_address, workers) as runner, _progress("embedding questions") as bar:
-        task = bar.add_task("embed", total=None)
         result = audit_dataset(
             folder,
             model=model,
@@ -143,7 +136,7 @@ def audit_command(
             lexical=lexical,
             executor=runner,
             device=device,
-            progress=lambda d, t: bar.update(task, completed=d, total=t),
+            progress=Bars(bar),
         )
     _print_audit(result)
     out.print(f"wrote {folder.path / 'audit.json'}")

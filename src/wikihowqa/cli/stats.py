@@ -17,6 +17,7 @@ from wikihowqa.cli._options import (
     out_option,
     running_on,
 )
+from wikihowqa.progress import Bars
 
 
 @app.command("stats")
@@ -47,7 +48,6 @@ def stats_command(
     target = out_dir or folder.path / "stats"
     columns = (TextColumn("[cyan]statistics"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with running_on(executor, ray_address, workers) as runner, Progress(*columns, console=console) as bar:
-        task = bar.add_task("stats", total=None)
         report = describe(
             folder,
             target,
@@ -55,7 +55,7 @@ def stats_command(
             audit=None if audit else False,
             model=model or DEFAULT_MODEL,
             threshold=threshold,
-            progress=lambda d, t: bar.update(task, completed=d, total=t),
+            progress=Bars(bar),
             executor=runner,
         )
     row = report.table1["all"]

@@ -4,25 +4,18 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from wikihowqa.progress import Progress, Quiet
 
-class Reporter(Protocol):
-    """Each phase announces its total, then advances; events are notable happenings (a host paused)."""
 
-    def phase(self, name: str, total: int | None) -> None: ...
-
-    def advance(self, name: str, n: int = 1) -> None: ...
+class Reporter(Progress, Protocol):
+    """The library's progress protocol (each phase announces its total, then advances) plus events:
+    notable happenings (a host paused)."""
 
     def event(self, message: str) -> None: ...
 
 
-class QuietReporter:
+class QuietReporter(Quiet):
     """Reports nothing."""
-
-    def phase(self, name: str, total: int | None) -> None:
-        pass
-
-    def advance(self, name: str, n: int = 1) -> None:
-        pass
 
     def event(self, message: str) -> None:
         pass

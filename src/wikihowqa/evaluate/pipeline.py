@@ -22,6 +22,7 @@ from wikihowqa.evaluate.judge import JudgeConfig
 from wikihowqa.executor import Executor
 from wikihowqa.generate import lower_bounds
 from wikihowqa.io import DatasetFolder, naming, read_predictions
+from wikihowqa.progress import QUIET, Progress
 from wikihowqa.records import SPLITS, Document, Example, Prediction, normalise_split, passages_of
 
 ROUGE_COLUMNS = tuple(
@@ -232,29 +233,25 @@ class ScoreCache:
 
 # --------------------------------------------------------------------------- metric groups
 
-Progress = Callable[[str, int, int], Any]  # (task, advance, total)
-
-
 def _cached_batches(
     name: str,
     keys: list[str],
     cache: ScoreCache,
     compute: Callable[[list[int]], list[list[float]]],
-    progress: Progress | None,
+    progress: Progress,
     batch: int,
     compute_all: Callable[[list[list[int]]], Iterable[list[list[float]]]] | None = None,
 ) -> list[list[float]]:
     """Scores of every key, from the cache or computed batch by batch (``compute_all``: all the batches
     at once, in order — on a cluster's workers); each batch's scores are cached as soon as it is done."""
     todo = [i for i, k in enumerate(keys) if cache.get(k) is None]
-    if progress:
-        progress(name, len(keys) - len(todo), len(keys))
+    progress.phase(name, len(keys))
+    progress.advance(name, len(keys) - len(todo))
     chunks = [todo[start : start + batch] for start in range(0, len(todo), batch)]
     results = compute_all(chunks) if compute_all is not None else map(compute, chunks)
     for chunk, values in zip(chunks, results, strict=True):
         cache.put_many([(keys[i], v) for i, v in zip(chunk, values, strict=True)])
-        if progress:
-            progress(name, len(chunk), len(keys))
+        progress.advance(name, len(chunk))
     return [cache.get(k) for k in keys]  # type: ignore[misc]
 
 
@@ -263,7 +260,7 @@ def _rouge(
     references: list[str],
     cache: ScoreCache,
     settings: EvaluationSettings,
-    progress: Progress | None,
+    progress: Progress,
     executor: Executor | None = None,
 ) -> None:
     """ROUGE of every system's answers in one call: one pool of worker processes for everything."""
@@ -295,7 +292,7 @@ def _bertscore(
     references: list[str],
     scorer: Any,
     cache: ScoreCache,
-    progress: Progress | None,
+    progress: Progress,
     label: str,
     executor: Executor | None = None,
 ) -> dict[str, list[float]]:
@@ -332,7 +329,7 @@ def _grounding(
     passages: list[list],
     scorer: Any,
     cache: ScoreCache,
-    progress: Progress | None,
+    progress: Progress,
     executor: Executor | None = None,
 ) -> None:
     """Grounding of every system's answers, question by question so passages are embedded once."""
@@ -378,7 +375,7 @@ def _judge(
     passages: list[list],
     judge: Any,
     cache: ScoreCache,
-    progress: Progress | None,
+    progress: Progress,
 ) -> None:
     """The LLM judge's verdict on every answer; an unparseable reply is kept as NaN scores, parsed = 0."""
     fingerprint = judge.metadata()
@@ -415,7 +412,7 @@ def evaluate(
     settings: EvaluationSettings | None = None,
     *,
     cache_dir: Path | None = None,
-    progress: Progress | None = None,
+    progress: Progress = QUIET,
     executor: Executor | None = None,
 ) -> Evaluation:
     """Score every system in ``prediction_paths`` on the ``settings.split`` questions of ``dataset``.

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from wikihowqa.embed import DEFAULT_MODEL
 from wikihowqa.errors import DatasetError
 from wikihowqa.executor import worker_count
 from wikihowqa.io import DatasetFolder, atomic_write, write_json, write_jsonl
+from wikihowqa.progress import QUIET, Progress
 from wikihowqa.records import Example
 from wikihowqa.sentences import version as nupunkt_version
 from wikihowqa.stats import corpus, figures
@@ -33,6 +35,8 @@ REPORT_JSON = "stats.json"
 REPORT_MD = "stats.md"
 EXAMPLES_JSONL = "stats_per_question.jsonl"
 FIGURES = "figures"
+#: The progress phase (``wikihowqa.progress``) of the per-question statistics.
+EXAMPLES = "examples"
 #: Below this many examples worker processes cost more than they save.
 PARALLEL_FROM = 200
 
@@ -175,22 +179,17 @@ def build_report(
     audit: bool | None = None,
     model: str = DEFAULT_MODEL,
     threshold: float = 0.9,
-    progress: Callable[[int, int], None] = lambda done, total: None,
+    progress: Progress = QUIET,
     executor: Any = None,
 ) -> tuple[StatsReport, list[ExampleStats]]:
-    """Compute the report of a dataset folder; ``progress(done, total)`` follows the examples."""
+    """Compute the report of a dataset folder; ``progress`` follows the examples (phase ``examples``)."""
     clock = time.perf_counter()
     examples = folder.examples()
     texts, cited_types = _texts(folder, examples)
     timing = {"read": round(time.perf_counter() - clock, 2)}
     started = time.perf_counter()
-    done = 0
-
-    def step(n: int) -> None:
-        nonlocal done
-        done += n
-        progress(done, len(examples))
-
+    progress.phase(EXAMPLES, len(examples))
+    step = partial(progress.advance, EXAMPLES)
     workers = worker_count(workers, items=len(examples), parallel_from=PARALLEL_FROM)
     stats = corpus.compute(examples, texts, workers=workers, progress=step, executor=executor)
     timing["statistics"] = round(time.perf_counter() - started, 2)
@@ -417,7 +416,7 @@ def describe(
     audit: bool | None = None,
     model: str = DEFAULT_MODEL,
     threshold: float = 0.9,
-    progress: Callable[[int, int], None] = lambda done, total: None,
+    progress: Progress = QUIET,
     executor: Any = None,
 ) -> StatsReport:
     """Compute and write the whole report of a dataset folder into ``out``; returns the report
