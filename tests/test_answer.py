@@ -262,7 +262,8 @@ def test_cli_answer_with_no_server_listening_fails_at_once_in_one_line(folder):
     from tests.generate.test_llm import closed_port_url
 
     url = closed_port_url()
-    result = _llm_cli(folder, url, timeout=30)  # the default budget: 6 retries, backing off
+    # the default budget: 6 retries, backing off; 60 s: start-up alone takes 10-20 s on a loaded machine
+    result = _llm_cli(folder, url, timeout=60)
     assert result.returncode == 2
     assert _error_line(result.stderr).startswith(f"error: cannot connect to {url} (connection refused);")
     assert not (folder.path / "predictions" / "llm-qonly.all.jsonl").exists()

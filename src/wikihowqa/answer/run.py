@@ -59,6 +59,25 @@ class AnswerReport:
     failed: dict[int, str]  # article_id → reason
     advice: tuple[str, ...] = ()  # what to do about the failures, one line per kind
 
+    def summary(self) -> str:
+        """One line: how many were answered now and before, and where the file is."""
+        written = f"→ {self.out}" if self.out.is_file() else "(no predictions file written)"
+        return (
+            f"{self.system}: {self.answered_now} answered now, {self.answered_before} earlier, "
+            f"of {self.total} {self.split} questions {written}"
+        )
+
+    def failure(self, shown: int = 3) -> str | None:
+        """One line on the questions that failed (the first ``shown`` with their reasons) and what to do."""
+        if not self.failed:
+            return None
+        listed = "; ".join(f"{aid}: {why}" for aid, why in list(self.failed.items())[:shown])
+        more = f" (and {len(self.failed) - shown} more)" if len(self.failed) > shown else ""
+        return (
+            f"{len(self.failed)} of {self.total} questions failed and are left out: {listed}{more}. "
+            f"To fix: {'; '.join(self.advice)}"
+        )
+
 
 def _prediction(system: System, item: Item, answer: Answer, run: dict[str, Any]) -> Prediction:
     used = tuple(

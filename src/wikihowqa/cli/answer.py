@@ -6,7 +6,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from wikihowqa.answer import SYSTEMS, answer_split
+from wikihowqa.answer.options import command_settings
 from wikihowqa.cli._app import app, console, out
 from wikihowqa.cli._options import (
     Device,
@@ -20,11 +24,12 @@ from wikihowqa.cli._options import (
     renamed,
     running_on,
 )
+from wikihowqa.generate.seq2seq import GeneratorConfig, fine_tune
+from wikihowqa.io import DatasetFolder
+from wikihowqa.schema import AnswerSettings, merge, read_generator_settings, read_settings
 
-_SYSTEMS_HELP = (
-    "System to run: bm25+lead, dense+lead, hybrid+lead, bm25+textrank, bm25+lexrank, oracle, seq2seq, "
-    "llm-qonly, llm-passages, copy-top-passages, random-train-answer."
-)
+#: The systems the registry holds, with what each does (the --system help lists them all).
+_SYSTEMS_HELP = "System to run: " + "; ".join(f"{s.name} ({s.description})" for s in SYSTEMS.values()) + "."
 
 
 @app.command("answer")
@@ -35,12 +40,13 @@ def answer_command(
         "test", "--split", help="Split to answer: train, validation, test, or all (every question)."
     ),
     limit: int = typer.Option(None, "--limit", help="Answer only the first N questions of the split."),
-    out_file: Path = typer.Option(
-        None,
-        "--out",
-        help="Predictions file (default: DATASET/predictions/<system>.jsonl; .<split> before .jsonl "
-        "for other splits).",
-    ),
+    out_file: Annotated[
+        Path | None,
+        out_option(
+            "the predictions file",
+            "DATASET/predictions/<system>.jsonl; .<split> before .jsonl for other splits",
+        ),
+    ] = None,
     config: Path = typer.Option(
         None, "--config", help="Settings file (YAML, TOML or JSON); see the user guide."
     ),
@@ -50,9 +56,13 @@ def answer_command(
         help="Retrieval over each question's own documents (supporting, the paper) or all of the "
         "split's (open). seq2seq ranks as its model was trained (generator.retrieval_mode) unless given.",
     ),
-    model: str = typer.Option(
-        None, "--model", help="seq2seq: trained model folder; llm: model name or path."
-    ),
+    model: Annotated[
+        str | None,
+        model_option(
+            "seq2seq: the trained model folder; llm systems: the model's name or path",
+            "the settings file's; llm: gpt-4o-mini, or SmolLM2 with --backend local",
+        ),
+    ] = None,
     backend: str = typer.Option(None, "--backend", help="llm systems: openai (any compatible API) or local."),
     max_new_tokens: int = typer.Option(
         None, "--max-new-tokens", help="Longest answer a generator may write."
@@ -70,39 +80,15 @@ def answer_command(
     Exit status: 0 when every question is answered; 1 when some failed (the others are saved, the message
     says how many and what to do); 2 for a user error, or a server that answers no one (stopped at once).
     """
-    from rich.markup import escape
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    from wikihowqa.answer import answer_split
-    from wikihowqa.io import DatasetFolder
-    from wikihowqa.schema import AnswerSettings, merge, parse_assignments, read_settings
-
-    settings = read_settings(config, AnswerSettings)
-    overrides: dict = {}
-    if mode:
-        overrides["retrieval"] = {"mode": mode}
-        if system == "seq2seq":
-            overrides["generator"] = {"retrieval_mode": mode}
-    if system.startswith("llm"):
-        llm: dict = {}
-        if backend:
-            llm["backend"] = backend
-        chosen = backend or (settings.get("llm") or {}).get("backend", "openai")
-        if model:
-            llm[chosen] = {"model": model}
-        if max_new_tokens:
-            llm.setdefault(chosen, {})["max_new_tokens" if chosen == "local" else "max_tokens"] = (
-                max_new_tokens
-            )
-        overrides["llm"] = llm
-    elif system == "seq2seq":
-        generator: dict = overrides.get("generator", {})
-        if model:
-            generator["model"] = model
-        if max_new_tokens:
-            generator["generate"] = {"max_new_tokens": max_new_tokens}
-        overrides["generator"] = generator
-    settings = merge(merge(settings, overrides), parse_assignments(set_, AnswerSettings))
+    settings = command_settings(
+        system,
+        read_settings(config, AnswerSettings),
+        set_,
+        mode=mode,
+        model=model,
+        backend=backend,
+        max_new_tokens=max_new_tokens,
+    )
     device = device_option(device)
 
     with (
@@ -129,21 +115,10 @@ def answer_command(
             progress=lambda done, total: bar.update(task, completed=done, total=total),
             log=lambda message: bar.console.print(f"[dim]{message}[/]"),
         )
-    written = f"→ {report.out}" if report.out.is_file() else "(no predictions file written)"
-    out.print(
-        f"{report.system}: {report.answered_now} answered now, {report.answered_before} earlier, "
-        f"of {report.total} {report.split} questions {written}",
-        soft_wrap=True,  # a path stays whole for scripts that read it
-    )
-    if report.failed:
-        shown = "; ".join(f"{aid}: {why}" for aid, why in list(report.failed.items())[:3])
-        more = f" (and {len(report.failed) - 3} more)" if len(report.failed) > 3 else ""
-        console.print(
-            f"[bold red]error:[/] {len(report.failed)} of {report.total} questions failed and are left out: "
-            f"{escape(shown)}{more}. To fix: {escape('; '.join(report.advice))}",
-            highlight=False,
-            soft_wrap=True,
-        )
+    out.print(report.summary(), soft_wrap=True)  # soft_wrap: a path stays whole for scripts that read it
+    failure = report.failure()
+    if failure:
+        console.print(f"[bold red]error:[/] {escape(failure)}", highlight=False, soft_wrap=True)
         raise typer.Exit(1)
 
 
@@ -166,10 +141,6 @@ def train_command(
     device: Device = "auto",
 ) -> None:
     """Fine-tune the generator on the train split; resumes from the last checkpoint in the --out folder."""
-    from wikihowqa.generate.seq2seq import GeneratorConfig, fine_tune
-    from wikihowqa.io import DatasetFolder
-    from wikihowqa.schema import merge, read_generator_settings
-
     settings = read_generator_settings(config)  # a full answer-settings file works too
     out_dir = renamed(out_dir, output_dir, "--out", "--output-dir")
     overrides: dict = {}

@@ -272,7 +272,8 @@ class ChatClient:
         url = self.base_url + "/chat/completions"
         before = self.requests_sent
         try:
-            raw = self._sdk.chat.completions.with_raw_response.create(**body)
+            # the SDK's documented custom request: its retries, without loading its typed chat API (seconds)
+            raw = self._sdk.post("/chat/completions", body=body, cast_to=httpx.Response)
         except _unreachable() as exc:
             raise ServiceUnavailable(
                 f"cannot connect to {self.base_url} ({exc}); is the server running? "
@@ -286,7 +287,7 @@ class ChatClient:
         except openai.APIConnectionError:  # the SDK's retries spent on network errors (timeouts included)
             pass
         else:
-            return json.loads(raw.http_response.content)  # checked by _Attempts: it holds an answer
+            return json.loads(raw.content)  # checked by _Attempts: it holds an answer
         message = f"{url}: gave up after {self.requests_sent - before} attempts; last: {self._problem}"
         if self._unreachable:  # the server went away: every later question would pay the same budget
             raise ServiceUnavailable(f"{message} (the server stopped answering)")
