@@ -42,3 +42,5 @@ def test_images_are_the_files_shown_outside_comments_and_nowiki():
         "<!-- [[File:hidden.jpg]] --> <nowiki>[[File:literal.jpg]]</nowiki>"
     )
     assert images(text) == ["A_b.jpg", "C.png"]
+    assert images("[[How to X]] and no file at all") == []
+    assert images("Save it as File: report.pdf, then [[How to X]]") == []  # the word, not a link
