@@ -1,6 +1,7 @@
 """wikiHow's ``action=summary_section&ss_page=<pageid>``: an article's Quick Summary.
 
-Undocumented on wikiHow; this is the shape the replay site defines and the collector relies on::
+Undocumented on wikiHow; this is the shape the replay site defines (the collector reads the ``Summary:``
+pages themselves, through ``action=query``; this serves clients written against wikiHow's endpoint)::
 
     {"summary_section": {
         "pageid": 100123,                       # the article (a redirect is followed to it)
