@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from wikihowqa.humaneval import lexicon as lx
 from wikihowqa.humaneval.deteriorate.edits import UNSUPPORTED, Candidate, Change
-from wikihowqa.humaneval.deteriorate.language import _Analysed
+from wikihowqa.humaneval.deteriorate.language import _Analyzed
 from wikihowqa.humaneval.text import WORD, sentence_spans
 from wikihowqa.records import Example
 
@@ -71,7 +71,7 @@ def pick_donor(
     return rng.choice([d for d in pool if similarity(d) == best])
 
 
-def unsupported_candidates(a: _Analysed, donor: Donor | None) -> list[Candidate]:
+def unsupported_candidates(a: _Analyzed, donor: Donor | None) -> list[Candidate]:
     """Insert the donor sentence after any sentence of the answer."""
     if donor is None:
         return []

@@ -83,7 +83,7 @@ class _Token:
 
 
 @dataclass(frozen=True)
-class _Analysed:
+class _Analyzed:
     text: str
     tokens: tuple[_Token, ...]
     sentences: tuple[tuple[int, int], ...]
@@ -94,7 +94,7 @@ class _Analysed:
         return 0 if found is None else found
 
 
-def _analyse(text: str) -> _Analysed:
+def _analyze(text: str) -> _Analyzed:
     tokens = tuple(_Token(m.start(), m.end(), m.group()) for m in TOKEN.finditer(text))
     sentences = tuple(sentence_spans(text))
     starts = set()
@@ -105,14 +105,14 @@ def _analyse(text: str) -> _Analysed:
             i += 1  # skip an opening quote or bracket
         if i is not None:
             starts.add(i)
-    return _Analysed(text, tokens, sentences, frozenset(starts))
+    return _Analyzed(text, tokens, sentences, frozenset(starts))
 
 
-def _single(kind: str, a: _Analysed, start: int, end: int, new: str) -> Candidate:
+def _single(kind: str, a: _Analyzed, start: int, end: int, new: str) -> Candidate:
     return Candidate(kind, (Change(start, end, new),), a.sentence(start))
 
 
-def _with_article(a: _Analysed, index: int, new_word: str, kind: str) -> Candidate:
+def _with_article(a: _Analyzed, index: int, new_word: str, kind: str) -> Candidate:
     """Replace token ``index`` by ``new_word``, fixing a preceding a/an when the sound changes."""
     tok = a.tokens[index]
     new = match_case(tok.text, new_word)

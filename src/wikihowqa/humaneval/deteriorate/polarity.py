@@ -7,7 +7,7 @@ import re
 from wikihowqa.humaneval import lexicon as lx
 from wikihowqa.humaneval.deteriorate.edits import ANTONYM, NEGATION, ORDER, Candidate
 from wikihowqa.humaneval.deteriorate.language import (
-    _Analysed,
+    _Analyzed,
     _inflect,
     _is_base_verb,
     _is_plural_noun,
@@ -18,7 +18,7 @@ from wikihowqa.humaneval.deteriorate.language import (
 from wikihowqa.humaneval.text import match_case
 
 
-def _clause_starts(a: _Analysed) -> set[int]:
+def _clause_starts(a: _Analyzed) -> set[int]:
     """Token indices where an imperative may stand: sentence start, after a leading adverb or an
     introductory clause ("To seal concrete floors, use ...")."""
     starts: set[int] = set()
@@ -48,7 +48,7 @@ _AUX_NOT = re.compile(
 )
 
 
-def negation_candidates(a: _Analysed) -> list[Candidate]:
+def negation_candidates(a: _Analyzed) -> list[Candidate]:
     """Flip polarity: negate auxiliaries, imperatives and present-tense verbs; remove an existing negation."""
     text, toks = a.text, a.tokens
     out: list[Candidate] = []
@@ -123,7 +123,7 @@ def _is_verb_only(word: str) -> bool:
     return bool(lemmas) and set(lemmas) <= {"VERB", "AUX"}
 
 
-def antonym_candidates(a: _Analysed) -> list[Candidate]:
+def antonym_candidates(a: _Analyzed) -> list[Candidate]:
     """Swap a word for its opposite from the curated list (hot → cold, increase → decrease, …)."""
     toks = a.tokens
     out: list[Candidate] = []
@@ -154,7 +154,7 @@ _ORDER = re.compile(
 )
 
 
-def order_candidates(a: _Analysed) -> list[Candidate]:
+def order_candidates(a: _Analyzed) -> list[Candidate]:
     """Reverse when a step happens: before ↔ after, first ↔ last, "Once X," → "Before X,", "Then," → …"""
     text, toks = a.text, a.tokens
     out: list[Candidate] = []

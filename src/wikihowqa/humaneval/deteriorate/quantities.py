@@ -7,7 +7,7 @@ import re
 
 from wikihowqa.humaneval import lexicon as lx
 from wikihowqa.humaneval.deteriorate.edits import NUMBER, UNIT, Candidate
-from wikihowqa.humaneval.deteriorate.language import _Analysed, _plural, _single, _Token, _with_article
+from wikihowqa.humaneval.deteriorate.language import _Analyzed, _plural, _single, _Token, _with_article
 from wikihowqa.humaneval.text import match_case
 
 _NUM = r"(?:\d+\s+\d+/\d+|\d+/\d+|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|[¼½¾⅓⅔])"
@@ -81,7 +81,7 @@ def _unit_of(token: str) -> tuple[int, int, bool] | None:
     return _UNITS.get(token) or _CASELESS_UNITS.get(token.lower())
 
 
-def number_candidates(a: _Analysed, rng: random.Random) -> list[Candidate]:
+def number_candidates(a: _Analyzed, rng: random.Random) -> list[Candidate]:
     """Change quantities: digits, ranges (scaled together), fractions, number words, "twice", "in half"."""
     text, toks = a.text, a.tokens
     out: list[Candidate] = []
@@ -153,7 +153,7 @@ def _is_quantity(tok: _Token) -> bool:
     )
 
 
-def unit_candidates(a: _Analysed, rng: random.Random) -> list[Candidate]:
+def unit_candidates(a: _Analyzed, rng: random.Random) -> list[Candidate]:
     """Change a unit after a quantity to a neighbour of its family (minutes ↔ hours, °F ↔ °C, cups ↔ …)."""
     text, toks = a.text, a.tokens
     out: list[Candidate] = []

@@ -25,7 +25,7 @@ from wikihowqa.humaneval.deteriorate.edits import (
     Edit,
     apply_edits,
 )
-from wikihowqa.humaneval.deteriorate.language import _analyse
+from wikihowqa.humaneval.deteriorate.language import _analyze
 from wikihowqa.humaneval.deteriorate.polarity import antonym_candidates, negation_candidates, order_candidates
 from wikihowqa.humaneval.deteriorate.quantities import number_candidates, unit_candidates
 from wikihowqa.humaneval.deteriorate.swap import swap_candidates
@@ -36,7 +36,7 @@ def candidates(
     text: str, rng: random.Random, *, donor: Donor | None = None, types: Sequence[str] = EDIT_TYPES
 ) -> dict[str, list[Candidate]]:
     """Every candidate edit of each requested type, in original coordinates."""
-    a = _analyse(text)
+    a = _analyze(text)
     makers: dict[str, Callable[[], list[Candidate]]] = {
         NEGATION: lambda: negation_candidates(a),
         NUMBER: lambda: number_candidates(a, rng),

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from wikihowqa.humaneval import lexicon as lx
 from wikihowqa.humaneval.deteriorate.edits import SWAP, Candidate, Change
-from wikihowqa.humaneval.deteriorate.language import _Analysed, _is_plural_noun, _lemmas
+from wikihowqa.humaneval.deteriorate.language import _Analyzed, _is_plural_noun, _lemmas
 from wikihowqa.humaneval.text import indefinite_article, match_case
 
 
@@ -48,7 +48,7 @@ _PREPOSITIONS = frozenset(
 )
 
 
-def _noun_phrases(a: _Analysed) -> list[_Phrase]:
+def _noun_phrases(a: _Analyzed) -> list[_Phrase]:
     """Determiner + nouns/adjectives ending in a noun, followed by punctuation or a preposition:
     objects and complements, whose swap keeps subject-verb agreement untouched."""
     toks = a.tokens
@@ -92,7 +92,7 @@ def _noun_phrases(a: _Analysed) -> list[_Phrase]:
     return phrases
 
 
-def swap_candidates(a: _Analysed, rng: random.Random, limit: int = 24) -> list[Candidate]:
+def swap_candidates(a: _Analyzed, rng: random.Random, limit: int = 24) -> list[Candidate]:
     """Swap two objects: the modifiers of two phrases with the same head ("an epoxy sealer" ↔ "a
     polyurethane sealer"), else two whole prepositional objects of the same number in different sentences
     ("with a knife" ↔ "on an oven-safe rack")."""
@@ -139,7 +139,7 @@ def swap_candidates(a: _Analysed, rng: random.Random, limit: int = 24) -> list[C
     return out[:limit]
 
 
-def _modifier_change(a: _Analysed, p: _Phrase, new_modifier: str) -> Change:
+def _modifier_change(a: _Analyzed, p: _Phrase, new_modifier: str) -> Change:
     toks = a.tokens
     det = toks[p.det]
     start = toks[p.det + 1].start
@@ -152,7 +152,7 @@ def _modifier_change(a: _Analysed, p: _Phrase, new_modifier: str) -> Change:
     return Change(start, end, new_modifier)
 
 
-def _phrase_change(a: _Analysed, target: _Phrase, source: _Phrase) -> Change:
+def _phrase_change(a: _Analyzed, target: _Phrase, source: _Phrase) -> Change:
     """``target``'s span rewritten with ``source``'s phrase, keeping ``target``'s determiner case."""
     toks = a.tokens
     body = a.text[toks[source.det + 1].start : source.end]
