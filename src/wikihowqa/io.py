@@ -36,7 +36,6 @@ from wikihowqa.schema.rows import (
 )
 
 QA_FILE = "qa.jsonl"
-DOCUMENTS_FILE = "documents.jsonl"
 MANIFEST_FILE = "manifest.json"
 
 EXAMPLE_FIELDS = (

@@ -34,7 +34,6 @@ from wikihowqa.metaeval import stats
 from wikihowqa.metaeval.join import JoinedStudy, MetricSpec, ShownAnswer
 
 PARTS = ("trial_a", "trial_b")
-TARGETS = ("usefulness", "fewer_errors_found")
 
 
 @dataclass(frozen=True)
