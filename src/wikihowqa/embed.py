@@ -73,7 +73,7 @@ def load_model(model: str, device: str | None = None, work: str = "metric") -> A
 
 @cache
 def _load(source: str, where: str, dtype: str) -> Any:
-    import torch
+    import torch  # heavy: torch and sentence-transformers load only with the first model
     from sentence_transformers import SentenceTransformer
 
     encoder = SentenceTransformer(source, device=where)

@@ -25,6 +25,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+from wikihowqa import __version__
 from wikihowqa.errors import SettingsError
 from wikihowqa.workers import process_pool
 
@@ -201,9 +202,7 @@ def _check_reachable(address: str) -> None:
 
 
 def _probe() -> str:
-    from wikihowqa import __version__
-
-    return __version__
+    return __version__  # run on a worker: the version that worker's installed package has
 
 
 class RayExecutor:
@@ -241,8 +240,6 @@ class RayExecutor:
         self._check_versions()
 
     def _check_versions(self) -> None:
-        from wikihowqa import __version__
-
         try:
             theirs = self._get(self._ray.remote(_probe).options(num_cpus=0).remote())
         except WorkerLost:
