@@ -19,6 +19,7 @@ from typing import Any
 
 from wikihowqa.errors import SettingsError
 from wikihowqa.humaneval.deteriorate import EDIT_TYPES
+from wikihowqa.humaneval.judgment import Judgment
 from wikihowqa.humaneval.tasks import Study
 from wikihowqa.humaneval.text import sentence_spans
 
@@ -223,7 +224,7 @@ def simulate_judgments(
                 j["events"] = [
                     e for s in "AB" for e in _events(task["passages"][s], s, rng, settings.open_rate, clock)
                 ]
-            judgments.append(j)
+            judgments.append(Judgment.model_validate(j).row())  # the one judgment model, as the server
     return judgments
 
 
