@@ -1,9 +1,10 @@
 """One judgment, one model: what a judgments.jsonl row is (docs/humaneval-formats.md §4).
 
-The study server writes its rows through :class:`Judgment` (``app/submission.py``, which first holds a
-browser's request to what the page can produce: stricter checks with messages for the page), and the
-analysis reads every row, from the server, a script or a Label Studio export, through the same model and
-:func:`judgment_problem` (``screening``), so what the server writes is what the analysis accepts (tested).
+The study server and the simulated assessors write their rows through :class:`Judgment`
+(``app/submission.py`` first holds a browser's request to what the page can produce: stricter checks, with
+messages for the page), and the analysis reads every row, from the server, a script or a Label Studio
+export, through the same model and :func:`judgment_problem` (``analysis/screening.py``), so what the
+server writes is what the analysis accepts (tested).
 A problem is one sentence naming the field.
 """
 
