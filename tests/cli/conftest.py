@@ -15,6 +15,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from tests.export.conftest import small_dataset  # noqa: F401  fixtures of the tests moved here
+from tests.humaneval.app.conftest import study_dir, study_template, valid_body  # noqa: F401
+from tests.replay.conftest import corpus_dir  # noqa: F401  a fixture: the replay test corpus
 from wikihowqa.cli import main
 
 
@@ -23,6 +26,11 @@ class Run:
     exit_code: int
     stdout: str
     stderr: str
+
+    @property
+    def output(self) -> str:
+        """Both streams, standard output first (for "the command said X" anywhere)."""
+        return self.stdout + self.stderr
 
     @property
     def lines(self) -> list[str]:

@@ -12,9 +12,10 @@ import typer
 import wikihowqa.cli.answer as answer_cli
 import wikihowqa.generate.seq2seq as seq2seq
 from wikihowqa.cli import app
-from wikihowqa.cli._options import ENCODER_DEFAULT, OVERWRITE_HELP, WORKERS_HELP
+from wikihowqa.cli._options import ENCODER_DEFAULT, OVERWRITE_HELP, WORKERS_HELP, running_on
 from wikihowqa.embed import DEFAULT_MODEL
 from wikihowqa.errors import WikihowqaError
+from wikihowqa.executor import usable_cpus
 from wikihowqa.generate.seq2seq import TrainResult
 from wikihowqa.io import write_dataset_folder
 from wikihowqa.records import Document, Example
@@ -156,6 +157,12 @@ def _overwrite_conforms(option) -> bool:
 
 def _out_conforms(option) -> bool:
     return (option.help or "").startswith("Where to write ") and "(default: " in (option.help or "")
+
+
+def test_what_the_commands_hand_over_is_the_one_worker_count_rule():
+    """None (0 or omitted): one process per usable CPU; N: N processes."""
+    with running_on("local", None, None) as default, running_on("local", None, 3) as three:
+        assert (default.parallelism, three.parallelism) == (usable_cpus(), 3)
 
 
 def test_every_workers_option_has_the_one_meaning():
