@@ -26,9 +26,6 @@ COMMANDS = typer.main.get_command(app).commands  # type: ignore[attr-defined]
 #: Commands whose option does not take the shared declaration yet (their command modules are reworked
 #: apart, in issue 15); the tests below hold every other command to the shared meaning.
 PENDING = {
-    ("answer", "--model"),
-    ("answer", "--out"),
-    ("replay-site", "--seed"),
 }
 
 
