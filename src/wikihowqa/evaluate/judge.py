@@ -24,7 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from wikihowqa.errors import SettingsError
+from wikihowqa.generate import llm
 from wikihowqa.records import Passage
+from wikihowqa.retrieve.bm25 import BM25Retriever
 
 SCALE = (1, 5)
 CRITERIA = ("consistency", "usefulness")
@@ -163,8 +165,6 @@ def evidence(answer: str, passages: Sequence[Passage], config: JudgeConfig) -> l
     """The passages ranked highest by BM25 against the answer, whole, within the budget, in page order."""
     if not passages or config.max_passages == 0 or not answer.strip():
         return []
-    from wikihowqa.retrieve.bm25 import BM25Retriever
-
     ranking = BM25Retriever().index(passages).search([answer], None)[0]
     kept: list[Passage] = []
     used = 0
@@ -213,8 +213,6 @@ class Judge:
     @property
     def client(self) -> Any:
         if self._client is None:
-            from wikihowqa.generate import llm
-
             c = self.config
             if c.backend == "local":
                 model = None if c.model.lower() in LOCAL_DEFAULT else c.model

@@ -16,9 +16,10 @@ from typing import Any
 
 from wikihowqa.device import ray_gpus
 from wikihowqa.errors import DatasetError, SettingsError
-from wikihowqa.evaluate.bertscore import BertScoreConfig
-from wikihowqa.evaluate.grounding import GroundingConfig
-from wikihowqa.evaluate.judge import JudgeConfig
+from wikihowqa.evaluate import rouge
+from wikihowqa.evaluate.bertscore import BertScoreConfig, BertScoreModel, BertScorer
+from wikihowqa.evaluate.grounding import GroundingConfig, GroundingModel, GroundingScorer
+from wikihowqa.evaluate.judge import Judge, JudgeConfig
 from wikihowqa.executor import Executor
 from wikihowqa.generate import lower_bounds
 from wikihowqa.io import DatasetFolder, naming, read_predictions
@@ -264,8 +265,6 @@ def _rouge(
     executor: Executor | None = None,
 ) -> None:
     """ROUGE of every system's answers in one call: one pool of worker processes for everything."""
-    from wikihowqa.evaluate import rouge
-
     jobs = [(s, q) for s in range(len(results)) for q in range(len(references))]
     keys = [
         cache.key("rouge-score-0.1.2-stem-nupunkt", results[s].answers[q], references[q]) for s, q in jobs
@@ -311,8 +310,6 @@ def _bertscore(
 
     compute_all = None
     if executor is not None and executor.distributed:
-        from wikihowqa.evaluate.bertscore import BertScoreModel
-
         spec = BertScoreModel(scorer.config, tuple(scorer._idf_sentences) if scorer._idf_sentences else None)
         gpus = ray_gpus(scorer.config.device, getattr(executor, "gpus_available", 0))
 
@@ -352,8 +349,6 @@ def _grounding(
 
     compute_all = None
     if executor is not None and executor.distributed:
-        from wikihowqa.evaluate.grounding import GroundingModel
-
         spec = GroundingModel(scorer.config)
         gpus = ray_gpus(scorer.config.device, getattr(executor, "gpus_available", 0))
 
@@ -467,12 +462,10 @@ def evaluate(
     # ROUGE first: its worker processes fork before torch loads
     _rouge(results, references, cache, settings, progress, executor)
     if settings.torch_threads:
-        import torch
+        import torch  # heavy: only to set its threads, once the ROUGE workers have forked
 
         torch.set_num_threads(settings.torch_threads)
     if settings.bertscore is not None:
-        from wikihowqa.evaluate.bertscore import BertScorer
-
         bert = BertScorer(settings.bertscore, idf_sentences=references if settings.bertscore.idf else None)
         for result in results:
             result.scores.update(
@@ -483,14 +476,10 @@ def evaluate(
     if settings.grounding is not None or settings.judge is not None:
         gold = SystemResult(GOLD_SYSTEM, "dataset", [e.article_id for e in examples], references)
     if settings.grounding is not None:
-        from wikihowqa.evaluate.grounding import GroundingScorer
-
         scorer = GroundingScorer(settings.grounding)
         _grounding([*results, gold], passages, scorer, cache, progress, executor)
         metadata["grounding"] = scorer.metadata()
     if settings.judge is not None:
-        from wikihowqa.evaluate.judge import Judge
-
         judge = Judge(settings.judge, cache_path=cache_dir / "judge-responses.sqlite" if cache_dir else None)
         _judge([*results, gold], [e.question for e in examples], passages, judge, cache, progress)
         metadata["judge"] = {**judge.metadata(), "model_loaded": judge.model_name}

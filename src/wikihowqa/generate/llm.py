@@ -38,6 +38,7 @@ from typing import Any
 
 import httpx
 
+from wikihowqa.device import ray_gpus
 from wikihowqa.errors import SettingsError, WikihowqaError
 from wikihowqa.generate.context import (
     InputFormat,
@@ -46,6 +47,7 @@ from wikihowqa.generate.context import (
     build_input,
     render_passages,
 )
+from wikihowqa.generate.seq2seq import best_device
 from wikihowqa.retrieve import Ranked
 from wikihowqa.schema.settings import (  # the [llm] section's models, the settings this module runs with
     PASSAGES_IN_PROMPT as PASSAGES_IN_PROMPT,
@@ -443,9 +445,7 @@ class LocalChat(_Tokens):
     """A chat model run locally with transformers (greedy decoding: reproducible answers)."""
 
     def __init__(self, settings: LocalSettings = LocalSettings()) -> None:
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-
-        from wikihowqa.generate.seq2seq import best_device
+        from transformers import AutoModelForCausalLM, AutoTokenizer  # heavy: torch
 
         self.settings = settings
         name, gguf, self.name = local_model(settings)
@@ -509,9 +509,7 @@ class DistributedChat(_Tokens):
     same ones."""
 
     def __init__(self, settings: LocalSettings, executor: Any) -> None:
-        from transformers import AutoTokenizer
-
-        from wikihowqa.device import ray_gpus
+        from transformers import AutoTokenizer  # heavy: torch
 
         self.settings, self.executor = settings, executor
         name, gguf, self.name = local_model(settings)
