@@ -34,6 +34,7 @@ from wikihowqa.answer.registry import (
 from wikihowqa.errors import DatasetError, SettingsError
 from wikihowqa.generate.llm import GenerationError, ServiceUnavailable
 from wikihowqa.io import DatasetFolder, prediction_to_dict, read_predictions, write_jsonl, write_predictions
+from wikihowqa.progress import QUIET, Progress
 from wikihowqa.records import Example, Passage, Prediction, UsedPassage, passages_of
 from wikihowqa.retrieve import dataset_retriever, rank_questions
 from wikihowqa.schema import AnswerSettings, check
@@ -97,13 +98,14 @@ def answer_split(
     settings: dict[str, Any] | None = None,
     executor: Any = None,
     device: str | None = None,
-    progress: Callable[[int, int], None] = lambda done, total: None,
+    progress: Progress = QUIET,
     log: Callable[[str], None] = lambda _: None,
 ) -> AnswerReport:
     """Answer the questions of ``split`` (the first ``limit``) with a system; resumable (see module doc).
 
     ``executor`` (``wikihowqa.executor``) runs the neural work — passage embeddings, local generation — on
-    its workers; this process still writes every file. ``device``: ``--device`` of the neural models."""
+    its workers; this process still writes every file. ``device``: ``--device`` of the neural models.
+    ``progress`` follows the questions in a phase named after the system (those answered before count)."""
     spec = system_spec(system_name)
     settings = dict(settings or {})
     check(AnswerSettings, settings, "settings")  # every section, before any work: a typo is one line
@@ -126,6 +128,8 @@ def answer_split(
     done = {p.article_id: p for p in earlier}
     todo = [e for e in examples if e.article_id not in done]
     before = len(examples) - len(todo)
+    progress.phase(system_name, len(examples))
+    progress.advance(system_name, before)
     failed: dict[int, str] = {}
     advice: list[str] = []
     if todo:
@@ -133,7 +137,7 @@ def answer_split(
             ctx = Context(folder, settings, split, executor, device)
             log(f"loading {system_name}")
             system = spec.factory(ctx)
-            failed, advice = _run(ctx, system, todo, partial, progress, before, len(examples), log)
+            failed, advice = _run(ctx, system, todo, partial, progress, system_name, log)
         except ServiceUnavailable as exc:
             kept = len(read_partial(partial))
             if not kept:
@@ -160,9 +164,8 @@ def _run(
     system: System,
     todo: list[Example],
     partial: Path,
-    progress: Callable[[int, int], None],
-    before: int,
-    total: int,
+    progress: Progress,
+    phase: str,
     log: Callable[[str], None],
 ) -> tuple[dict[int, str], list[str]]:
     folder, split = ctx.folder, ctx.split
@@ -191,7 +194,6 @@ def _run(
         )
     failed: dict[int, str] = {}
     advice: list[str] = []
-    done = before
     partial.parent.mkdir(parents=True, exist_ok=True)
     for start in range(0, len(todo), system.batch_size):
         batch = [
@@ -220,6 +222,5 @@ def _run(
             else:
                 kept.append(_prediction(system, item, a, run_settings))
         append_predictions(partial, kept)
-        done += len(batch)
-        progress(done, total)
+        progress.advance(phase, len(batch))
     return failed, advice

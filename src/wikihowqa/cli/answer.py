@@ -26,6 +26,7 @@ from wikihowqa.cli._options import (
 )
 from wikihowqa.generate.seq2seq import GeneratorConfig, fine_tune
 from wikihowqa.io import DatasetFolder
+from wikihowqa.progress import Bars
 from wikihowqa.schema import AnswerSettings, merge, read_generator_settings, read_settings
 
 #: The systems the registry holds, with what each does (the --system help lists them all).
@@ -102,7 +103,6 @@ def answer_command(
             transient=True,
         ) as bar,
     ):
-        task = bar.add_task(system, total=None)
         report = answer_split(
             DatasetFolder(dataset),
             system,
@@ -112,7 +112,7 @@ def answer_command(
             settings=settings,
             executor=runner,
             device=device,
-            progress=lambda done, total: bar.update(task, completed=done, total=total),
+            progress=Bars(bar),
             log=lambda message: bar.console.print(f"[dim]{message}[/]"),
         )
     out.print(report.summary(), soft_wrap=True)  # soft_wrap: a path stays whole for scripts that read it
