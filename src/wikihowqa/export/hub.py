@@ -24,7 +24,16 @@ from pathlib import Path
 from typing import Any
 
 from wikihowqa import __version__
-from wikihowqa.errors import DatasetError
+from wikihowqa.errors import DatasetError, SettingsError
+from wikihowqa.io import (
+    DatasetFolder,
+    _parquet_columns,
+    atomic_folder,
+    atomic_write,
+    document_to_dict,
+    example_to_dict,
+    write_json,
+)
 from wikihowqa.records import SPLITS
 
 UNSPLIT = "unsplit"
@@ -89,15 +98,11 @@ def _table(rows: list[Mapping[str, Any]], name: str) -> Any:
     """One Arrow table for all rows of a part (one schema for every shard)."""
     import pyarrow as pa
 
-    from wikihowqa.io import _parquet_columns
-
     return pa.table(_parquet_columns(Path(name), rows))
 
 
 def _write_shards(table: Any, folder: Path, split: str, shard_rows: int) -> list[Path]:
     import pyarrow.parquet as pq
-
-    from wikihowqa.io import atomic_write
 
     shards = max(1, math.ceil(table.num_rows / shard_rows))
     paths = []
@@ -379,11 +384,7 @@ def export_hub(
     dataset: Path, out: Path, settings: HubSettings = HubSettings(), *, overwrite: bool = False
 ) -> HubExport:
     """Write the Hub folder (through a staging folder: a failed export leaves no half-written one)."""
-    from wikihowqa.io import DatasetFolder, atomic_folder, document_to_dict, example_to_dict, write_json
-
     if settings.shard_rows < 1:
-        from wikihowqa.errors import SettingsError
-
         raise SettingsError("--shard-rows must be at least 1")
     out = Path(out)
     if out.exists() and any(out.iterdir()) and not overwrite:

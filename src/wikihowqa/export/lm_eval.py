@@ -23,7 +23,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from wikihowqa import __version__
 from wikihowqa.errors import DatasetError, SettingsError
+from wikihowqa.generate.context import approximate_token_counter
+from wikihowqa.generate.llm import PromptSettings, passages_prompt
+from wikihowqa.io import DatasetFolder, atomic_folder, write_jsonl
+from wikihowqa.records import normalise_split, passages_of
+from wikihowqa.retrieve import rank
+from wikihowqa.retrieve.bm25 import BM25Retriever
 
 METRICS_ROUGE = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 METRICS_GROUNDING = ("grounding_support", "grounding_supported_share")
@@ -43,7 +50,6 @@ class LmEvalSettings:
             raise SettingsError(f"task name {self.task!r}: use letters, digits and underscores")
         if self.max_context_tokens < 1 or self.max_gen_toks < 1:
             raise SettingsError("token budgets must be positive")
-        from wikihowqa.records import normalise_split
 
         try:
             normalise_split(self.split)
@@ -124,14 +130,9 @@ def process_results(doc, results):
 def _prompt(question: str, passages: list[Any], settings: LmEvalSettings) -> tuple[str, int]:
     """The LLM baselines' user prompt: with passages, the input builder's whole top-ranked passages
     (BM25 against the question) within the budget, in source order."""
-    from wikihowqa.generate.context import approximate_token_counter
-    from wikihowqa.generate.llm import PromptSettings, passages_prompt
-
     prompt = PromptSettings(max_context_tokens=settings.max_context_tokens)
     if not settings.passages or not passages:
         return prompt.question_only.format(question=question), 0
-    from wikihowqa.retrieve import rank
-    from wikihowqa.retrieve.bm25 import BM25Retriever
 
     built = passages_prompt(
         question, rank(BM25Retriever(), question, passages), prompt, approximate_token_counter()
@@ -143,10 +144,6 @@ def export_lm_eval(
     dataset: Path, out: Path, settings: LmEvalSettings = LmEvalSettings(), *, overwrite: bool = False
 ) -> dict[str, Any]:
     """Write the task folder; returns a summary (questions, passages in prompts)."""
-    from wikihowqa import __version__
-    from wikihowqa.io import DatasetFolder, atomic_folder, write_jsonl
-    from wikihowqa.records import passages_of
-
     out = Path(out)
     if out.exists() and any(out.iterdir()) and not overwrite:
         raise DatasetError(f"{out}: folder exists and is not empty (use --overwrite to replace it)")

@@ -12,6 +12,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+from wikihowqa.errors import DatasetError
+from wikihowqa.humaneval.analysis import read_judgments
+from wikihowqa.humaneval.tasks import read_study
+from wikihowqa.io import write_predictions
+from wikihowqa.metaeval.agreement import MetaSettings, meta_evaluate
+from wikihowqa.metaeval.join import join, read_scores, study_predictions
+
 ANSWERS_DIR = "answers"
 EVALUATION_DIR = "evaluation"
 
@@ -22,10 +29,6 @@ def _slug(system: str) -> str:
 
 def write_study_predictions(study_dir: Path, out_dir: Path) -> list[Path]:
     """The answers a study showed (and the originals of its deteriorated ones) as predictions files."""
-    from wikihowqa.humaneval.tasks import read_study
-    from wikihowqa.io import write_predictions
-    from wikihowqa.metaeval.join import study_predictions
-
     by_system = study_predictions(read_study(study_dir))
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -39,8 +42,6 @@ def write_study_predictions(study_dir: Path, out_dir: Path) -> list[Path]:
 
 def judgments_path(study_dir: Path, manifest: dict[str, Any], given: Path | None = None) -> Path:
     """The judgments file: given, else the one the study manifest names (``judgments.jsonl``)."""
-    from wikihowqa.errors import DatasetError
-
     if given is not None:
         return Path(given)
     path = Path(study_dir) / manifest.get("files", {}).get("judgments", "judgments.jsonl")
@@ -63,12 +64,6 @@ def meta_evaluate_folders(
 ) -> dict[str, Any]:
     """Join the study's judgments with the evaluation report's per-answer scores and compute every
     agreement statistic (``agreement.meta_evaluate``)."""
-    from wikihowqa.errors import DatasetError
-    from wikihowqa.humaneval.analysis import read_judgments
-    from wikihowqa.humaneval.tasks import read_study
-    from wikihowqa.metaeval.agreement import MetaSettings, meta_evaluate
-    from wikihowqa.metaeval.join import join, read_scores
-
     settings = settings or MetaSettings()
     study = read_study(study_dir)
     rows = read_judgments(judgments_path(study_dir, study.manifest, judgments))

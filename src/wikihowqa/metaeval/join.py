@@ -22,8 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from wikihowqa.errors import DatasetError
+from wikihowqa.humaneval.analysis import screen
 from wikihowqa.humaneval.tasks import Study
 from wikihowqa.humaneval.text import overlaps
+from wikihowqa.io import iter_jsonl
 from wikihowqa.records import Prediction
 
 #: System names of the answers ``study_predictions`` writes (the A/B systems keep their own names).
@@ -164,8 +166,6 @@ def study_predictions(study: Study) -> dict[str, list[Prediction]]:
 def read_scores(report_dir: Path) -> tuple[dict[tuple[int, str], dict[str, float]], set[str]]:
     """(article id, answer text) → score columns, from ``REPORT/per_question.jsonl``; and the columns seen.
     A missing score (``null``: the judge's reply could not be parsed) reads as NaN."""
-    from wikihowqa.io import iter_jsonl
-
     path = Path(report_dir) / "per_question.jsonl"
     if not path.is_file():
         raise DatasetError(
@@ -215,8 +215,6 @@ def join(
     seed: int = 0,
 ) -> JoinedStudy:
     """The study's answers with their accepted judgments and their scores by every known metric present."""
-    from wikihowqa.humaneval.analysis import screen
-
     tasks, key = study.tasks_by_id(), study.key_by_id()
     accepted, rejected = screen(judgments, study)
     by_task: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
