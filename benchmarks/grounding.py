@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib.util
 import itertools
 import random
 import re
@@ -50,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from history import module_at
 from sklearn.metrics import roc_auc_score
 
 from wikihowqa.evaluate.grounding import STOPWORDS, GroundingConfig, GroundingScorer, sentences_of
@@ -350,21 +350,7 @@ class V1Scorer:
     """The grounding score as of commit V1_COMMIT, loaded from git history: the baseline row."""
 
     def __init__(self, encoder: Any) -> None:
-        root = Path(__file__).resolve().parent.parent
-        source = subprocess.run(
-            ["git", "show", f"{V1_COMMIT}:src/wikihowqa/evaluate/grounding.py"],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=root,
-        ).stdout
-        path = Path(tempfile.mkdtemp(prefix="grounding-v1-")) / "grounding_v1.py"
-        path.write_text(source, encoding="utf-8")
-        spec = importlib.util.spec_from_file_location("grounding_v1", path)
-        assert spec and spec.loader
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["grounding_v1"] = module
-        spec.loader.exec_module(module)
+        module = module_at(V1_COMMIT, "src/wikihowqa/evaluate/grounding.py", "grounding_v1")
         self.scorer = module.GroundingScorer(module.GroundingConfig(), encoder=encoder)
 
     def score_many(self, items: list[tuple[str, list[Passage]]]) -> list[Any]:

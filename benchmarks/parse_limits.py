@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import importlib.util
 import statistics
-import subprocess
-import sys
 import time
 from pathlib import Path
 from types import ModuleType
 
+from history import module_at
 from results_md import append_run
 
 from wikihowqa.parse import ParseSettings
@@ -30,26 +28,11 @@ from wikihowqa.snapshots import RawSnapshot
 
 PEER_COMMIT = "a2de32c"
 PAGES = Path("/work/shared/data/article-extraction-dev/html")
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def peer_stage() -> ModuleType:
     """The parse stage at ``PEER_COMMIT``, importable beside the current one."""
-    source = subprocess.run(
-        ["git", "show", f"{PEER_COMMIT}:src/wikihowqa/parse/stage.py"],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=ROOT,
-    ).stdout
-    path = Path("/tmp/wikihowqa_parse_stage_peer.py")
-    path.write_text(source, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("wikihowqa.parse._stage_peer", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return module_at(PEER_COMMIT, "src/wikihowqa/parse/stage.py", "wikihowqa.parse._stage_peer")
 
 
 def pages(copies: int) -> list[RawSnapshot]:

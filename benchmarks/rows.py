@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import argparse
 import gc
-import importlib.util
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -26,6 +24,8 @@ from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+from history import module_at
 
 from wikihowqa import io
 
@@ -35,15 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def io_before() -> ModuleType:
     """``wikihowqa/io.py`` as it was at :data:`BEFORE` (the hand-written row checks), as a module."""
-    source = subprocess.run(
-        ["git", "show", f"{BEFORE}:src/wikihowqa/io.py"], cwd=ROOT, capture_output=True, text=True, check=True
-    ).stdout
-    spec = importlib.util.spec_from_loader("io_before", loader=None)
-    assert spec is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["io_before"] = module  # dataclasses look their module up
-    exec(compile(source, f"{BEFORE}:io.py", "exec"), module.__dict__)
-    return module
+    return module_at(BEFORE, "src/wikihowqa/io.py", "io_before")
 
 
 def words(rng: random.Random, n: int) -> str:
