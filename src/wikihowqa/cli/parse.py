@@ -49,7 +49,8 @@ def parse_command(
     """Re-parse every document of DATASET from its raw snapshot: text, Markdown, title and passages.
 
     Resumable (rerun after an interruption to continue); pages that cannot be parsed are dropped and
-    counted by reason in manifest.json.
+    counted by reason in manifest.json. Pages are parsed in worker processes, never in this one (--workers
+    1: one worker): a page past --timeout has its worker killed and replaced, a crash costs only its page.
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
