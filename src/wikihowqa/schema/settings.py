@@ -221,7 +221,8 @@ class ChatSettings(Section):
     max_tokens: PositiveInt = 256
     timeout: float = 60.0
     max_retries: int = Field(6, ge=0)
-    backoff: float = 1.0  # first wait in seconds; doubles each retry (with jitter), up to max_wait
+    #: deprecated and ignored (ChatClient warns when they are set): the openai SDK's retry schedule applies
+    backoff: float = 1.0
     max_wait: float = 120.0
     requests_per_minute: float | None = 60.0
     cache: str | None = None  # SQLite file; default <dataset>/cache/llm-responses.sqlite
