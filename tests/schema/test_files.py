@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from wikihowqa.errors import SettingsError
-from wikihowqa.schema import merge, parse_assignments, read_settings
+from wikihowqa.schema.files import merge, parse_assignments, read_settings
 
 
 def test_yaml_toml_and_json_give_the_same_settings(tmp_path):

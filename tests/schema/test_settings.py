@@ -14,9 +14,10 @@ import yaml
 from pydantic import BaseModel
 
 from wikihowqa.errors import SettingsError
-from wikihowqa.schema import AnswerSettings, parse_assignments, read_generator_settings, read_settings
 from wikihowqa.schema.base import _models_in
+from wikihowqa.schema.files import parse_assignments, read_generator_settings, read_settings
 from wikihowqa.schema.settings import (
+    AnswerSettings,
     BM25Options,
     DenseOptions,
     GeneratorConfig,

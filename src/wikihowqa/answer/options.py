@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from wikihowqa.schema import AnswerSettings, merge, parse_assignments
+from wikihowqa.schema.files import merge, parse_assignments
+from wikihowqa.schema.settings import AnswerSettings
 
 
 def shortcut_overrides(

@@ -37,7 +37,8 @@ from wikihowqa.io import DatasetFolder, prediction_to_dict, read_predictions, wr
 from wikihowqa.progress import QUIET, Progress
 from wikihowqa.records import Example, Passage, Prediction, UsedPassage, passages_of
 from wikihowqa.retrieve import dataset_retriever, rank_questions
-from wikihowqa.schema import AnswerSettings, check
+from wikihowqa.schema.base import check
+from wikihowqa.schema.settings import AnswerSettings
 
 
 def make_retriever(name: str, ctx: Context) -> Any:

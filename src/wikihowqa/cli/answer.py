@@ -27,7 +27,8 @@ from wikihowqa.cli._options import (
 from wikihowqa.generate.seq2seq import GeneratorConfig, fine_tune
 from wikihowqa.io import DatasetFolder
 from wikihowqa.progress import Bars
-from wikihowqa.schema import AnswerSettings, merge, read_generator_settings, read_settings
+from wikihowqa.schema.files import merge, read_generator_settings, read_settings
+from wikihowqa.schema.settings import AnswerSettings
 
 #: The systems the registry holds, with what each does (the --system help lists them all).
 _SYSTEMS_HELP = "System to run: " + "; ".join(f"{s.name} ({s.description})" for s in SYSTEMS.values()) + "."
