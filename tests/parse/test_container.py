@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import lxml.html
 
+from wikihowqa.parse.blocks import Block
 from wikihowqa.parse.container import container_blocks, main_container
+from wikihowqa.parse.html import interior
 
 PARAGRAPH = (
     "Choosing the right tool is a balancing act between the features a team will use every week and the "
@@ -55,3 +57,43 @@ def test_without_an_element_holding_most_of_the_text_the_extractors_region_is_th
     )
     root = lxml.html.document_fromstring(html)
     assert main_container(root, lead).get("class") == "about"
+
+
+def _b(kind: str, text: str, group: int = -1) -> Block:
+    return Block(kind, text, group)
+
+
+def test_the_headings_and_lists_between_the_paragraphs_trafilatura_kept_are_added_in_place():
+    whole = [
+        _b("item", "Share on Facebook", 0),  # before the first kept block: not added
+        _b("paragraph", "Coffee grows in the humid forests of Ethiopia."),
+        _b("heading", "Identification characteristics"),
+        _b("item", "Flowers: white and aromatic.", 1),
+        _b("item", "Fruit: a berry.", 1),
+        _b("paragraph", "Coffee today is mainly grown for its seeds."),
+        _b("heading", "Related articles"),  # after the last kept block: not added
+    ]
+    extracted = [whole[1], whole[5]]
+    assert interior(extracted, whole) == tuple(whole[1:6])
+
+
+def test_nothing_is_added_when_trafilatura_read_another_text_or_another_order():
+    whole = [_b("paragraph", "One."), _b("heading", "Two"), _b("paragraph", "Three.")]
+    assert interior([whole[2], whole[0]], whole) is None  # out of order
+    assert interior([_b("paragraph", "Elsewhere."), whole[0], whole[2]], whole) is None  # a third not found
+    assert interior([whole[0]], whole) is None  # nothing lies between
+    only_paragraphs = [whole[0], _b("paragraph", "A paragraph trafilatura left out."), whole[2]]
+    assert interior([whole[0], whole[2]], only_paragraphs) is None  # only headings and items are added
+
+
+def test_a_gallery_caption_is_no_list_item_of_the_text_without_pictures():
+    main = lxml.html.fromstring(
+        "<main><p>The minister arrived in Hanoi on Wednesday morning.</p>"
+        "<ul><li><img src='a.jpg'><div>The minister shakes hands in Hanoi.</div></li></ul>"
+        "<ul><li>Coast guard cutters were promised to Vietnam.</li></ul></main>"
+    )
+    with_pictures = [b.text for b in container_blocks(main)]
+    without = [b.text for b in container_blocks(main, pictures=False)]
+    assert "The minister shakes hands in Hanoi." in with_pictures
+    assert without == [t for t in with_pictures if t != "The minister shakes hands in Hanoi."]
+    assert "Coast guard cutters were promised to Vietnam." in without

@@ -225,13 +225,19 @@ def main_container(
     return anchor  # most of the text lies elsewhere than the paragraphs found (a modal, a mega-menu)
 
 
-def container_blocks(container: HtmlElement, *, keep_links: bool = False) -> list[Block]:
+_PICTURED = etree.XPath("boolean(.//img | .//picture | .//figure)")
+
+
+def container_blocks(
+    container: HtmlElement, *, keep_links: bool = False, pictures: bool = True
+) -> list[Block]:
     """The container's text as blocks: a heading per ``<h1>``–``<h6>``, an item per list entry, a row per
     table row (cells joined by ``" | "``), a paragraph per other block of text.
 
     A short block that is all link text ("Post Reply", "Return to top", "1 2 Next", "Read more") is an
     action or a way elsewhere, and is left out unless ``keep_links`` (a listing, whose items are links); a
-    longer one is a linked title, kept."""
+    longer one is a linked title, kept. Without ``pictures``, a list item holding an image (a gallery's
+    caption) is left out."""
     blocks: list[Block] = []
     line: list[str] = []
     state = {"links": 0, "plain": False}
@@ -265,7 +271,7 @@ def container_blocks(container: HtmlElement, *, keep_links: bool = False) -> lis
     for event, el in walker:
         tag = el.tag if isinstance(el.tag, str) else ""
         if event == "start":
-            if not tag or tag in _SKIP or _hidden(el):
+            if not tag or tag in _SKIP or _hidden(el) or (not pictures and tag in _ITEMS and _PICTURED(el)):
                 skipped.add(el)
                 walker.skip_subtree()
                 continue

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import lxml.html
@@ -291,6 +292,39 @@ def _by_ratio(ratio: float, page_type: str) -> bool:
 CHARS_SLACK = 1.5
 
 
+def _key(text: str) -> str:
+    return " ".join(_WORDS.findall(text.lower()))
+
+
+#: Of trafilatura's blocks, the share that must stand in the container, in the same order, for the two to
+#: read one text (see :func:`interior`).
+GAP_FOUND = 0.8
+#: What :func:`interior` adds between the blocks trafilatura kept: a section's headings and list items.
+GAP_KINDS = frozenset({"heading", "item"})
+
+
+def interior(extracted: Sequence[Block], whole: Sequence[Block]) -> tuple[Block, ...] | None:
+    """trafilatura's blocks with the container's headings and list items that lie between them, or
+    ``None`` when there are none or the two do not read one text in one order.
+
+    trafilatura's fast pass keeps a body's paragraphs but can drop the section headings and lists between
+    them (a ``<h3>`` and its ``<ul>`` between two kept paragraphs). Text the page puts *between* two
+    blocks of its main text is part of that text; what lies before the first or after the last (a share
+    bar, related links, comments) is not added. ``whole`` is read without pictured items (a gallery's
+    captions are items too)."""
+    index: dict[str, int] = {}
+    for i, block in enumerate(whole):
+        index.setdefault(_key(block.text), i)
+    found = [index[k] for k in (_key(b.text) for b in extracted) if k in index]
+    if not found or len(found) < GAP_FOUND * len(extracted) or found != sorted(found):
+        return None
+    kept = set(found)
+    span = tuple(
+        b for i, b in enumerate(whole[found[0] : found[-1] + 1], found[0]) if i in kept or b.kind in GAP_KINDS
+    )
+    return span if len(span) > len(kept) else None
+
+
 def extract(
     root: HtmlElement,
     page_type: str = "article",
@@ -329,6 +363,9 @@ def extract(
             == "container"
         ):
             return Extraction(tuple(whole), markdown_of(whole), "container")
+        filled = interior(blocks, container_blocks(main, keep_links=page_type in LINKED, pictures=False))
+        if filled is not None:
+            return Extraction(filled, markdown_of(filled), "container")
     if not blocks:
         return Extraction((), "", "none")
     return Extraction(blocks, gfm_tables(xmltotxt(body, True).strip()), mode)
