@@ -200,3 +200,22 @@ def test_the_answer_command_refuses_a_misspelt_key_in_one_line(tmp_path):
     result = run_cli("answer", tmp_path, "--system", "bm25+lead", "--set", "extractive.top_pasages=3")
     assert result.returncode == 2
     assert "--set 'extractive.top_pasages=3': extractive.top_pasages: unknown setting" in result.stderr
+
+
+def test_the_answer_sections_defaults_are_the_functions_own():
+    """The systems read these sections typed, so their defaults are the ones that run: the same as the
+    extractive functions' and the lower bounds' own (``wikihowqa evaluate --lower-bounds`` uses those)."""
+    from wikihowqa.generate import extractive, lower_bounds
+    from wikihowqa.schema.settings import ExtractiveSettings, LowerBoundsSettings, OracleSettings
+
+    def default(fn, name):
+        return inspect.signature(fn).parameters[name].default
+
+    e = ExtractiveSettings()
+    assert e.top_passages == default(extractive.centrality, "top_passages")
+    assert e.damping == default(extractive.centrality, "damping")
+    assert e.lexrank_threshold == default(extractive.centrality, "threshold")
+    assert e.per_passage == default(extractive.lead, "per_passage")
+    assert OracleSettings().max_sentences == default(extractive.oracle, "max_sentences")
+    assert LowerBoundsSettings().max_words == lower_bounds.DEFAULT_MAX_WORDS
+    assert LowerBoundsSettings().seed == default(lower_bounds.random_train_answer, "seed")

@@ -15,6 +15,7 @@ from wikihowqa.generate.extractive import DEFAULT_MAX_WORDS
 from wikihowqa.io import DatasetFolder
 from wikihowqa.records import Example, Passage
 from wikihowqa.retrieve import Ranked
+from wikihowqa.schema.settings import AnswerSettings
 
 #: The pseudo-split of every question (a dataset not split yet, e.g. a fresh crawl).
 ALL = "all"
@@ -82,14 +83,17 @@ class Context:
     #: where batches run (``wikihowqa.executor``; ``None``: here) and the neural models' ``--device``
     executor: Any = None
     device: str | None = None
+    #: ``settings`` checked, with every default: what the systems read (sections read as given — the
+    #: generator's, merged over a trained model's, and the retrievers' options — come from ``section``)
+    typed: AnswerSettings = field(default_factory=AnswerSettings)
 
     def section(self, name: str) -> dict[str, Any]:
-        """A section as given (checked by :class:`wikihowqa.schema.AnswerSettings` before the run)."""
+        """A section as given (checked by ``schema.settings.AnswerSettings`` before the run)."""
         return dict(self.settings.get(name) or {})
 
     def max_words(self, section: str) -> int:
         """The answer-length budget: a number, or ``auto`` = mean words of the train split's answers."""
-        value = self.section(section).get("max_words", "auto")
+        value = getattr(self.typed, section).max_words
         if value != "auto":
             return int(value)
         answers = [e.answer for e in self.folder.examples("train")]

@@ -109,7 +109,7 @@ def answer_split(
     ``progress`` follows the questions in a phase named after the system (those answered before count)."""
     spec = system_spec(system_name)
     settings = dict(settings or {})
-    check(AnswerSettings, settings, "settings")  # every section, before any work: a typo is one line
+    typed = check(AnswerSettings, settings, "settings")  # every section, before any work: a typo is one line
     examples = split_examples(folder, split)
     if not examples:
         raise DatasetError(f"{folder.path}: no questions in the {split} split")
@@ -135,7 +135,7 @@ def answer_split(
     advice: list[str] = []
     if todo:
         try:
-            ctx = Context(folder, settings, split, executor, device)
+            ctx = Context(folder, settings, split, executor, device, typed)
             log(f"loading {system_name}")
             system = spec.factory(ctx)
             failed, advice = _run(ctx, system, todo, partial, progress, system_name, log)
@@ -172,7 +172,7 @@ def _run(
     folder, split = ctx.folder, ctx.split
     documents = folder.documents_by_article()
     items_passages = [tuple(passages_of(documents.get(e.article_id, []))) for e in todo]
-    mode = ctx.section("retrieval").get("mode", "supporting")
+    mode: str = ctx.typed.retrieval.mode
     run_settings: dict[str, Any] = {"split": split, **system.settings}
     rankings: Any = iter(())
     if system.retriever:

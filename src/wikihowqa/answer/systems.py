@@ -37,19 +37,19 @@ from wikihowqa.retrieve.cache import CACHE_DIR
 
 def _extractive(retriever: str, method: str) -> Factory:
     def factory(ctx: Context) -> System:
-        s = ctx.section("extractive")
+        s = ctx.typed.extractive
         max_words = ctx.max_words("extractive")
-        top = int(s.get("top_passages", 10))
+        top = s.top_passages
         settings = {"extractor": method, "max_words": max_words}
         if method == "lead":
-            per = int(s.get("per_passage", 1))
+            per = s.per_passage
             settings["per_passage"] = per
 
             def run(item: Item) -> extractive.Extract:
                 return extractive.lead(item.ranking, max_words=max_words, per_passage=per)
         else:
-            threshold = s.get("lexrank_threshold", 0.1)
-            settings |= {"top_passages": top, "damping": float(s.get("damping", 0.85))}
+            threshold = s.lexrank_threshold
+            settings |= {"top_passages": top, "damping": s.damping}
             if method == "lexrank":
                 settings["threshold"] = threshold
 
@@ -87,8 +87,7 @@ register("bm25+lexrank", "LexRank over the sentences of the top BM25 passages")(
     "oracle", "extractive oracle: greedy ROUGE-1+2 against the gold answer (an upper bound; reads gold)"
 )
 def _oracle(ctx: Context) -> System:
-    s = ctx.section("oracle")
-    max_sentences = s.get("max_sentences")
+    max_sentences = ctx.typed.oracle.max_sentences
 
     def answer(items: Sequence[Item]) -> list[Answer]:
         out = []
@@ -118,7 +117,7 @@ def _oracle(ctx: Context) -> System:
 
 @register("copy-top-passages", "lower bound: the top BM25 passages copied, cut at max_words (default 100)")
 def _copy_top(ctx: Context) -> System:
-    max_words = int(ctx.section("lower_bounds").get("max_words", lower_bounds.DEFAULT_MAX_WORDS))
+    max_words = ctx.typed.lower_bounds.max_words
     documents = ctx.folder.documents_by_article()
 
     def answer(items: Sequence[Item]) -> list[Answer]:
@@ -145,7 +144,7 @@ def _copy_top(ctx: Context) -> System:
 
 @register("random-train-answer", "lower bound: the answer of a random train question (never its own)")
 def _random_train(ctx: Context) -> System:
-    seed = int(ctx.section("lower_bounds").get("seed", 0))
+    seed = ctx.typed.lower_bounds.seed
     train = ctx.folder.examples("train")
     if not train:
         raise SettingsError(f"{ctx.folder.path}: random-train-answer needs a train split, and there is none")
@@ -266,7 +265,7 @@ def _llm(ctx: Context, with_passages: bool) -> System:
             replies = answerer.question_only([i.example.question for i in items])
             return [result(reply, Answer) for reply in replies]
 
-    retriever = ctx.section("retrieval").get("retriever", "bm25") if with_passages else None
+    retriever = ctx.typed.retrieval.retriever if with_passages else None
     batch = settings.local.batch_size if settings.backend == "local" else 8
     if distributed:  # one batch per worker at once, each the batch LocalChat would have generated
         batch *= ctx.executor.parallelism
