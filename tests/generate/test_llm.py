@@ -85,9 +85,10 @@ def test_429_500_and_malformed_bodies_are_retried_honouring_retry_after():
     assert answer == "Halve them and dry them in a low oven."
     assert len(server.requests) == 5
     gaps = [b - a for a, b in itertools.pairwise(server.times)]
-    # exponential backoff (0.5 s doubling, jitter up to -25 %) after the garbage and the 500 ...
-    assert all(0.75 * 0.5 * 2**k <= gap < 0.5 * 2**k + 0.25 for k, gap in enumerate(gaps[:3])), gaps
-    assert 1.0 <= gaps[3] < 1.5, gaps  # ... and the 429's Retry-After, not the 3-4 s the backoff is at
+    # exponential backoff (0.5 s doubling, jitter up to -25 %; up to 0.75 s more for a loaded machine's
+    # latency) after the garbage and the 500 ...
+    assert all(0.75 * 0.5 * 2**k <= gap < 0.5 * 2**k + 0.75 for k, gap in enumerate(gaps[:3])), gaps
+    assert 1.0 <= gaps[3] < 2.5, gaps  # ... and the 429's Retry-After, not the 3-4 s the backoff is at
     body, headers = server.requests[0]
     assert body["messages"] == MESSAGES and body["temperature"] == 0.0
     assert headers["Authorization"] == "Bearer sk-test"
