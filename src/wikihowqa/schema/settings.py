@@ -107,7 +107,7 @@ class ExtractiveSettings(Section):
     top_passages: PositiveInt = 10
     per_passage: PositiveInt = 1
     lexrank_threshold: float | None = 0.1
-    damping: float = Field(0.85, ge=0, le=1)
+    damping: float = Field(default=0.85, ge=0, le=1)
 
     @field_validator("max_words", mode="wrap")
     @classmethod
@@ -155,7 +155,7 @@ class TrainSettings(Section):
     batch_size: PositiveInt = 4
     grad_accum: PositiveInt = 8
     learning_rate: float = 3e-5
-    warmup: float = Field(0.06, ge=0)  # a fraction of the steps (< 1) or a number of steps
+    warmup: float = Field(default=0.06, ge=0)  # a fraction of the steps (< 1) or a number of steps
     weight_decay: float = 0.01
     max_grad_norm: float = 1.0
     save_steps: PositiveInt = 500
@@ -220,7 +220,7 @@ class ChatSettings(Section):
     temperature: float = 0.0
     max_tokens: PositiveInt = 256
     timeout: float = 60.0
-    max_retries: int = Field(6, ge=0)
+    max_retries: int = Field(default=6, ge=0)
     #: deprecated and ignored (ChatClient warns when they are set): the openai SDK's retry schedule applies
     backoff: float = 1.0
     max_wait: float = 120.0
@@ -262,7 +262,7 @@ class PromptSettings(Section):
     #: prompt budget in the model's tokens: the whole prompt it reads (system message, template, question,
     #: passages and chat markup), counted with its tokenizer where known, else estimated with a margin
     max_context_tokens: PositiveInt = 1500
-    estimate_margin: float = Field(0.15, ge=0)  # added to the ~4 characters/token estimate
+    estimate_margin: float = Field(default=0.15, ge=0)  # added to the ~4 characters/token estimate
 
     @field_validator("passages", mode="before")
     @classmethod
