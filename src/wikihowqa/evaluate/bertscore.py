@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wikihowqa.device import batch_size, resolve_device
 from wikihowqa.embed import DEFAULT_MODEL, default_model_path
 from wikihowqa.errors import SettingsError
 
@@ -172,8 +173,6 @@ class BertScorer:
             return BertScoreResult((), (), (), self.metadata)
         if self._scorer is None:
             from bert_score import BERTScorer
-
-            from wikihowqa.device import batch_size, resolve_device
 
             cfg = self.config
             device = resolve_device(cfg.device)

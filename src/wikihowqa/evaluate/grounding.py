@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from wikihowqa.device import resolve_device
 from wikihowqa.embed import DEFAULT_MODEL, load_model
 from wikihowqa.evaluate import GROUNDING_THRESHOLD
 from wikihowqa.evaluate.claims import (
@@ -54,6 +55,7 @@ from wikihowqa.evaluate.claims import (
     order_marker,
     quantities,
 )
+from wikihowqa.evaluate.rouge import _get_tokenizer
 from wikihowqa.records import Passage
 from wikihowqa.sentences import sentences as sentences_of
 
@@ -212,8 +214,6 @@ class GroundingScorer:
     """Scores answers against passages; holds the models and per-question caches across answers."""
 
     def __init__(self, config: GroundingConfig | None = None, *, encoder: Any = None) -> None:
-        from wikihowqa.evaluate.rouge import _get_tokenizer
-
         self.config = config or GroundingConfig()
         if not 0.0 <= self.config.dense_weight <= 1.0:
             raise ValueError("dense_weight must be between 0 and 1")
@@ -274,8 +274,6 @@ class GroundingScorer:
         from sentence_transformers import CrossEncoder
 
         if self._cross is None:
-            from wikihowqa.device import resolve_device
-
             self._cross = CrossEncoder(self.config.cross_encoder, device=resolve_device(self.config.device))
         labels = {str(v).lower(): int(k) for k, v in (self._cross.model.config.id2label or {}).items()}
         logits = np.asarray(

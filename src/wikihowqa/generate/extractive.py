@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from wikihowqa.retrieve import Ranked
+from wikihowqa.retrieve.bm25 import tokenize
 from wikihowqa.sentences import sentences as sentences_in
 
 #: Answer length when a dataset gives nothing to measure (WikiHowQA answers are a short paragraph).
@@ -128,8 +129,6 @@ def pagerank(
 
 
 def _tokens(texts: Sequence[str]) -> list[list[str]]:
-    from wikihowqa.retrieve.bm25 import tokenize
-
     return tokenize(texts)
 
 

@@ -14,6 +14,8 @@ import numpy as np
 from wikihowqa.errors import SettingsError
 from wikihowqa.records import Passage
 from wikihowqa.retrieve import Index, Ranked, Retriever, ranked
+from wikihowqa.retrieve.bm25 import BM25Retriever
+from wikihowqa.retrieve.dense import DenseRetriever
 
 RRF_K = 60
 
@@ -76,9 +78,6 @@ class HybridRetriever:
         cache: str | None = None,
         executor: Any = None,
     ) -> HybridRetriever:
-        from wikihowqa.retrieve.bm25 import BM25Retriever
-        from wikihowqa.retrieve.dense import DenseRetriever
-
         dense_settings = {"cache": cache, "executor": executor, **(dense or {})}
         return cls(
             [BM25Retriever(**(bm25 or {})), DenseRetriever.from_settings(**dense_settings)],

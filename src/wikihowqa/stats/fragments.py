@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from wikihowqa.stats.tokens import spacy_tokens
+from wikihowqa.stats.tokens import _spacy_tokenizer, spacy_tokens
 
 #: How the documents of one question are joined into the "article" of the reference metrics.
 DOCUMENT_JOINER = "\n\n"
@@ -165,8 +165,6 @@ class Fragments:
 
     def strings(self, min_length: int = 0) -> list[str]:
         """The fragments' text in the summary; like the reference, keeps those longer than ``min_length``."""
-        from wikihowqa.stats.tokens import _spacy_tokenizer
-
         doc = _spacy_tokenizer()(self._summary_str)
         return [doc[m.summary : m.summary + m.length].text for m in self._matches if m.length > min_length]
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from wikihowqa import __version__
+from wikihowqa.audit import audit_dataset, load_audit
 from wikihowqa.embed import DEFAULT_MODEL
 from wikihowqa.errors import DatasetError
 from wikihowqa.executor import worker_count
@@ -158,7 +159,6 @@ def _audit_section(
     """The audit summary with per-split similarities, reused or computed; ``None`` when skipped."""
     if audit is False or not any(e.split for e in examples):
         return None
-    from wikihowqa.audit import audit_dataset, load_audit
 
     saved = load_audit(folder, examples, model)
     if saved is None or saved.get("threshold") != threshold:
