@@ -16,6 +16,7 @@ import numpy as np
 
 from wikihowqa.errors import SettingsError
 from wikihowqa.records import Passage
+from wikihowqa.retrieve.cache import default_cache_path
 
 MODES = ("supporting", "open")
 
@@ -81,15 +82,15 @@ def rank(
 def get_retriever(name: str, **settings: Any) -> Retriever:
     """A retriever by name: ``bm25``, ``dense`` or ``hybrid``; settings go to its constructor."""
     if name == "bm25":
-        from wikihowqa.retrieve.bm25 import BM25Retriever
+        from wikihowqa.retrieve.bm25 import BM25Retriever  # cycle: bm25 imports Ranked from this package
 
         return BM25Retriever(**settings)
     if name == "dense":
-        from wikihowqa.retrieve.dense import DenseRetriever
+        from wikihowqa.retrieve.dense import DenseRetriever  # cycle: dense imports Ranked from this package
 
         return DenseRetriever.from_settings(**settings)
     if name == "hybrid":
-        from wikihowqa.retrieve.hybrid import HybridRetriever
+        from wikihowqa.retrieve.hybrid import HybridRetriever  # cycle: hybrid imports Ranked from here
 
         return HybridRetriever.from_settings(**settings)
     raise SettingsError(f"unknown retriever {name!r} (expected bm25, dense or hybrid)")
@@ -109,8 +110,6 @@ def dataset_retriever(
     defaults (dense embedding shows progress: a split's passages take minutes on a CPU). ``executor``
     (``wikihowqa.executor``) embeds passages on a cluster; ``device`` is the default of ``dense.device``.
     """
-    from wikihowqa.retrieve.cache import default_cache_path
-
     settings = dict(options)
     if name == "dense":
         settings.setdefault("progress", True)
