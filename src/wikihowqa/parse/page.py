@@ -14,9 +14,24 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from wikihowqa.errors import SettingsError
 from wikihowqa.parse.blocks import Block
-from wikihowqa.parse.pagination import Pagination, page_number
+from wikihowqa.parse.boilerplate import remove_boilerplate
+from wikihowqa.parse.decode import decode_html
+from wikihowqa.parse.pagetype import (
+    COLLECTION,
+    FORUM,
+    LISTING,
+    PRODUCT,
+    classify,
+    drop_replies,
+    product_facts,
+    signals,
+)
+from wikihowqa.parse.pagination import Pagination, detect, page_number
+from wikihowqa.parse.pagination import continuation_urls as pagination_urls
 from wikihowqa.parse.passages import DEFAULT_MAX_WORDS, PassageSpan, passage_spans
+from wikihowqa.parse.sizes import text_sizes
 
 # Rejection reasons (the collector's funnel counts documents by these).
 EMPTY_BODY = "empty_body"
@@ -98,8 +113,6 @@ class ParseSettings:
     max_memory_mb: int = 2048  # address space of each of the stage's worker processes (0: no limit)
 
     def __post_init__(self) -> None:
-        from wikihowqa.errors import SettingsError
-
         if self.min_words < 1:
             raise SettingsError(f"min_words must be at least 1, got {self.min_words}")
         if self.max_words < 1:
@@ -341,21 +354,7 @@ def _parse(
 ) -> ParsedPage:
     from lxml import etree
 
-    from wikihowqa.parse.boilerplate import remove_boilerplate
-    from wikihowqa.parse.decode import decode_html
-    from wikihowqa.parse.html import extract
-    from wikihowqa.parse.pagetype import (
-        COLLECTION,
-        FORUM,
-        LISTING,
-        PRODUCT,
-        classify,
-        drop_replies,
-        product_facts,
-        signals,
-    )
-    from wikihowqa.parse.pagination import detect
-    from wikihowqa.parse.sizes import text_sizes
+    from wikihowqa.parse.html import extract  # heavy: trafilatura (0.3 s), loaded only to parse a page
 
     if isinstance(html, str):
         if len(html) > settings.max_bytes:
@@ -508,7 +507,7 @@ SHOWN = 0.6
 def _with_facts(extraction: Any, description: str, specs: list[tuple[str, str]]) -> Any:
     """A product page's text with what only its JSON-LD states: the description (when the page's text holds
     too few of its words) first, the specifications not shown as a table after."""
-    from wikihowqa.parse.html import Extraction
+    from wikihowqa.parse.html import Extraction  # heavy: trafilatura, as in _parse
 
     if not description and not specs:
         return extraction
@@ -538,7 +537,7 @@ def _without_headline(extraction: Any, title: str | None) -> Any:
     """The body without its headline: the title has a field of its own, and the body's text should not
     start with it (benchmarks' and the demo corpus's ground truths alike leave it out). Short labels above
     the headline (a section kicker, breadcrumbs) are not the article's text either."""
-    from wikihowqa.parse.html import Extraction
+    from wikihowqa.parse.html import Extraction  # heavy: trafilatura, as in _parse
 
     blocks = extraction.blocks
     if not title:
@@ -571,9 +570,7 @@ def _norm(text: str) -> str:
 
 def continuation_urls(page: ParsedPage | Pagination) -> list[str]:
     """URLs to fetch to complete a paginated article (empty for a page that is whole)."""
-    from wikihowqa.parse.pagination import continuation_urls as urls
-
-    return urls(page.pagination if isinstance(page, ParsedPage) else page)
+    return pagination_urls(page.pagination if isinstance(page, ParsedPage) else page)
 
 
 def _paragraphs(markdown: str) -> list[str]:
