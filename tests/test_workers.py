@@ -79,6 +79,26 @@ def test_workers_exit_when_their_parent_is_killed(tmp_path, kind):
     assert not [pid for pid in workers if _alive(pid)], "orphaned workers outlived their killed parent"
 
 
+def test_a_worker_forked_from_a_large_process_is_capped_above_what_it_inherited():
+    """A parent with torch loaded maps ~2.3 GB: a 2 GB cap below that would fail every allocation."""
+    code = textwrap.dedent(
+        """
+        import mmap
+        from wikihowqa.workers import limit_memory
+        inherited = mmap.mmap(-1, 1536 * 1024 * 1024)  # address space, never touched
+        limit_memory(512)
+        small = bytearray(64 * 1024 * 1024)  # fits in the 512 MB on top of what is mapped
+        try:
+            block = bytearray(1024 * 1024 * 1024)
+        except MemoryError:
+            print("capped")
+        """
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(wikihowqa.__file__).parents[1])}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "capped", done.stderr[-2000:]
+
+
 def test_a_memory_cap_turns_a_huge_allocation_into_memory_error():
     code = textwrap.dedent(
         """

@@ -55,9 +55,22 @@ def bind_to_parent(parent: int) -> None:
         os._exit(1)
 
 
+def _address_space() -> int | None:
+    """Bytes of address space this process maps (Linux), else ``None``."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as fh:
+            return int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def limit_memory(megabytes: int | None) -> None:
     """Cap this process's address space (``RLIMIT_AS``): past it an allocation fails with ``MemoryError``
-    (which the parser reports as ``too_large``) instead of the machine swapping. Only ever lowers a limit."""
+    (which the parser reports as ``too_large``) instead of the machine swapping. Only ever lowers a limit.
+
+    A worker forked from a process that already maps more than ``megabytes`` (torch loaded: ~2.3 GB of
+    address space) could allocate nothing at all under the cap, so every page would fail; there the cap
+    is what it inherited plus ``megabytes``."""
     if not megabytes:
         return
     try:
@@ -65,6 +78,9 @@ def limit_memory(megabytes: int | None) -> None:
     except ImportError:  # pragma: no cover - not on Windows
         return
     wanted = megabytes * 1024 * 1024
+    inherited = _address_space()
+    if inherited is not None and inherited >= wanted:
+        wanted += inherited
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     if soft != resource.RLIM_INFINITY and soft <= wanted:
         return
