@@ -129,21 +129,6 @@ def test_the_document_enriched_form_of_the_real_instances_imports_their_document
     assert manifest["counts"]["documents"] == manifest["counts"]["documents_in_qa_part"] == len(expected)
 
 
-def test_the_cli_counts_the_documents_of_the_enriched_form(tmp_path, real_examples_dir):
-    import subprocess
-    import sys
-
-    src = write_rows(tmp_path / "enriched.jsonl", enriched(real_examples_dir))
-    result = subprocess.run(
-        [sys.executable, "-m", "wikihowqa", "import", str(tmp_path / "ds"), "--qa", str(src)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("imported 3 questions and 16 documents into ")
-
-
 def test_enriched_documents_without_an_address_get_a_tag_uri_not_a_made_up_url(tmp_path, real_examples_dir):
     src = write_rows(tmp_path / "enriched.jsonl", enriched(real_examples_dir, urls_inside=False))
     folder, _ = import_release([src], [], tmp_path / "ds")

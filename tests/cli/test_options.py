@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import socket
+import sys
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -15,7 +18,7 @@ from wikihowqa.cli import app
 from wikihowqa.cli._options import ENCODER_DEFAULT, OVERWRITE_HELP, WORKERS_HELP, running_on
 from wikihowqa.embed import DEFAULT_MODEL
 from wikihowqa.errors import WikihowqaError
-from wikihowqa.executor import usable_cpus
+from wikihowqa.executor import RAY_INSTALL, usable_cpus
 from wikihowqa.generate.seq2seq import TrainResult
 from wikihowqa.io import write_dataset_folder
 from wikihowqa.records import Document, Example
@@ -218,3 +221,31 @@ def test_import_refuses_a_folder_with_files_and_replaces_it_with_overwrite(cli, 
     replaced = cli("import", target, "--qa", qa, "--overwrite")
     assert replaced.exit_code == 0, replaced.stderr
     assert not (target / "notes.txt").exists() and (target / "manifest.json").is_file()
+
+
+# --- --device, --executor, --ray-address: checked before any work ---------------------------------------
+
+
+def test_a_misspelt_device_stops_the_command_before_any_work(cli, tmp_path):
+    for command in (["split", tmp_path], ["answer", tmp_path, "-s", "bm25+lead"]):
+        result = cli(*command, "--device", "gpu")
+        assert result.exit_code == 2 and len(result.lines) == 1, result.output
+        assert "--device 'gpu'" in result.stderr
+
+
+def test_executor_ray_without_ray_installed_says_how_to_install_it(cli, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray raises ImportError
+    result = cli("stats", _dataset(tmp_path), "--executor", "ray")
+    assert result.exit_code == 2 and result.lines == [f"error: {RAY_INSTALL}"]
+
+
+def test_an_unreachable_ray_address_is_one_line_at_once(cli, tmp_path):
+    pytest.importorskip("ray")
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    started = time.monotonic()
+    result = cli("split", _dataset(tmp_path), "--executor", "ray", "--ray-address", f"127.0.0.1:{port}")
+    assert result.exit_code == 2 and len(result.lines) == 1, result.output
+    assert result.lines[0].startswith(f"error: cannot reach the Ray cluster at 127.0.0.1:{port}")
+    assert time.monotonic() - started < 15

@@ -7,9 +7,7 @@ import json
 
 import pytest
 import yaml
-from typer.testing import CliRunner
 
-from wikihowqa.cli import app
 from wikihowqa.export.hub import CROISSANT_FILE, HubSettings, export_hub, load_records
 from wikihowqa.io import DatasetFolder, example_to_dict
 
@@ -94,16 +92,3 @@ def test_card_tells_what_how_licences_and_citation(exported):
     assert "licences are left to those owners" in card
     assert "@inproceedings{bolotova-etal-2023-wikihowqa" in card
     assert "1 documents whose question is not in the QA part are left out" in card
-
-
-def test_cli_exports_and_refuses_a_non_empty_folder(small_dataset, tmp_path):
-    out = tmp_path / "cli-hub"
-    runner = CliRunner()
-    first = runner.invoke(app, ["export-hub", str(small_dataset), str(out), "--name", "Demo QA"])
-    assert first.exit_code == 0, first.output
-    assert "qa: train 3, validation 1, test 2, unsplit 1" in first.output
-    assert "documents: parse" in first.output  # the column Croissant cannot describe is named
-    again = runner.invoke(app, ["export-hub", str(small_dataset), str(out)])
-    assert again.exit_code != 0 and "not empty" in str(again.exception)
-    fields = [f["name"] for f in json.loads((out / CROISSANT_FILE).read_text())["recordSet"][0]["field"]]
-    assert fields == [*example_to_dict(DatasetFolder(small_dataset).examples()[0])]

@@ -13,9 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 from rouge_score import rouge_scorer
-from typer.testing import CliRunner
 
-from wikihowqa.cli import app
 from wikihowqa.export.lm_eval import LmEvalSettings, export_lm_eval
 
 LM_EVAL = Path(sys.executable).with_name("lm_eval")
@@ -70,17 +68,6 @@ def test_the_task_folder_holds_yaml_prompts_and_the_projects_metrics(small_datas
         assert scores[name] == pytest.approx(reference[name].fmeasure, abs=1e-12)
     assert 0 < scores["grounding_support"] <= 1
     assert utils.load()["train"].num_rows == 3
-
-
-def test_cli_writes_the_task_and_refuses_a_bad_name(small_dataset, tmp_path):
-    runner = CliRunner()
-    ok = runner.invoke(app, ["export-lm-eval", str(small_dataset), str(tmp_path / "t"), "--question-only"])
-    assert ok.exit_code == 0, ok.output
-    assert "2 test questions" in ok.output and "0.0 passages per prompt" in ok.output
-    bad = runner.invoke(app, ["export-lm-eval", str(small_dataset), str(tmp_path / "u"), "--task", "no-dash"])
-    assert bad.exit_code != 0 and "task name" in str(bad.exception)
-    split = runner.invoke(app, ["export-lm-eval", str(small_dataset), str(tmp_path / "v"), "--split", "nope"])
-    assert split.exit_code != 0 and "unknown split 'nope'" in str(split.exception)
 
 
 @pytest.mark.slow

@@ -1,4 +1,4 @@
-"""``wikihowqa serve`` and ``export-judgments`` at the command line."""
+"""The study server's start-up (humaneval/app/run.py): binding, the admin link, restarts, the demo's serve."""
 
 from __future__ import annotations
 
@@ -6,41 +6,10 @@ import json
 import socket
 
 import pytest
-from typer.testing import CliRunner
 
-from wikihowqa.cli import app
 from wikihowqa.errors import DatasetError, SettingsError
 from wikihowqa.humaneval.app import StudyService
 from wikihowqa.humaneval.app.run import bind
-
-
-def test_serve_help_lists_its_options():
-    r = CliRunner().invoke(app, ["serve", "--help"])
-    assert r.exit_code == 0
-    for option in ("--host", "--port", "--admin-token", "--crowd", "--open", "--completion-url", "--durable"):
-        assert option in r.output
-
-
-def test_export_writes_the_judgments_the_server_stored_and_refuses_to_overwrite(study_dir, valid_body):
-    service = StudyService(study_dir)
-    a = service.assessors["relevance-001"]
-    task = json.loads(service.next_task(a))["task"]
-    service.submit(a, valid_body(task))
-    service.close()
-    target = study_dir / "out" / "judgments.jsonl"
-    r = CliRunner().invoke(app, ["export-judgments", str(study_dir), "--out", str(target)])
-    assert r.exit_code == 0, r.output
-    rows = [json.loads(x) for x in target.read_text().splitlines()]
-    assert [j["task_id"] for j in rows] == [task["task_id"]] and rows[0]["assessor_id"] == "relevance-001"
-    r = CliRunner().invoke(app, ["export-judgments", str(study_dir), "--out", str(target)])
-    assert isinstance(r.exception, DatasetError) and "exists" in str(r.exception)
-
-
-def test_serving_a_folder_that_is_not_a_study_is_one_clear_error(tmp_path):
-    r = CliRunner().invoke(app, ["serve", str(tmp_path)])
-    assert isinstance(r.exception, DatasetError) and "not a study folder" in str(r.exception)
-    r = CliRunner().invoke(app, ["export-judgments", str(tmp_path)])
-    assert isinstance(r.exception, DatasetError) and "server.sqlite" in str(r.exception)
 
 
 def test_a_port_in_use_is_one_clear_error():
@@ -165,14 +134,3 @@ def test_on_a_terminal_the_admin_link_is_shown_once(study_dir, monkeypatch):
     said = _serve_once(study_dir, monkeypatch, tty=True, settings={"admin_token": "u" * 24})
     assert sum("u" * 24 in line for line in said) == 1
     assert not (study_dir / "admin-link.txt").exists()
-
-
-def test_serve_at_the_command_line_prints_no_token_into_a_pipe(study_dir, monkeypatch):
-    import uvicorn
-
-    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)
-    monkeypatch.setenv("WIKIHOWQA_ADMIN_TOKEN", "v" * 24)
-    r = CliRunner().invoke(app, ["serve", str(study_dir), "--port", "0"])
-    assert r.exit_code == 0, r.output
-    assert "v" * 24 not in r.output and "admin-link.txt" in r.output
-    assert (study_dir / "admin-link.txt").read_text().strip().endswith("v" * 24)

@@ -1,18 +1,14 @@
 """End to end as a researcher runs it: a study with simulated assessors → study-predictions → evaluate
---split all → meta-evaluate; and the demo step on the real release instances."""
+--split all → meta-evaluate."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from typer.testing import CliRunner
 
-from wikihowqa.cli import app
+from tests.humaneval.conftest import make_dataset
 from wikihowqa.io import write_dataset_folder, write_jsonl
-
-from ..evaluate.test_pipeline import fast_models  # noqa: F401  (a fixture: bag-of-words models)
-from ..humaneval.conftest import make_dataset
 
 
 @pytest.fixture(scope="module")
@@ -46,12 +42,11 @@ def simulated_study(tmp_path_factory):
     return dataset, root / "study", root
 
 
-def test_study_predictions_evaluate_and_meta_evaluate(simulated_study):
+def test_study_predictions_evaluate_and_meta_evaluate(cli, simulated_study):
     dataset, study, root = simulated_study
-    runner = CliRunner()
-    missing = runner.invoke(app, ["meta-evaluate", str(study), str(root / "nowhere")])
-    assert missing.exit_code != 0 and "per_question.jsonl" in str(missing.exception)
-    made = runner.invoke(app, ["study-predictions", str(study), str(root / "answers")])
+    missing = cli("meta-evaluate", study, root / "nowhere")
+    assert missing.exit_code == 2 and "per_question.jsonl" in missing.stderr
+    made = cli("study-predictions", study, root / "answers")
     assert made.exit_code == 0, made.output
     files = sorted((root / "answers").glob("*.jsonl"))
     assert [f.name for f in files] == [
@@ -60,24 +55,12 @@ def test_study_predictions_evaluate_and_meta_evaluate(simulated_study):
         "study-original-answer.jsonl",
     ]
     report = root / "report"
-    scored = runner.invoke(
-        app,
-        [
-            "evaluate",
-            str(dataset),
-            *map(str, files),
-            "--split",
-            "all",
-            "--no-bertscore",
-            "--no-grounding",
-            "--out",
-            str(report),
-            "--resamples",
-            "200",
-        ],
-    )
+    scored = cli(
+        "evaluate", dataset, *files, "--split", "all", "--no-bertscore", "--no-grounding",
+        "--out", report, "--resamples", "200",
+    )  # fmt: skip
     assert scored.exit_code == 0, scored.output
-    result = runner.invoke(app, ["meta-evaluate", str(study), str(report), "--resamples", "300"])
+    result = cli("meta-evaluate", study, report, "--resamples", "300")
     assert result.exit_code == 0, result.output
     assert "Metric agreement with the assessors" in result.output
     meta = json.loads((report / "meta_evaluation.json").read_text())
@@ -95,38 +78,13 @@ def test_study_predictions_evaluate_and_meta_evaluate(simulated_study):
     assert "R-L†" in (report / "meta_evaluation.md").read_text()
 
 
-def test_a_report_that_scored_none_of_the_study_answers_says_what_to_run(simulated_study):
+def test_a_report_that_scored_none_of_the_study_answers_says_what_to_run(cli, simulated_study):
     _, study, root = simulated_study
     (root / "other").mkdir(exist_ok=True)
     (root / "other" / "per_question.jsonl").write_text(
         json.dumps({"article_id": 1, "system": "x", "answer": "unrelated", "scores": {"rougeL_f": 0.5}})
         + "\n"
     )
-    result = CliRunner().invoke(app, ["meta-evaluate", str(study), str(root / "other")])
-    assert result.exit_code != 0
-    assert "study-predictions" in str(result.exception) and "--split all" in str(result.exception)
-
-
-@pytest.mark.usefixtures("fast_models")
-def test_demo_step_scores_the_study_answers_and_prints_the_agreement_table(tmp_path, capsys):
-    from wikihowqa.demo import real_examples_path
-    from wikihowqa.demo.run import DemoContext, human_evaluation, meta_evaluation
-    from wikihowqa.importer import import_release
-
-    src = real_examples_path()
-    import_release([src / "qa.jsonl"], [src / "documents.jsonl"], tmp_path / "real-examples")
-    ctx = DemoContext(out=tmp_path)
-    human_evaluation(ctx)
-    capsys.readouterr()
-    meta_evaluation(ctx)
-    printed = capsys.readouterr().out
-    assert "Metric agreement with the assessors" in printed and "Grounding" in printed
-    assert (tmp_path / "meta-evaluation" / "meta_evaluation.md").is_file()
-    assert (tmp_path / "meta-evaluation" / "evaluation" / "per_question.jsonl").is_file()
-    assert ctx.produced[-1][1] == "meta-evaluation/meta_evaluation.md"
-    from wikihowqa.demo.run import STEPS
-
-    names = [name for name, _ in STEPS]
-    assert (
-        names.index("meta-evaluation: which metric agrees with the (simulated) assessors") == len(names) - 2
-    )
+    result = cli("meta-evaluate", study, root / "other")
+    assert result.exit_code == 2 and len(result.lines) == 1
+    assert "study-predictions" in result.stderr and "--split all" in result.stderr

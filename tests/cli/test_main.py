@@ -13,34 +13,31 @@ import sys
 import pytest
 
 from tests import tiny_fs
+from tests.test_importer import enriched, write_rows
 
 
-def run(*args, cwd=None):
-    return subprocess.run(
-        [sys.executable, "-m", "wikihowqa", *args], capture_output=True, text=True, cwd=cwd, timeout=120
-    )
-
-
-def test_version_and_help():
+def test_version_and_help(cli):
+    """In a fresh interpreter, as installed (the other tests run the entry point in this process)."""
     from wikihowqa import __version__
 
-    assert run("--version").stdout.strip() == f"wikihowqa {__version__}"
-    assert "import" in run("--help").stdout
+    version = subprocess.run(
+        [sys.executable, "-m", "wikihowqa", "--version"], capture_output=True, text=True, timeout=120
+    )
+    assert version.stdout.strip() == f"wikihowqa {__version__}"
+    assert "import" in cli("--help").stdout
 
 
-def test_a_broken_input_file_is_one_line_naming_file_and_line(tmp_path):
+def test_a_broken_input_file_is_one_line_naming_file_and_line(cli, tmp_path):
     bad = tmp_path / "qa.jsonl"
     bad.write_text('{"article_id": 1}\n')
-    result = run("import", str(tmp_path / "out"), "--qa", str(bad))
-    assert result.returncode == 2
-    assert "Traceback" not in result.stderr
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and "qa.jsonl:1: missing field 'question'" in lines[0]
+    result = cli("import", tmp_path / "out", "--qa", bad)
+    assert result.exit_code == 2
+    assert len(result.lines) == 1 and "qa.jsonl:1: missing field 'question'" in result.lines[0]
     assert not (tmp_path / "out").exists()
 
 
-def test_import_writes_a_dataset_folder(tmp_path, real_examples_dir):
-    result = run(
+def test_import_writes_a_dataset_folder(cli, tmp_path, real_examples_dir):
+    result = cli(
         "import",
         str(tmp_path / "ds"),
         "--qa",
@@ -48,38 +45,43 @@ def test_import_writes_a_dataset_folder(tmp_path, real_examples_dir):
         "--documents",
         str(real_examples_dir / "documents.jsonl"),
     )
-    assert result.returncode == 0, result.stderr
+    assert result.exit_code == 0, result.stderr
     assert "imported 3 questions and 16 documents" in result.stdout
     manifest = json.loads((tmp_path / "ds" / "manifest.json").read_text())
     assert manifest["counts"]["questions"] == 3
 
 
-def test_error_text_is_printed_verbatim_not_as_rich_markup(tmp_path):
+def test_import_counts_the_documents_of_the_enriched_form(cli, tmp_path, real_examples_dir):
+    src = write_rows(tmp_path / "enriched.jsonl", enriched(real_examples_dir))
+    result = cli("import", tmp_path / "ds", "--qa", src)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("imported 3 questions and 16 documents into ")
+
+
+def test_error_text_is_printed_verbatim_not_as_rich_markup(cli, tmp_path):
     """File names hold "[...]"; the error line must show them as they are, not parse them as styles."""
-    missing = run("import", "o6", "--qa", "missing[/].jsonl", cwd=tmp_path)
-    assert missing.returncode == 2 and "Traceback" not in missing.stderr
+    missing = cli("import", "o6", "--qa", "missing[/].jsonl", cwd=tmp_path)
+    assert missing.exit_code == 2
     assert missing.stderr.strip() == "error: missing[/].jsonl: no such file"
 
     (tmp_path / "qa[red].jsonl").write_text("{bad\n")
-    broken = run("import", "o7", "--qa", "qa[red].jsonl", cwd=tmp_path)
-    assert broken.returncode == 2
+    broken = cli("import", "o7", "--qa", "qa[red].jsonl", cwd=tmp_path)
+    assert broken.exit_code == 2
     assert broken.stderr.startswith("error: qa[red].jsonl:1: invalid JSON")
 
 
-def test_import_names_a_bracketed_output_folder_verbatim(tmp_path, real_examples_dir):
-    result = run("import", "ds[bold]", "--qa", str(real_examples_dir / "qa.jsonl"), cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
+def test_import_names_a_bracketed_output_folder_verbatim(cli, tmp_path, real_examples_dir):
+    result = cli("import", "ds[bold]", "--qa", real_examples_dir / "qa.jsonl", cwd=tmp_path)
+    assert result.exit_code == 0, result.stderr
     assert result.stdout.strip() == "imported 3 questions and 0 documents into ds[bold]"
 
 
-def test_demo_table_shows_bracketed_paths_verbatim(tmp_path, monkeypatch):
+def test_demo_table_shows_bracketed_paths_verbatim(cli, tmp_path, monkeypatch):
     """The closing table prints what the steps recorded as text; only the steps are faked here."""
     from rich.console import Console
-    from typer.testing import CliRunner
 
     import wikihowqa.cli.demo as demo_cli
     import wikihowqa.demo.run as demo_run
-    from wikihowqa.cli import app
 
     def fake_run_demo(out, *, progress):
         ctx = demo_run.DemoContext(out=out.resolve())
@@ -90,7 +92,7 @@ def test_demo_table_shows_bracketed_paths_verbatim(tmp_path, monkeypatch):
     monkeypatch.setattr(demo_run, "run_demo", fake_run_demo)
     monkeypatch.setattr(demo_cli, "out", Console(width=400))
     monkeypatch.setattr(demo_cli, "console", Console(width=400))
-    result = CliRunner().invoke(app, ["demo", "--out", str(tmp_path / "d[x]")])
+    result = cli("demo", "--out", tmp_path / "d[x]")
     assert result.exit_code == 0, result.output
     assert "› step [one]" in result.output
     # The title wraps to the table's width: compare it without the white space.
@@ -99,10 +101,10 @@ def test_demo_table_shows_bracketed_paths_verbatim(tmp_path, monkeypatch):
         assert cell in result.output
 
 
-def test_import_into_an_existing_file_is_one_line_of_error(tmp_path, real_examples_dir):
+def test_import_into_an_existing_file_is_one_line_of_error(cli, tmp_path, real_examples_dir):
     (tmp_path / "afile").write_text("keep me\n")
-    result = run("import", "afile", "--qa", str(real_examples_dir / "qa.jsonl"), cwd=tmp_path)
-    assert result.returncode == 2 and "Traceback" not in result.stderr
+    result = cli("import", "afile", "--qa", real_examples_dir / "qa.jsonl", cwd=tmp_path)
+    assert result.exit_code == 2
     assert (
         result.stderr.strip()
         == "error: afile: exists and is a file, not a folder (choose a new or empty folder)"
@@ -110,26 +112,24 @@ def test_import_into_an_existing_file_is_one_line_of_error(tmp_path, real_exampl
     assert (tmp_path / "afile").read_text() == "keep me\n"
 
 
-def test_import_to_parquet_with_a_mixed_type_field_names_the_field(tmp_path):
+def test_import_to_parquet_with_a_mixed_type_field_names_the_field(cli, tmp_path):
     row = {"article_id": 1, "question": "q", "answer": "a", "related_document_urls_wayback_snapshots": []}
     (tmp_path / "qa.jsonl").write_text(
         json.dumps({**row, "x": 1}) + "\n" + json.dumps({**row, "article_id": 2, "x": "a"}) + "\n"
     )
-    result = run("import", "pq", "--qa", "qa.jsonl", "--format", "parquet", cwd=tmp_path)
-    assert result.returncode == 2 and "Traceback" not in result.stderr
+    result = cli("import", "pq", "--qa", "qa.jsonl", "--format", "parquet", cwd=tmp_path)
+    assert result.exit_code == 2
     [line] = result.stderr.splitlines()
     assert line.startswith("error: qa.parquet: field 'x' mixes value types (int in row 1, str in row 2)")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["qa.jsonl"]
 
 
-def test_a_broken_document_line_is_one_line_naming_the_documents_file(tmp_path, real_examples_dir):
+def test_a_broken_document_line_is_one_line_naming_the_documents_file(cli, tmp_path, real_examples_dir):
     docs = tmp_path / "documents.jsonl"
     good = (real_examples_dir / "documents.jsonl").read_text().splitlines()[0]
     docs.write_text(good + "\n" + json.dumps({**json.loads(good), "passages": "one string"}) + "\n")
-    result = run(
-        "import", "out", "--qa", str(real_examples_dir / "qa.jsonl"), "--documents", str(docs), cwd=tmp_path
-    )
-    assert result.returncode == 2 and "Traceback" not in result.stderr
+    result = cli("import", "out", "--qa", real_examples_dir / "qa.jsonl", "--documents", docs, cwd=tmp_path)
+    assert result.exit_code == 2
     assert result.stderr.strip() == (f"error: {docs}:2: field 'passages' must be a list of strings, got str")
     assert not (tmp_path / "out").exists()
 
@@ -202,7 +202,7 @@ def study(tmp_path_factory):
 
 @pytest.mark.parametrize("how", ["read-only", "full"])
 def test_serve_on_a_read_only_or_full_disk_is_one_line_naming_the_path(tmp_path, study, how):
-    prepare = 'readonly' if how == "read-only" else "fill 0"
+    prepare = "readonly" if how == "read-only" else "fill 0"
     script = f"""
 cp -r {study} "$FS/study"
 {prepare}
@@ -233,21 +233,12 @@ def test_export_judgments_into_a_read_only_folder_is_one_line_naming_the_file(tm
     assert _one_line(stderr) == f"error: {tmp_path / 'mnt' / 'j.jsonl'}: Read-only file system (EROFS)"
 
 
-def _main(monkeypatch, capsys, *args: str) -> tuple[int, str]:
-    from wikihowqa.cli import main
-
-    monkeypatch.setattr(sys, "argv", ["wikihowqa", *args])
-    with pytest.raises(SystemExit) as stop:
-        main()
-    return stop.value.code, capsys.readouterr().err
-
-
 def _disk_full(*args, **kwargs):
     raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
 
 def test_an_injected_disk_full_is_one_line_naming_the_file_for_each_writing_command(
-    tmp_path, monkeypatch, capsys, real_examples_dir
+    cli, tmp_path, monkeypatch, real_examples_dir
 ):
     """The same failure as on a real full disk, injected where every atomic write ends (fsync): runs
     everywhere, also where the tmpfs tests skip."""
@@ -273,9 +264,9 @@ def test_an_injected_disk_full_is_one_line_naming_the_file_for_each_writing_comm
                              tmp_path / "j.jsonl"),
     }  # fmt: skip
     for args, path in cases.values():
-        status, stderr = _main(monkeypatch, capsys, *args)
-        assert status == 2
-        assert _one_line(stderr) == f"error: {path}: No space left on device (ENOSPC)"
+        result = cli(*args)
+        assert result.exit_code == 2
+        assert _one_line(result.stderr) == f"error: {path}: No space left on device (ENOSPC)"
     assert not (tmp_path / "new").exists() and not (tmp_path / "j.jsonl").exists()
 
 

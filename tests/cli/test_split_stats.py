@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 from wikihowqa.io import DatasetFolder, write_dataset_folder
 from wikihowqa.records import Document, Example
@@ -25,13 +23,7 @@ QUESTIONS = [
 ]
 
 
-def run(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "wikihowqa", *map(str, args)], capture_output=True, text=True, timeout=300
-    )
-
-
-def test_split_then_stats_then_audit(tmp_path):
+def test_split_then_stats_then_audit(cli, tmp_path):
     examples = [
         Example(i, q, f"To do it, {q.lower()[7:]} carefully. Then rest.", (f"a{i}",))
         for i, q in enumerate(QUESTIONS)
@@ -41,8 +33,8 @@ def test_split_then_stats_then_audit(tmp_path):
         for i, q in enumerate(QUESTIONS)
     ]
     path = write_dataset_folder(tmp_path / "ds", examples, docs, {}).path
-    split = run("split", path, "--validation-size", "1", "--test-size", "1", "--seed", "1")
-    assert split.returncode == 0, split.stderr
+    split = cli("split", path, "--validation-size", "1", "--test-size", "1", "--seed", "1")
+    assert split.exit_code == 0, split.stderr
     saved = DatasetFolder(path).examples()
     counts = {s: sum(e.split == s for e in saved) for s in ("train", "validation", "test")}
     assert (
@@ -50,19 +42,18 @@ def test_split_then_stats_then_audit(tmp_path):
     )
     assert "audit.json" in split.stdout and counts["test"] == 1
     assert all(e.cluster is not None for e in saved)
-    stats = run("stats", path, "--out", tmp_path / "report", "--workers", "1")
-    assert stats.returncode == 0, stats.stderr
+    stats = cli("stats", path, "--out", tmp_path / "report", "--workers", "1")
+    assert stats.exit_code == 0, stats.stderr
     assert "12 questions, 12 documents" in stats.stdout
     report = json.loads((tmp_path / "report" / "stats.json").read_text())
     assert report["table1"]["test"]["questions"] == 1 and report["audit"]["splits"]["test"]["questions"] == 1
-    audit = run("audit", path, "--threshold", "0.5", "--no-lexical")
-    assert audit.returncode == 0, audit.stderr
+    audit = cli("audit", path, "--threshold", "0.5", "--no-lexical")
+    assert audit.exit_code == 0, audit.stderr
     assert json.loads((path / "audit.json").read_text())["threshold"] == 0.5
 
 
-def test_mistakes_are_one_line(tmp_path):
+def test_mistakes_are_one_line(cli, tmp_path):
     for args in (("stats", tmp_path / "missing"), ("split", tmp_path, "--validation-size", "1.5")):
-        result = run(*args)
-        assert result.returncode == 2 and "Traceback" not in result.stderr
-        lines = [line for line in result.stderr.splitlines() if line.strip()]
-        assert len(lines) == 1 and lines[0].startswith("error:"), result.stderr
+        result = cli(*args)
+        assert result.exit_code == 2
+        assert len(result.lines) == 1 and result.lines[0].startswith("error:"), result.stderr

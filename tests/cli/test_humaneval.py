@@ -1,0 +1,58 @@
+"""The human-evaluation commands end to end on the three real release instances."""
+
+from __future__ import annotations
+
+import json
+
+from wikihowqa.demo import real_examples_path
+from wikihowqa.importer import import_release
+
+
+def test_deteriorate_tasks_simulate_and_analyze_run_end_to_end(cli, tmp_path):
+    src = real_examples_path()
+    dataset, _ = import_release([src / "qa.jsonl"], [src / "documents.jsonl"], tmp_path / "ds")
+    det = tmp_path / "h" / "deteriorated.jsonl"
+    r = cli("deteriorate", dataset.path, "--out", det, "--seed", "1")
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "h" / "review.csv").is_file() and len(det.read_text().splitlines()) == 3
+    study = tmp_path / "h" / "study"
+    r = cli(
+        "tasks", dataset.path, study, "--deteriorated", det, "--review", tmp_path / "h" / "review.csv",
+        "--allow-unreviewed",
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    r = cli("simulate-judgments", study)
+    assert r.exit_code == 0, r.output
+    r = cli("analyze", study / "judgments.jsonl")
+    assert r.exit_code == 0, r.output
+    result = json.loads((study / "analysis.json").read_text())
+    assert result["judgments"]["total"] > 0 and "trial_a" in result["trials"]
+    assert (study / "idr_by_type.png").stat().st_size > 0
+
+
+def test_a_missing_review_decision_is_one_clear_error(cli, tmp_path):
+    src = real_examples_path()
+    dataset, _ = import_release([src / "qa.jsonl"], [src / "documents.jsonl"], tmp_path / "ds")
+    det = tmp_path / "deteriorated.jsonl"
+    cli("deteriorate", dataset.path, "--out", det)
+    r = cli("tasks", dataset.path, tmp_path / "s", "--deteriorated", det, "--review", tmp_path / "review.csv")
+    assert r.exit_code == 2 and len(r.lines) == 1 and "no decision yet" in r.stderr
+    assert not (tmp_path / "s").exists()
+
+
+def test_deteriorate_writes_inside_the_dataset_by_default_and_says_where_it_wrote_before(
+    cli, tmp_path, monkeypatch
+):
+    src = real_examples_path()
+    dataset, _ = import_release([src / "qa.jsonl"], [src / "documents.jsonl"], tmp_path / "ds")
+    monkeypatch.chdir(tmp_path)
+    r = cli("deteriorate", dataset.path)
+    assert r.exit_code == 0, r.output
+    assert (dataset.path / "deteriorated.jsonl").is_file() and (dataset.path / "review.csv").is_file()
+    assert not (tmp_path / "deteriorated.jsonl").exists()
+    assert "before this release: ./deteriorated.jsonl" in r.output
+    again = cli("deteriorate", dataset.path)
+    assert again.exit_code == 2 and "use --overwrite" in again.stderr
+    old = cli("deteriorate", dataset.path, "--out", "deteriorated.jsonl")
+    assert old.exit_code == 0, old.output
+    assert (tmp_path / "deteriorated.jsonl").is_file() and "before this release" not in old.output

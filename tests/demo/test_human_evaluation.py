@@ -1,0 +1,83 @@
+"""The demo's human-evaluation step: builds, simulates and analyses a study and prints its tables."""
+
+from __future__ import annotations
+
+import json
+
+from wikihowqa.demo import real_examples_path
+from wikihowqa.demo.run import DemoContext, human_evaluation
+from wikihowqa.humaneval.analysis import fmt
+from wikihowqa.importer import import_release
+from wikihowqa.io import DatasetFolder, write_predictions
+from wikihowqa.records import Prediction
+
+
+def test_demo_step_builds_simulates_and_analyses_a_study_and_prints_its_tables(tmp_path, capsys):
+    src = real_examples_path()
+    import_release([src / "qa.jsonl"], [src / "documents.jsonl"], tmp_path / "real-examples")
+    examples = DatasetFolder(tmp_path / "real-examples").examples()
+    (tmp_path / "predictions").mkdir()
+    write_predictions(
+        tmp_path / "predictions" / "lead.jsonl",
+        [Prediction(e.article_id, "lead", e.answer.split(". ")[0] + ".") for e in examples],
+    )
+    ctx = DemoContext(out=tmp_path)
+    human_evaluation(ctx)
+    study = tmp_path / "study"
+    for name in (
+        "study.json",
+        "tasks.jsonl",
+        "key.jsonl",
+        "assignments.jsonl",
+        "deteriorated.jsonl",
+        "judgments.jsonl",
+        "analysis.json",
+        "analysis.md",
+        "review.csv",
+        "labelstudio/trial_b.json",
+    ):
+        assert (study / name).is_file(), name
+    assert len(ctx.produced) == 3
+    printed = capsys.readouterr().out
+    assert len(printed.splitlines()) < 40
+    rows = {line.split()[0]: line.split() for line in printed.splitlines() if line.split()}
+
+    # Every printed number is the analysis's own, rounded as the report rounds it.
+    result = json.loads((study / "analysis.json").read_text())
+    a, b, tests = (result["trials"][k] for k in ("trial_a", "trial_b", "t_test_b_vs_a"))
+    assert rows["all"] == [
+        "all",
+        "edits",
+        fmt(a["idr"]["mean"]),
+        f"(n={a['idr']['n']})",
+        fmt(b["idr"]["mean"]),
+        f"(n={b['idr']['n']})",
+        fmt(tests["idr"]["t"]),
+        fmt(tests["idr"]["p"], 3),
+    ]
+    assert a["by_type"]
+    for kind in a["by_type"]:
+        test = tests["by_type"][kind]
+        assert rows[kind] == [
+            kind,
+            fmt(a["by_type"][kind]["mean"]),
+            fmt(b["by_type"].get(kind, {}).get("mean")),
+            fmt(test and test["t"]),
+            fmt(test and test["p"], 3),
+        ]
+    rel = result["relevance"]
+    relevance_row = next(line for line in printed.splitlines() if f"(n={rel['rating']['n']})" in line)
+    for number in (
+        fmt(rel["rating"]["mean"]),
+        f"{fmt(rel['cohen_kappa'])} ({rel['cohen_kappa_pairs']} pairs)",
+        fmt(rel["krippendorff_alpha_ordinal"]),
+        fmt(rel["highlight_overlap"]["mean"]),
+    ):
+        assert number in relevance_row
+    lead = result["preference"]["lead"]
+    shares = [
+        cell
+        for o in ("model", "tie", "gold")
+        for cell in (f"{lead[o]['share']:.0%}", f"[{lead[o]['ci95'][0]:.0%}–{lead[o]['ci95'][1]:.0%}]")
+    ]
+    assert rows["lead"] == ["lead", str(lead["n"]), *shares, fmt(lead["sign_test_p"], 3)]

@@ -1,0 +1,33 @@
+"""The demo's meta-evaluation step on the real release instances: scores the study's answers and prints the
+agreement table."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.evaluate.test_pipeline import fast_models  # noqa: F401  (a fixture: bag-of-words models)
+
+
+@pytest.mark.usefixtures("fast_models")
+def test_demo_step_scores_the_study_answers_and_prints_the_agreement_table(tmp_path, capsys):
+    from wikihowqa.demo import real_examples_path
+    from wikihowqa.demo.run import DemoContext, human_evaluation, meta_evaluation
+    from wikihowqa.importer import import_release
+
+    src = real_examples_path()
+    import_release([src / "qa.jsonl"], [src / "documents.jsonl"], tmp_path / "real-examples")
+    ctx = DemoContext(out=tmp_path)
+    human_evaluation(ctx)
+    capsys.readouterr()
+    meta_evaluation(ctx)
+    printed = capsys.readouterr().out
+    assert "Metric agreement with the assessors" in printed and "Grounding" in printed
+    assert (tmp_path / "meta-evaluation" / "meta_evaluation.md").is_file()
+    assert (tmp_path / "meta-evaluation" / "evaluation" / "per_question.jsonl").is_file()
+    assert ctx.produced[-1][1] == "meta-evaluation/meta_evaluation.md"
+    from wikihowqa.demo.run import STEPS
+
+    names = [name for name, _ in STEPS]
+    assert (
+        names.index("meta-evaluation: which metric agrees with the (simulated) assessors") == len(names) - 2
+    )
