@@ -280,3 +280,20 @@ def test_cli_answer_context_overflow_says_to_lower_the_prompt_budget_not_to_reru
     assert "lower llm.prompt.max_context_tokens (now 1500) or llm.openai.max_tokens (now 256)" in line
     assert "--set llm.prompt.max_context_tokens=1752" in line  # 2048 - 256 - 40 (a 2 % margin)
     assert "rerun the command to retry" not in line
+
+
+def test_the_catalogue_the_command_line_lists_is_the_registry_s_table_of_systems():
+    from wikihowqa.answer.catalogue import DESCRIPTIONS
+
+    assert list(DESCRIPTIONS) == list(SYSTEMS)
+    assert all(SYSTEMS[name].description == what for name, what in DESCRIPTIONS.items())
+
+
+def test_listing_the_systems_loads_no_answerer():
+    import subprocess
+    import sys
+
+    heavy = ("wikihowqa.answer.run", "wikihowqa.answer.systems", "numpy")
+    code = f"import sys, wikihowqa.cli; print(sorted(m for m in {heavy!r} if m in sys.modules))"
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert shown.strip() == "[]"

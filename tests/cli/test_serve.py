@@ -42,6 +42,10 @@ def test_serve_at_the_command_line_prints_no_token_into_a_pipe(cli, study_dir, m
     import uvicorn
 
     monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)
+    # uvicorn's logging dictConfig shuts every existing handler down; absl's (rouge-score imports absl)
+    # then closes its stream when that is not the current sys.stderr -- pytest's capture, since the
+    # in-process runner has swapped sys.stderr -- and the rest of the session loses its stderr.
+    monkeypatch.setattr(uvicorn.Config, "configure_logging", lambda self: None)
     monkeypatch.setenv("WIKIHOWQA_ADMIN_TOKEN", "v" * 24)
     r = cli("serve", study_dir, "--port", "0")
     assert r.exit_code == 0, r.output

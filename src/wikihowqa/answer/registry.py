@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from wikihowqa.answer.catalogue import DESCRIPTIONS
 from wikihowqa.errors import SettingsError
 from wikihowqa.generate.extractive import DEFAULT_MAX_WORDS
 from wikihowqa.io import DatasetFolder
@@ -115,7 +116,14 @@ class SystemSpec:
 SYSTEMS: dict[str, SystemSpec] = {}
 
 
-def register(name: str, description: str) -> Callable[[Factory], Factory]:
+def register(name: str, description: str | None = None) -> Callable[[Factory], Factory]:
+    """Register ``factory`` as system ``name``; the description defaults to the catalogue's (a system of
+    one's own gives its own)."""
+    if description is None:
+        if name not in DESCRIPTIONS:
+            raise SettingsError(f"system {name!r}: give a description (it is not in the catalogue)")
+        description = DESCRIPTIONS[name]
+
     def add(factory: Factory) -> Factory:
         SYSTEMS[name] = SystemSpec(name, description, factory)
         return factory

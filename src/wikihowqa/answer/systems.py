@@ -72,20 +72,12 @@ def _extractive(retriever: str, method: str) -> Factory:
 
 
 for _retriever in ("bm25", "dense", "hybrid"):
-    register(
-        f"{_retriever}+lead", f"first sentence of each top {_retriever} passage, up to the answer length"
-    )(_extractive(_retriever, "lead"))
-register("bm25+textrank", "TextRank over the sentences of the top BM25 passages")(
-    _extractive("bm25", "textrank")
-)
-register("bm25+lexrank", "LexRank over the sentences of the top BM25 passages")(
-    _extractive("bm25", "lexrank")
-)
+    register(f"{_retriever}+lead")(_extractive(_retriever, "lead"))
+register("bm25+textrank")(_extractive("bm25", "textrank"))
+register("bm25+lexrank")(_extractive("bm25", "lexrank"))
 
 
-@register(
-    "oracle", "extractive oracle: greedy ROUGE-1+2 against the gold answer (an upper bound; reads gold)"
-)
+@register("oracle")
 def _oracle(ctx: Context) -> System:
     max_sentences = ctx.typed.oracle.max_sentences
 
@@ -115,7 +107,7 @@ def _oracle(ctx: Context) -> System:
 # compute on the fly); these systems write them as predictions files like any other system.
 
 
-@register("copy-top-passages", "lower bound: the top BM25 passages copied, cut at max_words (default 100)")
+@register("copy-top-passages")
 def _copy_top(ctx: Context) -> System:
     max_words = ctx.typed.lower_bounds.max_words
     documents = ctx.folder.documents_by_article()
@@ -142,7 +134,7 @@ def _copy_top(ctx: Context) -> System:
     return System("copy-top-passages", None, answer, settings)
 
 
-@register("random-train-answer", "lower bound: the answer of a random train question (never its own)")
+@register("random-train-answer")
 def _random_train(ctx: Context) -> System:
     seed = ctx.typed.lower_bounds.seed
     train = ctx.folder.examples("train")
@@ -188,9 +180,7 @@ def generator_config(ctx: Context) -> GeneratorConfig:
     return GeneratorConfig.from_settings(merge(saved, s) if saved else s)
 
 
-@register(
-    "seq2seq", "the fine-tuned generator (BART, T5, or a decoder-only LM) over the paper's input builder"
-)
+@register("seq2seq")
 def _seq2seq(ctx: Context) -> System:
     config = generator_config(ctx)
     retriever, mode = input_retrieval(config, ctx.folder.path)  # the generator's, as in training
@@ -272,9 +262,5 @@ def _llm(ctx: Context, with_passages: bool) -> System:
     return System(name, retriever, answer, described, batch_size=batch, may_fail=settings.backend == "openai")
 
 
-register("llm-qonly", "zero-shot LLM, question only (backend: openai-compatible API or local SmolLM2)")(
-    lambda ctx: _llm(ctx, with_passages=False)
-)
-register("llm-passages", "zero-shot LLM, question + top retrieved passages (openai-compatible API or local)")(
-    lambda ctx: _llm(ctx, with_passages=True)
-)
+register("llm-qonly")(lambda ctx: _llm(ctx, with_passages=False))
+register("llm-passages")(lambda ctx: _llm(ctx, with_passages=True))

@@ -9,8 +9,7 @@ import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from wikihowqa.answer import SYSTEMS, answer_split
-from wikihowqa.answer.options import command_settings
+from wikihowqa.answer.catalogue import DESCRIPTIONS
 from wikihowqa.cli._app import app, console, out
 from wikihowqa.cli._options import (
     Device,
@@ -24,14 +23,10 @@ from wikihowqa.cli._options import (
     renamed,
     running_on,
 )
-from wikihowqa.generate.seq2seq import GeneratorConfig, fine_tune
-from wikihowqa.io import DatasetFolder
-from wikihowqa.progress import Bars
-from wikihowqa.schema.files import merge, read_generator_settings, read_settings
-from wikihowqa.schema.settings import AnswerSettings
 
-#: The systems the registry holds, with what each does (the --system help lists them all).
-_SYSTEMS_HELP = "System to run: " + "; ".join(f"{s.name} ({s.description})" for s in SYSTEMS.values()) + "."
+#: The systems the registry holds, with what each does (the --system help lists them all; the catalogue is the
+#: registry's table of names, read without loading the systems).
+_SYSTEMS_HELP = "System to run: " + "; ".join(f"{name} ({what})" for name, what in DESCRIPTIONS.items()) + "."
 
 
 @app.command("answer")
@@ -82,6 +77,14 @@ def answer_command(
     Exit status: 0 when every question is answered; 1 when some failed (the others are saved, the message
     says how many and what to do); 2 for a user error, or a server that answers no one (stopped at once).
     """
+    # heavy: the answer stage (numpy, httpx, pydantic's row models: ~0.45 s) loads for this command only
+    from wikihowqa.answer import answer_split
+    from wikihowqa.answer.options import command_settings
+    from wikihowqa.io import DatasetFolder
+    from wikihowqa.progress import Bars
+    from wikihowqa.schema.files import read_settings
+    from wikihowqa.schema.settings import AnswerSettings
+
     settings = command_settings(
         system,
         read_settings(config, AnswerSettings),
@@ -142,6 +145,11 @@ def train_command(
     device: Device = "auto",
 ) -> None:
     """Fine-tune the generator on the train split; resumes from the last checkpoint in the --out folder."""
+    # heavy: the generator's training side (torch and transformers behind it) loads for this command only
+    from wikihowqa.generate.seq2seq import GeneratorConfig, fine_tune
+    from wikihowqa.io import DatasetFolder
+    from wikihowqa.schema.files import merge, read_generator_settings
+
     settings = read_generator_settings(config)  # a full answer-settings file works too
     out_dir = renamed(out_dir, output_dir, "--out", "--output-dir")
     overrides: dict = {}

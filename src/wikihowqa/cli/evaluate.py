@@ -21,12 +21,6 @@ from wikihowqa.cli._options import (
     seed_option,
 )
 from wikihowqa.evaluate import GROUNDING_THRESHOLD
-from wikihowqa.evaluate.bertscore import BertScoreConfig
-from wikihowqa.evaluate.grounding import GroundingConfig
-from wikihowqa.evaluate.judge import JudgeConfig
-from wikihowqa.evaluate.pipeline import EvaluationSettings, check_request, coverage_warnings, evaluate
-from wikihowqa.evaluate.report import leaderboard_table, write_report
-from wikihowqa.progress import Bars
 
 
 @app.command("evaluate")
@@ -124,6 +118,14 @@ def evaluate_command(
     Scores are cached in the report folder, so an interrupted run resumes and a rerun with another
     predictions file only scores what is new.
     """
+    # heavy: the metrics (numpy, scipy, the encoder's loader: ~0.4 s) load for this command only
+    from wikihowqa.evaluate.bertscore import BertScoreConfig
+    from wikihowqa.evaluate.grounding import GroundingConfig
+    from wikihowqa.evaluate.judge import JudgeConfig
+    from wikihowqa.evaluate.pipeline import EvaluationSettings, check_request, coverage_warnings, evaluate
+    from wikihowqa.evaluate.report import leaderboard_table, write_report
+    from wikihowqa.progress import Bars
+
     device = device_option(device)
     settings = EvaluationSettings(
         split=split,

@@ -9,8 +9,6 @@ import typer
 
 from wikihowqa.cli._app import app, console, out
 from wikihowqa.cli._options import Overwrite
-from wikihowqa.export.hub import CROISSANT_FILE, HubSettings, export_hub
-from wikihowqa.export.lm_eval import LmEvalSettings, export_lm_eval
 
 
 @app.command("export-lm-eval")
@@ -37,6 +35,9 @@ def export_lm_eval_command(
 ) -> None:
     """Write an lm-evaluation-harness task folder: YAML, the split's prompts and gold answers, and this
     project's ROUGE and grounding as the task's metrics."""
+    # heavy: the prompt builder and retrieval (numpy, bm25s, httpx: ~0.25 s) load for this command only
+    from wikihowqa.export.lm_eval import LmEvalSettings, export_lm_eval
+
     settings = LmEvalSettings(
         task=task,
         split=split,
@@ -71,6 +72,8 @@ def export_hub_command(
 ) -> None:
     """Write Parquet shards per split (configs qa and documents), a dataset card from the manifest, and
     Croissant metadata (validated by mlcroissant); `datasets.load_dataset(OUT)` loads it."""
+    from wikihowqa.export.hub import CROISSANT_FILE, HubSettings, export_hub  # heavy: pyarrow, the LLM client
+
     with console.status("exporting…"):
         export = export_hub(
             dataset,

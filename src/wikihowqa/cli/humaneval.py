@@ -9,19 +9,6 @@ import typer
 
 from wikihowqa.cli._app import app, console, out
 from wikihowqa.cli._options import ENCODER_DEFAULT, Overwrite, model_option, out_option, seed_option
-from wikihowqa.humaneval.analysis import markdown_report
-from wikihowqa.humaneval.deteriorate import DeteriorationSettings
-from wikihowqa.humaneval.rank import make_ranker
-from wikihowqa.humaneval.simulate import SimulationSettings
-from wikihowqa.humaneval.steps import (
-    DETERIORATED_FILE,
-    analyze_files,
-    build_study_folder,
-    deteriorate_dataset,
-    edit_types,
-    simulate_to,
-)
-from wikihowqa.humaneval.tasks import StudySettings
 
 
 @app.command("deteriorate")
@@ -48,6 +35,10 @@ def deteriorate_command(
     Also writes review.csv next to the output (unless one exists): fill in accept, fix or reject per
     answer and pass it to `wikihowqa tasks --review`.
     """
+    # heavy: the study library (scipy, lemminflect, numpy) loads for the command that runs, not at start-up
+    from wikihowqa.humaneval.deteriorate import DeteriorationSettings
+    from wikihowqa.humaneval.steps import DETERIORATED_FILE, deteriorate_dataset, edit_types
+
     if out_file is None:
         console.print(
             f"[yellow]note:[/] deteriorate writes DATASET/{DETERIORATED_FILE} when --out is not given "
@@ -111,6 +102,11 @@ def tasks_command(
 ) -> None:
     """Build the study: relevance, trial A, trial B and A/B preference tasks, the answer key, the
     assignment plan, and Label Studio import files."""
+    # heavy: the study library (scipy, lemminflect, numpy) loads for the command that runs, not at start-up
+    from wikihowqa.humaneval.rank import make_ranker
+    from wikihowqa.humaneval.steps import build_study_folder
+    from wikihowqa.humaneval.tasks import StudySettings
+
     settings = StudySettings(
         assessors,
         items_per_assessor,
@@ -150,6 +146,10 @@ def simulate_command(
     overwrite: Overwrite = False,
 ) -> None:
     """Judgments of synthetic assessors with planted detection rates (for tests and demos only)."""
+    # heavy: the study library (scipy, lemminflect, numpy) loads for the command that runs, not at start-up
+    from wikihowqa.humaneval.simulate import SimulationSettings
+    from wikihowqa.humaneval.steps import simulate_to
+
     target, n = simulate_to(
         study_dir, SimulationSettings(inattentive=inattentive, seed=seed), out=out_file, overwrite=overwrite
     )
@@ -180,6 +180,10 @@ def analyze_command(
     Several files are analysed as one study: judgments are merged in submission order and screened
     together (an annotator in both trials, or judging two tasks of one article, is caught across files).
     """
+    # heavy: the study library (scipy, lemminflect, numpy) loads for the command that runs, not at start-up
+    from wikihowqa.humaneval.analysis import markdown_report
+    from wikihowqa.humaneval.steps import analyze_files
+
     result, written = analyze_files(judgments, study=study, out=out_dir, min_common=min_common)
     out.print(markdown_report(result))
     out.print(f"wrote {', '.join(str(p) for p in written)}")

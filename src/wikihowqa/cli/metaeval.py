@@ -9,8 +9,6 @@ import typer
 
 from wikihowqa.cli._app import app, console, out
 from wikihowqa.cli._options import out_option, seed_option
-from wikihowqa.metaeval import meta_evaluate_folders, write_study_predictions
-from wikihowqa.metaeval.report import agreement_table, write_report
 
 
 @app.command("study-predictions")
@@ -23,6 +21,8 @@ def study_predictions_command(
     Systems: the original answers (the dataset's own, also every deteriorated answer's original), the
     deteriorated versions, and each A/B system's answers under its own name.
     """
+    from wikihowqa.metaeval import write_study_predictions  # heavy: numpy, scipy (start-up time)
+
     paths = write_study_predictions(study_dir, out_dir)
     for path in paths:
         out.print(f"{path}", highlight=False)
@@ -61,7 +61,10 @@ def meta_evaluate_command(
     usefulness and errors found, original-above-deteriorated accuracy and AUC, A/B agreement and
     system-level tau, each with bootstrap CIs → meta_evaluation.md, .json and .png.
     """
-    from wikihowqa.metaeval.agreement import MetaSettings  # heavy: numpy, scipy (start-up time)
+    # heavy: numpy, scipy (start-up time)
+    from wikihowqa.metaeval import meta_evaluate_folders
+    from wikihowqa.metaeval.agreement import MetaSettings
+    from wikihowqa.metaeval.report import agreement_table, write_report
 
     settings = MetaSettings(resamples=resamples, confidence=confidence, seed=seed, controls=controls)
     with console.status("meta-evaluating…"):
