@@ -27,11 +27,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from urllib.parse import urljoin, urlsplit
 
 from wikihowqa.collect.http import CDX, PLAYBACK, FetchError, HttpClient, Response, request_key
 from wikihowqa.errors import SettingsError
+from wikihowqa.retry_after import http_date
 
 #: The Internet Archive's CDX field names, and what other servers call them.
 _ALIASES = {"url": "original", "mime": "mimetype", "status": "statuscode"}
@@ -112,17 +112,8 @@ def wayback_timestamp(iso: str) -> str:
 
 def http_date_timestamp(value: str | None) -> str | None:
     """``Sat, 02 Nov 2019 08:15:00 GMT`` (``Memento-Datetime``) → ``20191102081500``; ``None`` if unusable."""
-    if not value:
-        return None
-    try:
-        moment = parsedate_to_datetime(value.strip())
-    except (TypeError, ValueError, IndexError):
-        return None
-    if moment is None:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%Y%m%d%H%M%S")
+    moment = http_date(value)
+    return None if moment is None else moment.strftime("%Y%m%d%H%M%S")
 
 
 def seconds(ts14: str) -> float:

@@ -27,11 +27,12 @@ import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from email.utils import format_datetime, parsedate_to_datetime
+from email.utils import format_datetime
 from urllib.parse import unquote, urljoin
 
 from wikihowqa.replay.corpus import Capture, surt_key
 from wikihowqa.replay.reply import Reply
+from wikihowqa.retry_after import http_date
 
 FIELDS = ("urlkey", "timestamp", "original", "mimetype", "statuscode", "digest", "length")
 _PLAYBACK = re.compile(r"^/web/(\d{1,14})([a-z]{2}_)?/(.*)$", re.S)
@@ -287,15 +288,8 @@ class Archive:
 
 def http_date_ts(value: str) -> str | None:
     """An HTTP date (``Accept-Datetime``) as 14 digits."""
-    try:
-        moment = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if moment is None:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%Y%m%d%H%M%S")
+    moment = http_date(value)
+    return None if moment is None else moment.strftime("%Y%m%d%H%M%S")
 
 
 def _one(params: Mapping[str, str | list[str]], name: str) -> str | None:
