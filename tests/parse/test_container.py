@@ -5,7 +5,7 @@ from __future__ import annotations
 import lxml.html
 
 from wikihowqa.parse.blocks import Block
-from wikihowqa.parse.container import container_blocks, main_container
+from wikihowqa.parse.container import container_blocks, has_pictured_items, main_container
 from wikihowqa.parse.html import interior
 
 PARAGRAPH = (
@@ -97,3 +97,5 @@ def test_a_gallery_caption_is_no_list_item_of_the_text_without_pictures():
     assert "The minister shakes hands in Hanoi." in with_pictures
     assert without == [t for t in with_pictures if t != "The minister shakes hands in Hanoi."]
     assert "Coast guard cutters were promised to Vietnam." in without
+    assert has_pictured_items(main)
+    assert not has_pictured_items(main.find("ul[2]"))  # nothing to leave out: the one reading serves

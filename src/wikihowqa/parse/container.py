@@ -226,6 +226,15 @@ def main_container(
 
 
 _PICTURED = etree.XPath("boolean(.//img | .//picture | .//figure)")
+_PICTURED_ITEM = etree.XPath(
+    "boolean(.//*[self::li or self::dt or self::dd][.//img or .//picture or .//figure])"
+)
+
+
+def has_pictured_items(container: HtmlElement) -> bool:
+    """Whether ``container_blocks(container, pictures=False)`` would leave anything out (asked in C: most
+    containers have no pictured list item, and their reading without pictures is the one already made)."""
+    return bool(_PICTURED_ITEM(container))
 
 
 def container_blocks(

@@ -37,7 +37,13 @@ from trafilatura.core import bare_extraction
 from trafilatura.xml import xmltotxt
 
 from wikihowqa.parse.blocks import Block
-from wikihowqa.parse.container import container_blocks, is_named, main_container, markdown_of
+from wikihowqa.parse.container import (
+    container_blocks,
+    has_pictured_items,
+    is_named,
+    main_container,
+    markdown_of,
+)
 from wikihowqa.parse.sizes import text_sizes
 
 try:  # trafilatura's own article-container expressions: the chunks it would pick the first of
@@ -363,7 +369,9 @@ def extract(
             == "container"
         ):
             return Extraction(tuple(whole), markdown_of(whole), "container")
-        filled = interior(blocks, container_blocks(main, keep_links=page_type in LINKED, pictures=False))
+        if whole and has_pictured_items(main):
+            whole = container_blocks(main, keep_links=page_type in LINKED, pictures=False)
+        filled = interior(blocks, whole) if whole else None
         if filled is not None:
             return Extraction(filled, markdown_of(filled), "container")
     if not blocks:
