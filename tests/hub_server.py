@@ -127,3 +127,53 @@ class HubServer:
         handler.end_headers()
         if body:
             handler.wfile.write(data)
+
+
+# --------------------------------------------------------------------------- the release, as the Hub holds it
+
+REPO = "Lurunchik/WikiHowNFQA"
+PARQUET_REVISION = "refs/convert/parquet"
+#: A loading script: fetching the data must never run it (nor even download it).
+LOADING_SCRIPT = b"raise SystemExit('the loading script was run')\n"
+
+
+def parquet_bytes(rows: list[dict]) -> bytes:
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    sink = io.BytesIO()
+    pq.write_table(pa.Table.from_pylist(rows), sink)
+    return sink.getvalue()
+
+
+def release_repo(qa_jsonl: bytes, conversion: dict[str, list[dict]]) -> dict[str, dict[str, bytes]]:
+    """The release's repository: ``main`` with the JSONL, a loading script and a card; the Parquet
+    conversion branch with ``default/<split>/0000.parquet`` for each split of ``conversion``."""
+    return {
+        "main": {
+            "WikiHowNFQA.jsonl": qa_jsonl,
+            "WikiHowNFQA.py": LOADING_SCRIPT,
+            "README.md": b"---\nlicense: cc-by-4.0\n---\n# WikiHowNFQA\n",
+        },
+        PARQUET_REVISION: {
+            f"default/{split}/0000.parquet": parquet_bytes(rows) for split, rows in conversion.items()
+        },
+    }
+
+
+def go_online(monkeypatch, url: str, cache) -> None:
+    """Point huggingface_hub at the Hub at ``url`` (``HF_ENDPOINT``, read when the command runs), its
+    cache at ``cache``; the suite's ``HF_HUB_OFFLINE=1`` is lifted for this test only."""
+    from huggingface_hub import constants
+
+    monkeypatch.setenv("HF_ENDPOINT", url)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(cache))
+
+
+def go_offline(monkeypatch) -> None:
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)

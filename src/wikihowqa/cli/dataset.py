@@ -34,7 +34,9 @@ def _report(manifest: dict[str, Any]) -> None:
     if escaped.get("rows"):
         what = f"{escaped['escapes']} backslash-escaped quotes (\\' for ')"
         if escaped.get("cleaned"):
-            console.print(f"cleaned: {what} in {_rows(escaped['rows'])}", highlight=False, markup=False)
+            console.print(
+                f"cleaned: {what} in {_rows(escaped['rows'])}", highlight=False, markup=False, soft_wrap=True
+            )
         else:
             _warn(
                 f"{what} in {_rows(escaped['rows'])}, an artefact of the release: kept as released "
@@ -89,7 +91,7 @@ def import_command(
     decimals and binary values are kept as text (ISO 8601, digits, base64).
     """
     if bool(qa) == bool(hub):
-        raise SettingsError("give the QA part either as --qa FILE or as --hub REPOSITORY (one of the two)")
+        raise SettingsError("give the QA part either as --qa FILE or as --hub REPOSITORY, not both")
     if revision is not None and not hub:
         raise SettingsError("--revision applies to --hub only")
     # heavy: lxml, pydantic, huggingface_hub (start-up time)
@@ -111,6 +113,7 @@ def import_command(
             + ", ".join(origin["files"]),
             highlight=False,
             markup=False,
+            soft_wrap=True,
         )
     else:
         folder, manifest = import_release(qa, documents, out_dir, fmt=fmt, overwrite=overwrite, clean=clean)

@@ -353,9 +353,9 @@ def render_card(
             "",
         ]
     if export.questions_without_documents:
-        lines += [f"{export.questions_without_documents:,} questions have no documents.", ""]
+        lines += [f"Questions without documents: {export.questions_without_documents:,}.", ""]
     if export.empty_answers:
-        lines += [f"{export.empty_answers:,} questions have an empty gold answer (exported as asked).", ""]
+        lines += [f"Questions with an empty gold answer (exported as asked): {export.empty_answers:,}.", ""]
     lines += [
         "## Licences",
         "",
