@@ -74,6 +74,7 @@ def test_offline_a_revision_fetched_before_comes_from_the_cache_with_its_commit(
         ("Lurunchik/NoSuchRepo", None, False, "no such dataset repository on http://127.0.0.1:"),
         (REPO, None, True, "offline (HF_HUB_OFFLINE is set) and no cached copy of this revision in "),
     ],
+    ids=["unknown revision", "unknown repository", "offline without a cached copy"],
 )
 def test_a_failed_fetch_is_one_line_naming_the_repository_and_the_cause(
     hub, tmp_path, monkeypatch, repo, revision, offline, cause
@@ -104,3 +105,10 @@ def test_a_revision_without_a_qa_file_is_refused(real_examples_dir, tmp_path, mo
             HubError, match=r"holds neither WikiHowNFQA.jsonl nor Parquet files under default/"
         ):
             fetch_qa(REPO, cache_dir=tmp_path / "cache")
+
+
+def test_a_malformed_repository_id_is_named(hub, tmp_path):
+    with pytest.raises(
+        HubError, match=r"^'Lurunchik/WikiHowNFQA/extra': not a Hub repository id \(HFValidation"
+    ):
+        fetch_qa("Lurunchik/WikiHowNFQA/extra", cache_dir=tmp_path / "cache")

@@ -57,6 +57,18 @@ def _first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
+#: The HTTP libraries huggingface_hub has used (httpx2 in 2.x, httpx in 1.x, requests before).
+_HTTP_LIBRARIES = frozenset({"httpx2", "httpx", "httpcore", "requests", "urllib3"})
+
+
+def _is_fetch_error(exc: BaseException) -> bool:
+    """Is ``exc`` the Hub's answer, the network, the disk or a bad repository id (not a bug)?"""
+    from huggingface_hub.errors import EntryNotFoundError, HfHubHTTPError, HFValidationError
+
+    known = (HfHubHTTPError, EntryNotFoundError, HFValidationError, OSError, ConnectionError, TimeoutError)
+    return isinstance(exc, known) or type(exc).__module__.split(".")[0] in _HTTP_LIBRARIES
+
+
 def _cause(exc: BaseException, where: str, cache: str) -> str:
     """Why the fetch failed, in one clause (huggingface_hub's own messages run to several lines)."""
     from huggingface_hub.errors import (
@@ -112,10 +124,14 @@ def fetch_qa(repo_id: str, revision: str | None = None, *, cache_dir: Path | Non
                 cache_dir=cache_dir,
             )
         )
-    except HubError:
-        raise
-    except Exception as exc:  # huggingface_hub raises HTTP, OS, value and connection errors alike
-        if isinstance(exc, ValueError) and "repo" in str(exc).lower() and "id" in str(exc).lower():
+    except Exception as exc:
+        from huggingface_hub.errors import HFValidationError
+
+        if not _is_fetch_error(exc):
+            raise  # a bug, not the network or the input: keep its traceback
+        if isinstance(exc, OSError) and exc.errno is not None:
+            raise  # the disk (the cache folder): the CLI names the path and the OS error
+        if isinstance(exc, HFValidationError):
             raise HubError(f"{repo_id!r}: not a Hub repository id ({_first_line(exc)})") from None
         raise HubError(f"{name}: {_cause(exc, where, cache)}") from None
     commit = folder.name
