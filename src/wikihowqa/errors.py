@@ -17,6 +17,10 @@ class SettingsError(WikihowqaError):
     """A setting or option value is invalid."""
 
 
+class HubError(WikihowqaError):
+    """A dataset repository on the Hugging Face Hub cannot be fetched; the message names it and why."""
+
+
 #: OS errors that are the machine's state (a full disk, a read-only folder, a missing path), which a user
 #: fixes; any other ``OSError`` reaching the CLI is the program's fault and keeps its traceback.
 _ENVIRONMENT = (

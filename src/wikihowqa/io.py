@@ -416,18 +416,25 @@ def iter_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     raise DatasetError(f"{path}: unsupported file type (expected .jsonl or .parquet)")
 
 
-def read_records(path: Path, convert: Callable[[Mapping[str, Any]], R]) -> list[R]:
+def row_location(path: Path, number: int) -> str:
+    """How a reader names a row: ``file:line`` in JSONL, ``file: row N`` in Parquet."""
     path = Path(path)
-    unit = "row" if path.suffix == ".parquet" else "line"
-    records = []
+    return f"{path}: row {number}" if path.suffix == ".parquet" else f"{path}:{number}"
+
+
+def iter_records(path: Path, convert: Callable[[Mapping[str, Any]], R]) -> Iterator[tuple[int, R]]:
+    """``(line or row number, record)``; a row ``convert`` refuses (``RowError``) raises with its place."""
+    path = Path(path)
     for number, row in iter_rows(path):
         try:
-            records.append(convert(row))
+            record = convert(row)
         except _RowError as exc:
-            raise DatasetError(
-                f"{path}:{number}: {exc}" if unit == "line" else f"{path}: row {number}: {exc}"
-            ) from None
-    return records
+            raise DatasetError(f"{row_location(path, number)}: {exc}") from None
+        yield number, record
+
+
+def read_records(path: Path, convert: Callable[[Mapping[str, Any]], R]) -> list[R]:
+    return [record for _, record in iter_records(path, convert)]
 
 
 def read_examples(path: Path) -> list[Example]:

@@ -28,3 +28,23 @@ def test_export_hub_exports_and_refuses_a_non_empty_folder(cli, small_dataset, t
     assert again.exit_code == 2 and len(again.lines) == 1 and "not empty" in again.stderr
     fields = [f["name"] for f in json.loads((out / CROISSANT_FILE).read_text())["recordSet"][0]["field"]]
     assert fields == [*example_to_dict(DatasetFolder(small_dataset).examples()[0])]
+
+
+def test_both_exports_warn_with_counts_and_refuse_an_empty_gold_answer_unless_asked(
+    cli, small_dataset, tmp_path
+):
+    from tests.export.conftest import with_flaws
+
+    dataset = with_flaws(small_dataset)
+    warnings = [
+        "warning: 1 question has an empty gold answer (article_id 104): every model scores 0 on them",
+        "warning: 1 question has no documents (article_id 105): no passages to prompt with or ground in",
+    ]
+    for command, extra in (("export-lm-eval", ["--question-only", "--no-grounding"]), ("export-hub", [])):
+        refused = cli(command, dataset, tmp_path / command, *extra)
+        assert refused.exit_code == 2 and len(refused.lines) == 1, refused.output
+        assert "1 question has an empty gold answer (article_id 104)" in refused.lines[0]
+        assert "--allow-empty-answers" in refused.lines[0] and not (tmp_path / command).exists()
+        allowed = cli(command, dataset, tmp_path / command, *extra, "--allow-empty-answers")
+        assert allowed.exit_code == 0, allowed.output
+        assert [line for line in allowed.lines if line.startswith("warning:")] == warnings

@@ -57,3 +57,16 @@ def small_dataset(tmp_path):
             )
     documents.append(Document(999, "https://orphan.example", "http://a/orphan", "An orphan page."))
     return write_dataset_folder(tmp_path / "my-benchmark", examples, documents, MANIFEST).path
+
+
+def with_flaws(dataset):
+    """``dataset`` (the small one) with the gold answer of question 104 (test) emptied and the documents of
+    question 105 (test) removed: what an export must warn about (and refuse, for the first)."""
+    from dataclasses import replace
+
+    from wikihowqa.io import DatasetFolder, write_documents
+
+    folder = DatasetFolder(dataset)
+    folder.write_examples([replace(e, answer="") if e.article_id == 104 else e for e in folder.examples()])
+    write_documents(folder.documents_path, [d for d in folder.documents() if d.article_id != 105])
+    return dataset

@@ -4,11 +4,27 @@ models and publish datasets."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from wikihowqa.cli._app import app, console, out
 from wikihowqa.cli._options import Overwrite
+
+AllowEmptyAnswers = Annotated[
+    bool,
+    typer.Option(
+        "--allow-empty-answers",
+        help="Export questions whose gold answer is empty (every model scores 0 on them); without it they "
+        "stop the export. Empty answers and questions without documents are counted in a warning either way.",
+    ),
+]
+
+
+def _warn(lines: list[str]) -> None:
+    for line in lines:
+        console.print(f"[yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True)
 
 
 @app.command("export-lm-eval")
@@ -31,6 +47,7 @@ def export_lm_eval_command(
         "--grounding/--no-grounding",
         help="Score grounding too (needs the question's documents in the task folder, and MiniLM).",
     ),
+    allow_empty_answers: AllowEmptyAnswers = False,
     overwrite: Overwrite = False,
 ) -> None:
     """Write an lm-evaluation-harness task folder: YAML, the split's prompts and gold answers, and this
@@ -45,8 +62,10 @@ def export_lm_eval_command(
         max_context_tokens=max_context_tokens,
         max_gen_toks=max_gen_toks,
         grounding=grounding,
+        allow_empty_answers=allow_empty_answers,
     )
     summary = export_lm_eval(dataset, out_dir, settings, overwrite=overwrite)
+    _warn(summary["warnings"])
     out.print(
         f"{summary['questions']} {split} questions → {out_dir} (task {task}; metrics"
         f" {', '.join(summary['metrics'])}; {summary['mean_passages_in_prompt']:.1f} passages per prompt)",
@@ -68,6 +87,7 @@ def export_hub_command(
         "other", "--license", help="Licence identifier of the QA part for the card (the source wiki's terms)."
     ),
     shard_rows: int = typer.Option(10_000, "--shard-rows", help="Most rows per Parquet shard."),
+    allow_empty_answers: AllowEmptyAnswers = False,
     overwrite: Overwrite = False,
 ) -> None:
     """Write Parquet shards per split (configs qa and documents), a dataset card from the manifest, and
@@ -78,9 +98,12 @@ def export_hub_command(
         export = export_hub(
             dataset,
             out_dir,
-            HubSettings(shard_rows=shard_rows, name=name, license=license_),
+            HubSettings(
+                shard_rows=shard_rows, name=name, license=license_, allow_empty_answers=allow_empty_answers
+            ),
             overwrite=overwrite,
         )
+    _warn(export.warnings)
     for part, splits in export.rows.items():
         counts = ", ".join(f"{split} {n}" for split, n in splits.items())
         shards = sum(len(v) for v in export.files[part].values())

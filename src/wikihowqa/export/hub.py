@@ -25,6 +25,7 @@ from typing import Any
 
 from wikihowqa import __version__
 from wikihowqa.errors import DatasetError, SettingsError
+from wikihowqa.export.gold import check_gold, refuse_empty_answers
 from wikihowqa.io import (
     DatasetFolder,
     _parquet_columns,
@@ -76,6 +77,7 @@ class HubSettings:
     name: str | None = None  # default: the dataset folder's name
     license: str = "other"
     description: str | None = None
+    allow_empty_answers: bool = False  # export questions whose gold answer is empty
 
 
 @dataclass
@@ -85,6 +87,9 @@ class HubExport:
     rows: dict[str, dict[str, int]] = field(default_factory=dict)  # part → split → rows
     skipped_columns: dict[str, list[str]] = field(default_factory=dict)
     documents_without_question: int = 0
+    empty_answers: int = 0
+    questions_without_documents: int = 0
+    warnings: list[str] = field(default_factory=list)  # what the gold check found (export.gold)
 
 
 # --------------------------------------------------------------------------- shards
@@ -347,6 +352,10 @@ def render_card(
             " left out.",
             "",
         ]
+    if export.questions_without_documents:
+        lines += [f"Questions without documents: {export.questions_without_documents:,}.", ""]
+    if export.empty_answers:
+        lines += [f"Questions with an empty gold answer (exported as asked): {export.empty_answers:,}.", ""]
     lines += [
         "## Licences",
         "",
@@ -395,11 +404,22 @@ def export_hub(
         raise DatasetError(f"{folder.path}: no questions to export")
     documents = folder.documents()
     manifest = folder.manifest()
+    by_article: dict[int, list[Any]] = defaultdict(list)
+    for d in documents:
+        by_article[d.article_id].append(d)
+    gold = check_gold(examples, by_article)
+    refuse_empty_answers(gold, folder.path, allow=settings.allow_empty_answers)
     split_of = {e.article_id: (e.split or UNSPLIT) for e in examples}
     qa_rows = [example_to_dict(e) for e in examples]
     doc_rows = [document_to_dict(d) for d in documents if d.article_id in split_of]
     doc_splits = [split_of[d.article_id] for d in documents if d.article_id in split_of]
-    export = HubExport(out, documents_without_question=len(documents) - len(doc_rows))
+    export = HubExport(
+        out,
+        documents_without_question=len(documents) - len(doc_rows),
+        empty_answers=len(gold.empty_answers),
+        questions_without_documents=len(gold.without_documents),
+        warnings=gold.warnings(),
+    )
     name = settings.name or folder.path.name
     card = {
         "name": name,

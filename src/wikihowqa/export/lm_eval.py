@@ -25,6 +25,7 @@ from typing import Any
 
 from wikihowqa import __version__
 from wikihowqa.errors import DatasetError, SettingsError
+from wikihowqa.export.gold import check_gold, refuse_empty_answers
 from wikihowqa.generate.context import approximate_token_counter
 from wikihowqa.generate.llm import PromptSettings, passages_prompt
 from wikihowqa.io import DatasetFolder, atomic_folder, write_jsonl
@@ -44,6 +45,7 @@ class LmEvalSettings:
     max_context_tokens: int = 1500  # prompt budget, approximated at 4 characters a token
     max_gen_toks: int = 256
     grounding: bool = True
+    allow_empty_answers: bool = False  # export questions whose gold answer is empty (each scores 0)
 
     def __post_init__(self) -> None:
         if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", self.task):
@@ -152,6 +154,8 @@ def export_lm_eval(
     if not examples:
         raise DatasetError(f"{folder.path}: no questions in split {settings.split!r}")
     documents = folder.documents_by_article()
+    gold = check_gold(examples, documents)
+    refuse_empty_answers(gold, folder.path, allow=settings.allow_empty_answers)
     rows, kept = [], []
     for e in examples:
         passages = passages_of(documents.get(e.article_id, []))
@@ -214,4 +218,7 @@ def export_lm_eval(
         "mean_passages_in_prompt": sum(kept) / len(kept) if kept else 0.0,
         "metrics": metrics,
         "out": str(out),
+        "empty_answers": len(gold.empty_answers),
+        "questions_without_documents": len(gold.without_documents),
+        "warnings": gold.warnings(),
     }
