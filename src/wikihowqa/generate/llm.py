@@ -62,6 +62,12 @@ from wikihowqa.schema.settings import (
 Messages = list[dict[str, str]]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+#: A reply is read up to this many bytes plus ``REPLY_BYTES_PER_TOKEN`` a token of ``max_tokens`` (JSON
+#: escapes make a token up to a few dozen bytes; the envelope, usage and ids take a few hundred): enough
+#: for any honest reply, and a server streaming megabytes to a 32-token request fills neither memory nor
+#: the cache.
+REPLY_BASE_BYTES = 64 * 1024
+REPLY_BYTES_PER_TOKEN = 64
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
@@ -109,7 +115,21 @@ class ServiceUnavailable(GenerationError):
     the run stops at once instead of failing each question after a full retry budget."""
 
 
+class ReplyTooLarge(GenerationError):
+    """The server's reply outgrew what ``max_tokens`` can need (:func:`reply_limit`): it is read no
+    further, stored nowhere, and not asked again (a server that ignores ``max_tokens`` would send it again).
+    ``start`` is the reply's beginning, for the record."""
+
+    def __init__(self, message: str, *, start: str = "") -> None:
+        super().__init__(message)
+        self.start = start
+
+    def advice(self, settings: LLMSettings | None = None) -> str:
+        return "the server's replies are far longer than max_tokens allows; check the server and its model"
+
+
 # --------------------------------------------------------------------------- prompts
+
 
 def question_only_messages(question: str, prompt: PromptSettings) -> Messages:
     return _messages(prompt, prompt.question_only.format(question=question))
@@ -187,6 +207,7 @@ class ChatClient:
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
         transport: httpx.BaseTransport | None = None,
+        address_option: str = "llm.openai.base_url",
     ) -> None:
         import openai  # heavy: the SDK takes over a second to import; only this backend needs it
 
@@ -194,6 +215,9 @@ class ChatClient:
         self.base_url = (settings.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip(
             "/"
         )
+        self.address = address_source(address_option, settings.base_url)  # where the URL came from
+        check_base_url(self.base_url, self.address)
+        self.reply_limit = reply_limit(settings.max_tokens)
         key = settings.api_key or os.environ.get("OPENAI_API_KEY")
         self.cache, self._sleep, self._clock = cache, sleep, clock
         self._last_start: float | None = None
@@ -278,8 +302,13 @@ class ChatClient:
             raw = self._sdk.post("/chat/completions", body=body, cast_to=httpx.Response)
         except _unreachable() as exc:
             raise ServiceUnavailable(
-                f"cannot connect to {self.base_url} ({exc}); is the server running? "
-                "(address: llm.openai.base_url or $OPENAI_BASE_URL)"
+                f"cannot connect to {self.base_url} ({exc}); is the server running? (address: {self.address})"
+            ) from None
+        except _oversized() as exc:
+            raise ReplyTooLarge(
+                f"{url}: the reply exceeds {self.reply_limit} bytes, more than max_tokens="
+                f"{self.settings.max_tokens} can need; not read further",
+                start=exc.args[0] if exc.args else "",
             ) from None
         except openai.APIStatusError as exc:
             status = exc.response.status_code
@@ -300,6 +329,33 @@ class ChatClient:
 _NO_KEY = "wikihowqa-no-key"
 
 
+def address_source(option: str, given: str | None) -> str:
+    """Where the server's address came from, as a failure names it: the option, or the environment."""
+    if given:
+        return option
+    if os.environ.get("OPENAI_BASE_URL"):
+        return f"$OPENAI_BASE_URL; {option} overrides it"
+    return f"the default; set {option} or $OPENAI_BASE_URL"
+
+
+def check_base_url(url: str, source: str) -> None:
+    """Refuse an address that is not an http(s) URL with a host before any request: the SDK would retry
+    such a request with its whole backoff (7 attempts, 20 seconds) before failing."""
+    try:
+        parsed = httpx.URL(url)
+    except httpx.InvalidURL as exc:
+        raise SettingsError(f"{source}: {url!r} is not a URL ({exc})") from None
+    if parsed.scheme not in ("http", "https") or not parsed.host:
+        raise SettingsError(
+            f"{source}: {url!r} is not an http(s) URL with a host (e.g. http://127.0.0.1:8080/v1)"
+        )
+
+
+def reply_limit(max_tokens: int) -> int:
+    """The most bytes of a reply that are read (``REPLY_BASE_BYTES`` and a share per token)."""
+    return REPLY_BASE_BYTES + REPLY_BYTES_PER_TOKEN * max_tokens
+
+
 @functools.cache
 def _unreachable() -> type[Exception]:
     """The error for "nothing has ever answered at the address": one of the SDK's own ``OpenAIError``
@@ -307,6 +363,36 @@ def _unreachable() -> type[Exception]:
     import openai  # heavy: see ChatClient
 
     return type("Unreachable", (openai.OpenAIError,), {"__module__": __name__})
+
+
+@functools.cache
+def _oversized() -> type[Exception]:
+    """The error for a reply over the limit; passed on at once, like :func:`_unreachable`."""
+    import openai  # heavy: see ChatClient
+
+    return type("Oversized", (openai.OpenAIError,), {"__module__": __name__})
+
+
+def _read_capped(response: httpx.Response, limit: int, request: httpx.Request) -> httpx.Response:
+    """The response with its body read (decoded) up to ``limit`` bytes; beyond that the connection is
+    closed and :func:`_oversized` raised with the body's start."""
+    body = bytearray()
+    try:
+        for chunk in response.iter_bytes():
+            body += chunk
+            if len(body) > limit:
+                raise _oversized()(bytes(body[:200]).decode("utf-8", "replace"))
+    finally:
+        response.close()
+    dropped = {b"content-encoding", b"content-length", b"transfer-encoding"}  # the body is decoded now
+    headers = [(k, v) for k, v in response.headers.raw if k.lower() not in dropped]
+    return httpx.Response(
+        response.status_code,
+        headers=headers,
+        content=bytes(body),
+        request=request,
+        extensions=response.extensions,
+    )
 
 
 class _Attempts(httpx.BaseTransport):
@@ -332,11 +418,10 @@ class _Attempts(httpx.BaseTransport):
             c._problem, c._unreachable = f"network error: {type(exc).__name__}: {exc}", False
             raise
         c._reached, c._unreachable = True, False
+        response = _read_capped(response, c.reply_limit, request)
         if response.status_code != 200:
-            response.read()
             c._problem = f"HTTP {response.status_code}: {response.text[:200]}"
             return response
-        response.read()
         try:
             _content(json.loads(response.content))  # a body without an answer is as bad as one not JSON
         except (ValueError, GenerationError) as exc:
@@ -377,6 +462,9 @@ def _refusal(url: str, response: Any) -> GenerationError:
             found = re.search(r"(?:maximum context length is|context size \()\s*(\d+)", message)
             n_ctx = int(found.group(1)) if found else None
         n_prompt = error.get("n_prompt_tokens")
+        if not isinstance(n_prompt, int):
+            found = re.search(r"resulted in (\d+) tokens", message)  # OpenAI's wording
+            n_prompt = int(found.group(1)) if found else None
         return PromptTooLong(text, n_ctx=n_ctx, n_prompt=n_prompt if isinstance(n_prompt, int) else None)
     if status in (401, 403, 404):  # the key, the address or the model: every question would fail alike
         return ServiceUnavailable(text)
