@@ -255,3 +255,60 @@ def test_a_judge_context_overflow_advises_the_judge_s_own_prompt_budget():
     assert "lower --judge-chars (now 3000) or --judge-passages (now 6)" in message
     assert f"e.g. --judge-chars {3000 - math.ceil(84 * 4 * 1.25)} for the model's 2048 tokens" in message
     assert "llm.prompt.max_context_tokens" not in message
+
+
+# --------------------------------------------------------------------------- the local backend, for real
+
+
+def test_the_local_judge_loads_a_model_given_by_path_and_records_its_greedy_reply(tmp_path):
+    """--judge-backend local --judge FOLDER with a real model (a tiny Llama built from a config, saved
+    where a user's model would be): loaded offline by that name, its greedy reply to the rubric
+    prompt is what the verdict records (a random model's reply: unparseable, never scored)."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from tests.generate.tiny_models import tiny_llama
+    from wikihowqa.evaluate.judge import USER_PROMPT
+
+    items = [
+        ("How to Dry Figs", "Dry the figs in the oven for 36 hours.", PASSAGES),
+        ("How to Dry Figs", "Dry them in the sun.", PASSAGES),
+    ]
+    path = tiny_llama(
+        tmp_path / "judge", [USER_PROMPT, *(p.text for p in PASSAGES), *(a for _, a, _ in items)]
+    )
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    tokenizer.chat_template = "{% for m in messages %}{{ m['content'] }} {% endfor %}consistency :"
+    tokenizer.save_pretrained(path)
+
+    judge = Judge(JudgeConfig(model=str(path), backend="local", max_tokens=5))
+    verdicts = judge.judge_many(items)
+    assert judge.model_name == str(path)
+
+    model = AutoModelForCausalLM.from_pretrained(path).eval()
+    for item, verdict in zip(items, verdicts, strict=True):
+        messages = judge_messages(*item, judge.config)
+        prompt = tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+        enc = tokenizer(prompt, return_tensors="pt", add_special_tokens=False)
+        with torch.no_grad():
+            out = model.generate(
+                **enc,
+                max_new_tokens=5,
+                do_sample=False,
+                repetition_penalty=1.1,
+                pad_token_id=tokenizer.pad_token_id,
+            )
+        expected = tokenizer.decode(out[0, enc["input_ids"].shape[1] :], skip_special_tokens=True).strip()
+        assert expected and verdict.reply == expected
+        assert verdict.to_dict() == parse_verdict(expected).to_dict()
+
+
+def test_a_local_judge_model_without_a_chat_template_is_refused_in_one_line(tmp_path):
+    """A base model cannot take the rubric's chat messages: said when it loads, naming it, not as
+    transformers' traceback at the first answer."""
+    from tests.generate.tiny_models import tiny_llama
+
+    path = tiny_llama(tmp_path / "base", ["dry the figs in the oven"])
+    judge = Judge(JudgeConfig(model=str(path), backend="local", max_tokens=3))
+    with pytest.raises(SettingsError, match=f"local LLM '{re.escape(str(path))}': its tokenizer has no chat"):
+        judge.judge_many([("How to Dry Figs", "Dry them.", PASSAGES)])

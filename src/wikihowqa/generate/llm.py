@@ -529,6 +529,16 @@ class _Tokens:
         return chat_token_counter(self.tokenizer)(messages)
 
 
+def _require_chat_template(tokenizer: Any, name: str) -> None:
+    """The local backend sends chat messages: a model without a chat template (a base model) cannot take
+    them, and transformers would say so only at the first question, in a traceback."""
+    if not getattr(tokenizer, "chat_template", None):
+        raise SettingsError(
+            f"local LLM {name!r}: its tokenizer has no chat template;"
+            " give a chat (instruction-tuned) model"
+        )
+
+
 class LocalChat(_Tokens):
     """A chat model run locally with transformers (greedy decoding: reproducible answers)."""
 
@@ -547,6 +557,7 @@ class LocalChat(_Tokens):
             self.model = model.to(device).eval()
         except OSError as exc:
             raise SettingsError(f"cannot load local LLM {name!r}: {str(exc).splitlines()[0]}") from None
+        _require_chat_template(self.tokenizer, name)
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.tokenizer.padding_side = "left"
@@ -606,6 +617,7 @@ class DistributedChat(_Tokens):
                 self.tokenizer = AutoTokenizer.from_pretrained(name, **({"gguf_file": gguf} if gguf else {}))
         except OSError as exc:
             raise SettingsError(f"cannot load local LLM {name!r}: {str(exc).splitlines()[0]}") from None
+        _require_chat_template(self.tokenizer, name)
         self._gpus = ray_gpus(settings.device, getattr(executor, "gpus_available", 0))
 
     def complete_many(self, conversations: Sequence[Messages]) -> list[str]:
