@@ -321,7 +321,7 @@ class ChatClient:
             return json.loads(raw.content)  # checked by _Attempts: it holds an answer
         message = f"{url}: gave up after {self.requests_sent - before} attempts; last: {self._problem}"
         if self._unreachable:  # the server went away: every later question would pay the same budget
-            raise ServiceUnavailable(f"{message} (the server stopped answering)")
+            raise ServiceUnavailable(f"{message} (the server stopped answering; address: {self.address})")
         raise GenerationError(message)
 
 
