@@ -174,7 +174,7 @@ def test_a_judge_answering_megabytes_is_read_only_up_to_the_cap_and_recorded_as_
     up to the cap, asked once, stored nowhere, and its record says why it scored nothing."""
     from wikihowqa.evaluate.pipeline import EvaluationSettings, evaluate
     from wikihowqa.evaluate.report import write_report
-    from wikihowqa.generate.llm import reply_limit
+    from wikihowqa.generate.endpoint import reply_limit
 
     ds, preds = three_questions(tmp_path)
     flood = ok("consistency: 5\n" * 250_000)  # 4 MB of content in a well-formed reply

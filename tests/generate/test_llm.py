@@ -439,7 +439,8 @@ def test_the_old_backoff_settings_are_accepted_with_a_warning_that_they_are_igno
 
 
 def test_a_reply_beyond_what_max_tokens_can_need_is_not_read_on_retried_or_cached(tmp_path):
-    from wikihowqa.generate.llm import ReplyTooLarge, reply_limit
+    from wikihowqa.generate.endpoint import reply_limit
+    from wikihowqa.generate.llm import ReplyTooLarge
 
     waits: list[float] = []
     flood = ok("x" * 2_000_000)

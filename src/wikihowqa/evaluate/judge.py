@@ -28,6 +28,7 @@ from typing import Any
 
 from wikihowqa.errors import SettingsError
 from wikihowqa.generate import llm
+from wikihowqa.generate.endpoint import check_base_url
 from wikihowqa.records import Passage
 from wikihowqa.retrieve.bm25 import BM25Retriever
 
@@ -84,7 +85,7 @@ class JudgeConfig:
             if field not in self.user_prompt:
                 raise SettingsError(f"the judge's prompt must contain {field}")
         if self.backend == "openai" and self.base_url is not None:
-            llm.check_base_url(self.base_url, ADDRESS_OPTION)
+            check_base_url(self.base_url, ADDRESS_OPTION)
 
 
 @dataclass(frozen=True, slots=True)

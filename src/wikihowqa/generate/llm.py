@@ -47,6 +47,7 @@ from wikihowqa.generate.context import (
     build_input,
     render_passages,
 )
+from wikihowqa.generate.endpoint import address_source, check_base_url, read_capped, reply_limit
 from wikihowqa.generate.seq2seq import best_device
 from wikihowqa.retrieve import Ranked
 from wikihowqa.schema.settings import (  # the [llm] section's models, the settings this module runs with
@@ -62,12 +63,6 @@ from wikihowqa.schema.settings import (
 Messages = list[dict[str, str]]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-#: A reply is read up to this many bytes plus ``REPLY_BYTES_PER_TOKEN`` a token of ``max_tokens`` (JSON
-#: escapes make a token up to a few dozen bytes; the envelope, usage and ids take a few hundred): enough
-#: for any honest reply, and a server streaming megabytes to a 32-token request fills neither memory nor
-#: the cache.
-REPLY_BASE_BYTES = 64 * 1024
-REPLY_BYTES_PER_TOKEN = 64
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
@@ -329,33 +324,6 @@ class ChatClient:
 _NO_KEY = "wikihowqa-no-key"
 
 
-def address_source(option: str, given: str | None) -> str:
-    """Where the server's address came from, as a failure names it: the option, or the environment."""
-    if given:
-        return option
-    if os.environ.get("OPENAI_BASE_URL"):
-        return f"$OPENAI_BASE_URL; {option} overrides it"
-    return f"the default; set {option} or $OPENAI_BASE_URL"
-
-
-def check_base_url(url: str, source: str) -> None:
-    """Refuse an address that is not an http(s) URL with a host before any request: the SDK would retry
-    such a request with its whole backoff (7 attempts, 20 seconds) before failing."""
-    try:
-        parsed = httpx.URL(url)
-    except httpx.InvalidURL as exc:
-        raise SettingsError(f"{source}: {url!r} is not a URL ({exc})") from None
-    if parsed.scheme not in ("http", "https") or not parsed.host:
-        raise SettingsError(
-            f"{source}: {url!r} is not an http(s) URL with a host (e.g. http://127.0.0.1:8080/v1)"
-        )
-
-
-def reply_limit(max_tokens: int) -> int:
-    """The most bytes of a reply that are read (``REPLY_BASE_BYTES`` and a share per token)."""
-    return REPLY_BASE_BYTES + REPLY_BYTES_PER_TOKEN * max_tokens
-
-
 @functools.cache
 def _unreachable() -> type[Exception]:
     """The error for "nothing has ever answered at the address": one of the SDK's own ``OpenAIError``
@@ -371,28 +339,6 @@ def _oversized() -> type[Exception]:
     import openai  # heavy: see ChatClient
 
     return type("Oversized", (openai.OpenAIError,), {"__module__": __name__})
-
-
-def _read_capped(response: httpx.Response, limit: int, request: httpx.Request) -> httpx.Response:
-    """The response with its body read (decoded) up to ``limit`` bytes; beyond that the connection is
-    closed and :func:`_oversized` raised with the body's start."""
-    body = bytearray()
-    try:
-        for chunk in response.iter_bytes():
-            body += chunk
-            if len(body) > limit:
-                raise _oversized()(bytes(body[:200]).decode("utf-8", "replace"))
-    finally:
-        response.close()
-    dropped = {b"content-encoding", b"content-length", b"transfer-encoding"}  # the body is decoded now
-    headers = [(k, v) for k, v in response.headers.raw if k.lower() not in dropped]
-    return httpx.Response(
-        response.status_code,
-        headers=headers,
-        content=bytes(body),
-        request=request,
-        extensions=response.extensions,
-    )
 
 
 class _Attempts(httpx.BaseTransport):
@@ -418,7 +364,7 @@ class _Attempts(httpx.BaseTransport):
             c._problem, c._unreachable = f"network error: {type(exc).__name__}: {exc}", False
             raise
         c._reached, c._unreachable = True, False
-        response = _read_capped(response, c.reply_limit, request)
+        response = read_capped(response, c.reply_limit, request, _oversized())
         if response.status_code != 200:
             c._problem = f"HTTP {response.status_code}: {response.text[:200]}"
             return response
@@ -534,8 +480,7 @@ def _require_chat_template(tokenizer: Any, name: str) -> None:
     them, and transformers would say so only at the first question, in a traceback."""
     if not getattr(tokenizer, "chat_template", None):
         raise SettingsError(
-            f"local LLM {name!r}: its tokenizer has no chat template;"
-            " give a chat (instruction-tuned) model"
+            f"local LLM {name!r}: its tokenizer has no chat template; give a chat (instruction-tuned) model"
         )
 
 
