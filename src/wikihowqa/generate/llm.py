@@ -125,7 +125,6 @@ class ReplyTooLarge(GenerationError):
 
 # --------------------------------------------------------------------------- prompts
 
-
 def question_only_messages(question: str, prompt: PromptSettings) -> Messages:
     return _messages(prompt, prompt.question_only.format(question=question))
 
