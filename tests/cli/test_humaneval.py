@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from wikihowqa.demo import real_examples_path
 from wikihowqa.importer import import_release
 
@@ -56,3 +58,47 @@ def test_deteriorate_writes_inside_the_dataset_by_default_and_says_where_it_wrot
     old = cli("deteriorate", dataset.path, "--out", "deteriorated.jsonl")
     assert old.exit_code == 0, old.output
     assert (tmp_path / "deteriorated.jsonl").is_file() and "before this release" not in old.output
+
+
+def _simulated(study_dir):
+    from wikihowqa.humaneval.simulate import SimulationSettings, simulate_judgments
+    from wikihowqa.humaneval.tasks import read_study
+
+    return simulate_judgments(read_study(study_dir), SimulationSettings(inattentive=0.0, seed=0))
+
+
+def test_analyze_refuses_another_studys_judgments_naming_both_studies(cli, study_dir, tmp_path):
+    from wikihowqa.io import write_jsonl
+
+    judgments = [{**j, "study_id": "other-study"} for j in _simulated(study_dir)]
+    write_jsonl(tmp_path / "judgments.jsonl", judgments)
+    r = cli("analyze", tmp_path / "judgments.jsonl", "--study", study_dir)
+    assert r.exit_code == 2 and len(r.lines) == 1, r.output
+    assert "'other-study'" in r.stderr and "'test-study'" in r.stderr
+    assert not (tmp_path / "analysis.json").exists()
+
+
+def test_analyze_warns_with_a_count_of_judgments_of_unknown_tasks(cli, study_dir, tmp_path):
+    from wikihowqa.io import write_jsonl
+
+    own = _simulated(study_dir)
+    strays = [{**j, "judgment_id": f"stray-{n}", "task_id": f"trial_a:9{n}:0"} for n, j in enumerate(own[:3])]
+    write_jsonl(tmp_path / "judgments.jsonl", own + strays)
+    r = cli("analyze", tmp_path / "judgments.jsonl", "--study", study_dir)
+    assert r.exit_code == 0, r.output
+    assert f"warning: 3 of {len(own) + 3} judgments name a task" in " ".join(r.stderr.split())
+    assert json.loads((tmp_path / "analysis.json").read_text())["judgments"]["unknown_task"] == 3
+
+
+@pytest.mark.parametrize("kind", ["unknown tasks", "empty file"])
+def test_analyze_with_no_judgment_left_fails_in_one_line(cli, study_dir, tmp_path, kind):
+    from wikihowqa.io import write_jsonl
+
+    strays = [{**j, "task_id": f"trial_a:9{n}:0"} for n, j in enumerate(_simulated(study_dir)[:4])]
+    write_jsonl(tmp_path / "judgments.jsonl", strays if kind == "unknown tasks" else [])
+    r = cli("analyze", tmp_path / "judgments.jsonl", "--study", study_dir)
+    assert r.exit_code == 2 and len(r.lines) == 1, r.output
+    assert "no judgment left to analyze" in r.stderr
+    if kind == "unknown tasks":
+        assert "4 name a task study 'test-study' lacks" in r.stderr
+    assert not (tmp_path / "analysis.json").exists()

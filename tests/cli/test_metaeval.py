@@ -88,3 +88,68 @@ def test_a_report_that_scored_none_of_the_study_answers_says_what_to_run(cli, si
     result = cli("meta-evaluate", study, root / "other")
     assert result.exit_code == 2 and len(result.lines) == 1
     assert "study-predictions" in result.stderr and "--split all" in result.stderr
+
+
+def _scored_everything(study, report):
+    """A report that scored every answer the study showed (a score drawn per text: what is tested here is
+    which judgments are joined, not how well a metric agrees)."""
+    import random
+
+    from wikihowqa.humaneval.tasks import read_study
+    from wikihowqa.metaeval.join import study_predictions
+
+    rng = random.Random(0)
+    rows = [
+        {
+            "article_id": p.article_id,
+            "system": system,
+            "answer": p.answer,
+            "scores": {"rougeL_f": rng.random()},
+        }
+        for system, predictions in study_predictions(read_study(study)).items()
+        for p in predictions
+    ]
+    report.mkdir(exist_ok=True)
+    write_jsonl(report / "per_question.jsonl", rows)
+    return report
+
+
+def _judgments(study):
+    return [json.loads(line) for line in (study / "judgments.jsonl").read_text().splitlines() if line]
+
+
+def test_judgments_of_another_study_are_refused_naming_both_studies(cli, simulated_study, tmp_path):
+    _, study, root = simulated_study
+    report = _scored_everything(study, root / "scored-all")
+    foreign = [{**j, "study_id": "other-study"} for j in _judgments(study)]
+    write_jsonl(tmp_path / "judgments.jsonl", foreign)
+    result = cli("meta-evaluate", study, report, "--judgments", tmp_path / "judgments.jsonl")
+    assert result.exit_code == 2 and len(result.lines) == 1, result.output
+    assert "'other-study'" in result.stderr and "'sim'" in result.stderr
+    assert not (report / "meta_evaluation.json").exists()
+
+
+def test_judgments_of_unknown_tasks_are_counted_in_a_warning(cli, simulated_study, tmp_path):
+    _, study, root = simulated_study
+    report = _scored_everything(study, root / "scored-all")
+    own = _judgments(study)
+    strays = [{**j, "judgment_id": f"stray-{n}", "task_id": f"trial_a:9{n}:0"} for n, j in enumerate(own[:7])]
+    write_jsonl(tmp_path / "judgments.jsonl", own + strays)
+    result = cli(
+        "meta-evaluate", study, report, "--judgments", tmp_path / "judgments.jsonl", "--resamples", "100",
+        "--out", tmp_path / "meta",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert f"warning: 7 of {len(own) + 7} judgments name a task" in " ".join(result.stderr.split())
+    meta = json.loads((tmp_path / "meta" / "meta_evaluation.json").read_text())
+    assert meta["judgments"]["unknown_task"] == 7
+
+
+def test_judgments_of_none_of_the_studys_tasks_fail_in_one_line(cli, simulated_study, tmp_path):
+    _, study, root = simulated_study
+    report = _scored_everything(study, root / "scored-all")
+    strays = [{**j, "task_id": f"trial_a:9{n}:0"} for n, j in enumerate(_judgments(study)[:5])]
+    write_jsonl(tmp_path / "judgments.jsonl", strays)
+    result = cli("meta-evaluate", study, report, "--judgments", tmp_path / "judgments.jsonl")
+    assert result.exit_code == 2 and len(result.lines) == 1, result.output
+    assert "5 of tasks the study lacks" in result.stderr

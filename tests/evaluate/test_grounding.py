@@ -266,3 +266,41 @@ def test_a_cross_encoder_rescores_the_top_passages_with_entailment_probability()
 def test_sentences_are_split_offline():
     text = "Cut the figs in half. Dry them for 12 hours!  "
     assert sentences_of(text) == ["Cut the figs in half.", "Dry them for 12 hours!"]
+
+
+def test_a_cross_encoder_given_by_path_is_loaded_and_its_entailment_probability_is_the_support(tmp_path):
+    """--grounding-cross-encoder with a real model (a tiny NLI classifier built from a config and saved
+    where a user's model would be): sentence-transformers loads it by name, offline, and each top
+    passage's score is the model's own entailment probability for (passage, sentence)."""
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from tests.generate.tiny_models import tiny_nli
+
+    sentence = "Set the oven to 60 degrees and leave the figs for 12 hours."
+    path = tiny_nli(tmp_path / "nli", [p.text for p in PASSAGES] + [sentence])
+    config = GroundingConfig(cross_encoder=str(path), top_k=2, device="cpu")
+    result = GroundingScorer(config, encoder=BagOfWords()).score(sentence, PASSAGES)
+
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    model = AutoModelForSequenceClassification.from_pretrained(path).eval()
+    text = {p.id: p.text for p in PASSAGES}
+    (grounded,) = result.sentences
+    assert len(grounded.passages) == 2
+    for passage in grounded.passages:
+        with torch.no_grad():
+            logits = model(**tokenizer(text[passage.passage_id], sentence, return_tensors="pt")).logits
+        expected = torch.softmax(logits, dim=-1)[0, model.config.label2id["entailment"]].item()
+        assert passage.score == pytest.approx(expected, abs=1e-5)
+    assert grounded.support == grounded.passages[0].score == max(p.score for p in grounded.passages)
+
+
+@pytest.mark.parametrize("name", ["no-such-owner/no-such-cross-encoder", "missing-folder"])
+def test_a_cross_encoder_that_cannot_be_loaded_is_one_line_naming_the_option(name, tmp_path):
+    from wikihowqa.errors import SettingsError
+
+    name = str(tmp_path / name) if name == "missing-folder" else name
+    scorer = GroundingScorer(GroundingConfig(cross_encoder=name, device="cpu"), encoder=BagOfWords())
+    with pytest.raises(SettingsError, match=r"\(--grounding-cross-encoder\): cannot load it \(") as raised:
+        scorer.score("Dry figs in the oven.", PASSAGES)
+    assert repr(name) in str(raised.value) and "\n" not in str(raised.value)

@@ -5,11 +5,19 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pytest
 
 from wikihowqa.errors import SettingsError
-from wikihowqa.evaluate.judge import Judge, JudgeConfig, evidence, judge_messages, parse_verdict
+from wikihowqa.evaluate.judge import (
+    MAX_REPLY_CHARS,
+    Judge,
+    JudgeConfig,
+    evidence,
+    judge_messages,
+    parse_verdict,
+)
 from wikihowqa.records import Passage
 
 from ..generate.test_llm import ScriptedServer, ok
@@ -108,11 +116,8 @@ def test_round_trip_through_a_stub_server_caches_and_records_malformed_replies(t
     assert "Dry them in the freezer." in sent[1]["messages"][-1]["content"]
 
 
-def test_the_evaluation_reports_the_judge_beside_the_other_metrics(tmp_path, monkeypatch):
-    """--judge in evaluate: columns per answer (NaN where unparseable), the leaderboard's means over
-    parsed replies, the share parsed, and the verdicts in per_question.jsonl; a rerun asks nothing."""
-    from wikihowqa.evaluate.pipeline import EvaluationSettings, evaluate
-    from wikihowqa.evaluate.report import write_report
+def three_questions(tmp_path):
+    """A dataset of three test questions and a predictions file answering each."""
     from wikihowqa.io import write_dataset_folder, write_predictions
     from wikihowqa.records import Document, Example, Prediction
 
@@ -125,6 +130,16 @@ def test_the_evaluation_reports_the_judge_beside_the_other_metrics(tmp_path, mon
     ds = write_dataset_folder(tmp_path / "ds", examples, documents, {"kind": "test"}).path
     preds = tmp_path / "p.jsonl"
     write_predictions(preds, [Prediction(i, "sys", f"Thing {i}.") for i in range(3)])
+    return ds, preds
+
+
+def test_the_evaluation_reports_the_judge_beside_the_other_metrics(tmp_path, monkeypatch):
+    """--judge in evaluate: columns per answer (NaN where unparseable), the leaderboard's means over
+    parsed replies, the share parsed, and the verdicts in per_question.jsonl; a rerun asks nothing."""
+    from wikihowqa.evaluate.pipeline import EvaluationSettings, evaluate
+    from wikihowqa.evaluate.report import write_report
+
+    ds, preds = three_questions(tmp_path)
 
     def reply(body):
         answer = body["messages"][-1]["content"].split("Answer to grade:\n")[1].split("\n")[0]
@@ -149,3 +164,151 @@ def test_the_evaluation_reports_the_judge_beside_the_other_metrics(tmp_path, mon
     bad = next(x for x in lines if x["system"] == "sys" and x["article_id"] == 1)
     assert bad["scores"]["judge_consistency"] is None and bad["judge"]["status"] == "unparseable"
     assert "Judge parsed" in (tmp_path / "report" / "evaluation.md").read_text()
+
+
+# --------------------------------------------------------------------------- what a judge's reply may cost
+
+
+def test_a_judge_answering_megabytes_is_read_only_up_to_the_cap_and_recorded_as_unparseable(tmp_path):
+    """A server that ignores max_tokens (4 MB per reply to a request for 32 tokens): each reply is read
+    up to the cap, asked once, stored nowhere, and its record says why it scored nothing."""
+    from wikihowqa.evaluate.pipeline import EvaluationSettings, evaluate
+    from wikihowqa.evaluate.report import write_report
+    from wikihowqa.generate.endpoint import reply_limit
+
+    ds, preds = three_questions(tmp_path)
+    flood = ok("consistency: 5\n" * 250_000)  # 4 MB of content in a well-formed reply
+    with ScriptedServer(default=lambda body: flood) as server:
+        judge = JudgeConfig(model="j", base_url=server.url, requests_per_minute=None)
+        settings = EvaluationSettings(split="test", bertscore=None, grounding=None, judge=judge)
+        evaluation = evaluate(ds, [preds], settings, cache_dir=tmp_path / "report")
+        assert len(server.requests) == 6  # 3 answers + 3 gold, each once: no retry fetches it again
+    write_report(evaluation, tmp_path / "report")
+    lines = [json.loads(x) for x in (tmp_path / "report" / "per_question.jsonl").read_text().splitlines()]
+    for line in lines:
+        verdict = line["judge"]
+        assert verdict["status"] == "unparseable" and line["scores"]["judge_consistency"] is None
+        assert (
+            f"exceeds {reply_limit(32)} bytes" in verdict["problem"]
+            and "not read further" in verdict["problem"]
+        )
+        assert len(verdict["reply"]) <= 200  # the reply's start, for the record
+    assert (tmp_path / "report" / "per_question.jsonl").stat().st_size < 20_000
+    assert (tmp_path / "report" / "judge-responses.sqlite").stat().st_size < 100_000
+
+
+def test_a_reply_longer_than_the_two_lines_is_kept_in_the_record_only_in_part():
+    reply = "consistency: 5\nusefulness: 4\n" + "Let me explain my grades. " * 400
+    verdict = parse_verdict(reply)
+    assert not verdict.parsed and len(verdict.reply) == MAX_REPLY_CHARS
+    assert verdict.problem == (
+        f"a reply of {len(reply)} characters, not the two lines asked for"
+        f" (its first {MAX_REPLY_CHARS} kept here)"
+    )
+
+
+# --------------------------------------------------------------------------- the judge's address and budget
+
+
+@pytest.mark.parametrize("url", ["not a url", "ftp://example.org/v1", "localhost:8080/v1", "http://"])
+def test_a_judge_address_that_is_no_http_url_is_refused_before_any_request(url):
+    with pytest.raises(SettingsError, match=f"--judge-base-url: '{re.escape(url)}' is not"):
+        JudgeConfig(model="j", base_url=url)
+
+
+def test_a_judge_nobody_answers_at_names_the_judge_s_address_option():
+    from wikihowqa.generate.llm import ServiceUnavailable
+
+    from ..generate.test_llm import closed_port_url
+
+    judge = Judge(JudgeConfig(model="j", base_url=closed_port_url(), requests_per_minute=None))
+    with pytest.raises(ServiceUnavailable, match=r"cannot connect to .*\(address: --judge-base-url\)$"):
+        judge.judge_many([("How to Dry Figs", "Dry them.", PASSAGES)])
+
+
+def test_a_judge_address_from_the_environment_is_named_as_such(monkeypatch):
+    from wikihowqa.generate.llm import ServiceUnavailable
+
+    from ..generate.test_llm import closed_port_url
+
+    monkeypatch.setenv("OPENAI_BASE_URL", closed_port_url())
+    judge = Judge(JudgeConfig(model="j", requests_per_minute=None))
+    with pytest.raises(
+        ServiceUnavailable, match=r"address: \$OPENAI_BASE_URL; --judge-base-url overrides it"
+    ):
+        judge.judge_many([("How to Dry Figs", "Dry them.", PASSAGES)])
+
+
+def test_a_judge_context_overflow_advises_the_judge_s_own_prompt_budget():
+    from wikihowqa.generate.llm import PromptTooLong
+
+    from ..generate.test_llm import LLAMA_CPP_OVERFLOW
+
+    with ScriptedServer(default=lambda body: (400, {}, json.dumps(LLAMA_CPP_OVERFLOW).encode())) as server:
+        judge = Judge(JudgeConfig(model="j", base_url=server.url, requests_per_minute=None))
+        with pytest.raises(PromptTooLong) as raised:
+            judge.judge_many([("How to Dry Figs", "Dry them.", PASSAGES)])
+        assert len(server.requests) == 1  # not retried
+    message = str(raised.value)
+    assert "exceeds the available context size" in message  # the server's reason
+    # 2100 prompt + 32 reply tokens in 2048: 84 too many, at 4 characters a token and a quarter more
+    assert "lower --judge-chars (now 3000) or --judge-passages (now 6)" in message
+    assert f"e.g. --judge-chars {3000 - math.ceil(84 * 4 * 1.25)} for the model's 2048 tokens" in message
+    assert "llm.prompt.max_context_tokens" not in message
+
+
+# --------------------------------------------------------------------------- the local backend, for real
+
+
+def test_the_local_judge_loads_a_model_given_by_path_and_records_its_greedy_reply(tmp_path):
+    """--judge-backend local --judge FOLDER with a real model (a tiny Llama built from a config, saved
+    where a user's model would be): loaded offline by that name, its greedy reply to the rubric
+    prompt is what the verdict records (a random model's reply: unparseable, never scored)."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from tests.generate.tiny_models import tiny_llama
+    from wikihowqa.evaluate.judge import USER_PROMPT
+
+    items = [
+        ("How to Dry Figs", "Dry the figs in the oven for 36 hours.", PASSAGES),
+        ("How to Dry Figs", "Dry them in the sun.", PASSAGES),
+    ]
+    path = tiny_llama(
+        tmp_path / "judge", [USER_PROMPT, *(p.text for p in PASSAGES), *(a for _, a, _ in items)]
+    )
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    tokenizer.chat_template = "{% for m in messages %}{{ m['content'] }} {% endfor %}consistency :"
+    tokenizer.save_pretrained(path)
+
+    judge = Judge(JudgeConfig(model=str(path), backend="local", max_tokens=5))
+    verdicts = judge.judge_many(items)
+    assert judge.model_name == str(path)
+
+    model = AutoModelForCausalLM.from_pretrained(path).eval()
+    for item, verdict in zip(items, verdicts, strict=True):
+        messages = judge_messages(*item, judge.config)
+        prompt = tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+        enc = tokenizer(prompt, return_tensors="pt", add_special_tokens=False)
+        with torch.no_grad():
+            out = model.generate(
+                **enc,
+                max_new_tokens=5,
+                do_sample=False,
+                repetition_penalty=1.1,
+                pad_token_id=tokenizer.pad_token_id,
+            )
+        expected = tokenizer.decode(out[0, enc["input_ids"].shape[1] :], skip_special_tokens=True).strip()
+        assert expected and verdict.reply == expected
+        assert verdict.to_dict() == parse_verdict(expected).to_dict()
+
+
+def test_a_local_judge_model_without_a_chat_template_is_refused_in_one_line(tmp_path):
+    """A base model cannot take the rubric's chat messages: said when it loads, naming it, not as
+    transformers' traceback at the first answer."""
+    from tests.generate.tiny_models import tiny_llama
+
+    path = tiny_llama(tmp_path / "base", ["dry the figs in the oven"])
+    judge = Judge(JudgeConfig(model=str(path), backend="local", max_tokens=3))
+    with pytest.raises(SettingsError, match=f"local LLM '{re.escape(str(path))}': its tokenizer has no chat"):
+        judge.judge_many([("How to Dry Figs", "Dry them.", PASSAGES)])

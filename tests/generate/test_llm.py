@@ -433,3 +433,35 @@ def test_the_old_backoff_settings_are_accepted_with_a_warning_that_they_are_igno
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ChatClient(LLMSettings.from_settings({"openai": {"max_retries": 1}}).openai).close()
+
+
+# --------------------------------------------------------------------------- what a reply may cost
+
+
+def test_a_reply_beyond_what_max_tokens_can_need_is_not_read_on_retried_or_cached(tmp_path):
+    from wikihowqa.generate.endpoint import reply_limit
+    from wikihowqa.generate.llm import ReplyTooLarge
+
+    waits: list[float] = []
+    flood = ok("x" * 2_000_000)
+    with ScriptedServer([flood]) as server:
+        cache = ResponseCache(tmp_path / "llm.sqlite")
+        [failure, answer] = client(server.url, waits, cache=cache, max_tokens=64).complete_each(
+            [MESSAGES, [{"role": "user", "content": "other"}]]
+        )
+        assert len(server.requests) == 2 and waits == []  # the flood asked once, the next one answered
+    assert isinstance(failure, ReplyTooLarge) and answer == "default answer"
+    assert f"the reply exceeds {reply_limit(64)} bytes, more than max_tokens=64 can need" in str(failure)
+    assert failure.start.startswith('{"id": "x", "choices"') and len(failure.start) <= 200
+    assert (tmp_path / "llm.sqlite").stat().st_size < 100_000
+
+
+@pytest.mark.parametrize("url", ["not a url", "ftp://example.org/v1", "127.0.0.1:8080/v1"])
+def test_an_address_that_is_no_http_url_fails_before_any_request_naming_where_it_came_from(url, monkeypatch):
+    from wikihowqa.errors import SettingsError
+
+    with pytest.raises(SettingsError, match=r"^llm\.openai\.base_url: '.*' is not"):
+        ChatClient(ChatSettings(base_url=url))
+    monkeypatch.setenv("OPENAI_BASE_URL", url)
+    with pytest.raises(SettingsError, match=r"^\$OPENAI_BASE_URL; llm\.openai\.base_url overrides it: '"):
+        ChatClient(ChatSettings())

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from wikihowqa.cli._app import app, console, out
 from wikihowqa.cli._options import ENCODER_DEFAULT, Overwrite, model_option, out_option, seed_option
@@ -187,3 +188,11 @@ def analyze_command(
     result, written = analyze_files(judgments, study=study, out=out_dir, min_common=min_common)
     out.print(markdown_report(result))
     out.print(f"wrote {', '.join(str(p) for p in written)}")
+    unknown = result.judgments.unknown_task
+    if unknown:
+        console.print(
+            f"[yellow]warning:[/] {unknown} of {result.judgments.total} judgments name a task the study"
+            f" {escape(repr(result.study_id))} does not have; they were rejected"
+            " (another study's judgments?)",
+            highlight=False,
+        )

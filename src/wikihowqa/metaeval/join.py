@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from wikihowqa.errors import DatasetError
-from wikihowqa.humaneval.analysis import screen
+from wikihowqa.humaneval.analysis import screen, unknown_tasks
 from wikihowqa.humaneval.tasks import Study
 from wikihowqa.humaneval.text import overlaps
 from wikihowqa.io import iter_jsonl
@@ -284,7 +284,12 @@ def join(
         metrics,
         table,
         unscored,
-        {"total": len(judgments), "accepted": len(accepted), "rejected": len(rejected)},
+        {
+            "total": len(judgments),
+            "accepted": len(accepted),
+            "rejected": len(rejected),
+            "unknown_task": unknown_tasks(judgments, study),
+        },
         seed,
     )
 

@@ -40,7 +40,9 @@ from wikihowqa.humaneval.analysis.screening import (
     merge_judgments,
     read_judgment_files,
     read_judgments,
+    refuse_foreign,
     screen,
+    unknown_tasks,
 )
 from wikihowqa.humaneval.analysis.statistics import (
     cohen_kappa,
@@ -81,10 +83,12 @@ __all__ = [
     "proportion",
     "read_judgment_files",
     "read_judgments",
+    "refuse_foreign",
     "screen",
     "sign_test",
     "student_t",
     "summarise",
+    "unknown_tasks",
     "wilson_interval",
     "write_analysis",
 ]

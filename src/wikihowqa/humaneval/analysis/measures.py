@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from wikihowqa.humaneval.analysis.report import StudyAnalysis
-from wikihowqa.humaneval.analysis.screening import clock_check, screen
+from wikihowqa.humaneval.analysis.screening import clock_check, screen, unknown_tasks
 from wikihowqa.humaneval.analysis.statistics import (
     krippendorff_alpha,
     mean_pairwise_kappa,
@@ -164,6 +164,7 @@ def analyze(study: Study, judgments: Sequence[Mapping[str, Any]], *, min_common:
             "total": len(judgments),
             "accepted": len(accepted),
             "rejected": len(rejected),
+            "unknown_task": unknown_tasks(judgments, study),
             "rejected_by_reason": _count(r.reason.split(":")[0] for r in rejected),
             "accepted_by_part": {p: len(v) for p, v in sorted(by_part.items())},
             "rejected_by_part": _count(tasks[r.task_id]["part"] for r in rejected if r.task_id in tasks),

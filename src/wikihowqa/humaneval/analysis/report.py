@@ -158,6 +158,7 @@ class JudgmentCounts(Report):
     total: int
     accepted: int
     rejected: int
+    unknown_task: int = 0  # of the rejected: judgments naming a task the study lacks (0 in older files)
     rejected_by_reason: dict[str, int]
     accepted_by_part: dict[str, int]
     rejected_by_part: dict[str, int]

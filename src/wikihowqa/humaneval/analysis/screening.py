@@ -5,7 +5,7 @@ flags and does not reject; and reading judgment files (``judgments.jsonl``, Labe
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -92,6 +92,30 @@ def screen(
     return accepted, rejected
 
 
+def unknown_tasks(judgments: Iterable[Mapping[str, Any]], study: Study) -> int:
+    """How many judgments name a task the study does not have (rejected by :func:`screen`; counted apart
+    because many of them mean the wrong study or the wrong judgments file)."""
+    tasks = study.tasks_by_id()
+    return sum(1 for j in judgments if not isinstance(j.get("task_id"), str) or j["task_id"] not in tasks)
+
+
+def refuse_foreign(judgments: Iterable[Mapping[str, Any]], study_id: Any, source: Any) -> None:
+    """Refuse judgments that say they belong to another study. Task ids (``part:article:index``) repeat
+    across studies built from one dataset, so another study's judgments would join this study's answers
+    silently. A judgment without a ``study_id`` (a script's) is not refused."""
+    if study_id is None:
+        return
+    foreign = Counter(
+        str(j["study_id"]) for j in judgments if j.get("study_id") is not None and j["study_id"] != study_id
+    )
+    if foreign:
+        other, n = foreign.most_common(1)[0]
+        raise DatasetError(
+            f"{source}: {n} judgment(s) of study {other!r}, not of study {study_id!r};"
+            " give the judgments of this study, or the study folder they belong to"
+        )
+
+
 def clock_disagrees(server_ms: float, client_ms: float) -> bool:
     """Whether a page's duration is off the server's by more than the tolerance (both bounds)."""
     gap = abs(client_ms - server_ms)
@@ -158,13 +182,16 @@ def merge_judgments(sources: Sequence[Sequence[Mapping[str, Any]]]) -> list[Mapp
 
 def read_judgment_files(paths: Sequence[Path], study_id: str) -> list[Mapping[str, Any]]:
     """``judgments.jsonl`` files and Label Studio exports (``.json``: JSON or JSON_MIN; one project per
-    part, so a whole study is several files), merged by :func:`merge_judgments`."""
-    sources = [
-        judgments_from_export(read_export(path), study_id, source=path)
-        if Path(path).suffix == ".json"
-        else read_judgments(path)
-        for path in paths
-    ]
+    part, so a whole study is several files), merged by :func:`merge_judgments`; a file with another
+    study's judgments is refused (:func:`refuse_foreign`)."""
+    sources = []
+    for path in paths:
+        if Path(path).suffix == ".json":
+            sources.append(judgments_from_export(read_export(path), study_id, source=path))
+        else:
+            rows = read_judgments(path)
+            refuse_foreign(rows, study_id, path)
+            sources.append(rows)
     return merge_judgments(sources)
 
 
