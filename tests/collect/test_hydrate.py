@@ -324,3 +324,31 @@ def test_a_hydration_killed_with_sigkill_resumes_to_the_same_output(hydrated, ar
     )
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert outputs(target) == outputs(dataset)
+
+
+# --------------------------------------------------------------------------- names and settings
+
+
+def test_a_release_url_names_its_capture_and_other_values_name_none():
+    from wikihowqa.collect.hydrate import named_capture
+
+    named = named_capture("http://web.archive.org/web/20160506033836/http://gardeningcentral.org:80/dry_figs/")
+    assert (named.timestamp, named.url) == ("20160506033836", "http://gardeningcentral.org:80/dry_figs/")
+    assert named_capture("https://web.archive.org/web/2016id_/https://a.example/").timestamp == "20160000000000"
+    assert named_capture("https://a.example/page") is None
+
+
+def test_max_shift_reads_durations_and_refuses_anything_else():
+    from wikihowqa.collect.hydrate import parse_shift
+    from wikihowqa.errors import SettingsError
+
+    assert [parse_shift(v) for v in ("0", "90", "12h", "90d", "1y")] == [0, 90, 43200, 7776000, 31536000]
+    with pytest.raises(SettingsError, match="max-shift must be a duration"):
+        parse_shift("-1d")
+
+
+def test_hydrate_asks_for_the_named_capture_first_unless_told_otherwise():
+    assert HydrateSettings().archive.archive_lookup == "playback"
+    assert HydrateSettings(ArchiveSettings(lookup="cdx")).archive.archive_lookup == "cdx"
+    timegate = ArchiveSettings(memento_timegate="http://127.0.0.1:9/web/")
+    assert HydrateSettings(timegate).archive.archive_lookup == "memento"

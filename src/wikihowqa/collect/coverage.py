@@ -90,6 +90,7 @@ def _markdown(report: dict[str, Any], funnel: dict[str, Any]) -> str:
         "| rejection | URLs |",
         "|---|---:|",
         *(f"| {k.replace('_', ' ')} | {v:,} |" for k, v in funnel["rejections"].items() if v),
+        *(["| none | 0 |"] if not any(funnel["rejections"].values()) else []),
         "",
         "## Questions",
         "",
@@ -136,6 +137,8 @@ def figure(report: dict[str, Any], path: Path) -> Path:
         ax.bar(labels, [r["recovered"] for r in rows], color="#2f81f7", label="recovered")
         ax.set_title(f"by capture {key}" if key == "year" else "by site")
         ax.tick_params(axis="x", rotation=60 if key == "site" else 0, labelsize=7)
+        if key == "site":
+            plt.setp(ax.get_xticklabels(), ha="right", rotation_mode="anchor")
         ax.set_ylabel("release URLs")
     left.legend()
     fig.tight_layout()
