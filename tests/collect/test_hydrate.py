@@ -332,9 +332,13 @@ def test_a_hydration_killed_with_sigkill_resumes_to_the_same_output(hydrated, ar
 def test_a_release_url_names_its_capture_and_other_values_name_none():
     from wikihowqa.collect.hydrate import named_capture
 
-    named = named_capture("http://web.archive.org/web/20160506033836/http://gardeningcentral.org:80/dry_figs/")
+    named = named_capture(
+        "http://web.archive.org/web/20160506033836/http://gardeningcentral.org:80/dry_figs/"
+    )
     assert (named.timestamp, named.url) == ("20160506033836", "http://gardeningcentral.org:80/dry_figs/")
-    assert named_capture("https://web.archive.org/web/2016id_/https://a.example/").timestamp == "20160000000000"
+    assert (
+        named_capture("https://web.archive.org/web/2016id_/https://a.example/").timestamp == "20160000000000"
+    )
     assert named_capture("https://a.example/page") is None
 
 

@@ -256,12 +256,12 @@ def assemble(
             recovered += 1
             outcome = outcomes[ReferenceTask(row["url"], row["timestamp"]).key]
             doc = parsed[outcome["archive_url"]]
-            capture = {
+            served = {
                 "timestamp": row["served_timestamp"],
                 "shift_s": row["shift_s"],
                 "archive_url": row["served_url"],
             }
-            extra: dict[str, Any] = {"capture": capture, "parse": doc["info"]}
+            extra: dict[str, Any] = {"capture": served, "parse": doc["info"]}
             if row.get("redirects"):
                 extra["redirects"] = row["redirects"]
             documents.append(

@@ -15,6 +15,7 @@ import re
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 from wikihowqa.replay.corpus import Capture, Corpus, SiteInfo, sha1_base32, surt_key
@@ -171,7 +172,7 @@ def capture_of(spec: CaptureSpec, file: str) -> Capture:
     )
 
 
-def release_captures(documents: Iterable[dict]) -> list[CaptureSpec]:
+def release_captures(documents: Iterable[dict[str, Any]]) -> list[CaptureSpec]:
     """A 200 capture at each released document's archive URL, its page built from its passages."""
     specs = []
     for doc in documents:
