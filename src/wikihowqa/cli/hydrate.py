@@ -157,7 +157,7 @@ def hydrate_command(
     out.print(table)
     if compare is not None:
         report = compare_files(
-            result.hydration.documents, compare, result.folder.path / "hydration" / COMPARE_FILE
+            result.folder.documents_path, compare, result.folder.path / "hydration" / COMPARE_FILE
         )
         summary = report.summary
         mean = "n/a" if summary["mean_f1"] is None else f"{summary['mean_f1']:.3f}"

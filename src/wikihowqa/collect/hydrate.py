@@ -22,7 +22,6 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from wikihowqa import __version__
 from wikihowqa.collect.archive_queries import seconds
@@ -174,9 +173,36 @@ def plan(examples: Sequence[Example]) -> Plan:
 # --------------------------------------------------------------------------- assembling (pure)
 
 
+@dataclass(frozen=True, slots=True)
+class DocumentRef:
+    """A recovered document, its text left in the state store (the ``document`` result ``result_key``)
+    until it is written: a hydration of any size holds no texts in memory."""
+
+    article_id: int
+    archive_url: str  # as the release names it
+    url: str
+    result_key: str  # the served capture's address: the key of its ``document`` result
+    extra: dict[str, Any]
+
+    def document(self, result: dict[str, Any]) -> Document:
+        extra = {"capture": self.extra["capture"], "parse": result["info"]}
+        if self.extra.get("redirects"):
+            extra["redirects"] = self.extra["redirects"]
+        return Document(
+            article_id=self.article_id,
+            original_url=self.url,
+            archive_url=self.archive_url,
+            parsed_text=result["text"],
+            parsed_md=result["markdown"],
+            title=result["title"],
+            passages=tuple(result["passages"]),
+            extra=extra,
+        )
+
+
 @dataclass(frozen=True)
 class Hydration:
-    documents: list[Document]
+    documents: list[DocumentRef]
     status: list[dict[str, Any]]  # one row per distinct release URL
     questions: list[dict[str, Any]]  # one row per question
     funnel: dict[str, Any]
@@ -229,8 +255,9 @@ def assemble(
     parsed: dict[str, dict[str, Any]],
     max_shift_s: float,
 ) -> Hydration:
-    """Documents (per question, in the order its row names them), the status of each release URL, the
-    recovered count of each question and the funnel; deterministic for the same inputs."""
+    """The recovered documents (per question, in the order its row names them), the status of each
+    release URL, the recovered count of each question and the funnel; deterministic for the same inputs.
+    ``parsed`` needs only each parse's verdict (``rejection``, ``detail``)."""
     status: dict[str, dict[str, Any]] = {}
     for capture in the_plan.named:
         row = status_of(capture, outcomes[capture.task.key], parsed, max_shift_s)
@@ -243,7 +270,7 @@ def assemble(
         }
     for value, row in status.items():
         row["cited_by"] = the_plan.cited_by[value]
-    documents: list[Document] = []
+    documents: list[DocumentRef] = []
     questions: list[dict[str, Any]] = []
     for example in examples:
         recovered = 0
@@ -255,26 +282,16 @@ def assemble(
                 continue
             recovered += 1
             outcome = outcomes[ReferenceTask(row["url"], row["timestamp"]).key]
-            doc = parsed[outcome["archive_url"]]
             served = {
                 "timestamp": row["served_timestamp"],
                 "shift_s": row["shift_s"],
                 "archive_url": row["served_url"],
             }
-            extra: dict[str, Any] = {"capture": served, "parse": doc["info"]}
+            extra: dict[str, Any] = {"capture": served}
             if row.get("redirects"):
                 extra["redirects"] = row["redirects"]
             documents.append(
-                Document(
-                    article_id=example.article_id,
-                    original_url=row["url"],
-                    archive_url=value,
-                    parsed_text=doc["text"],
-                    parsed_md=doc["markdown"],
-                    title=doc["title"],
-                    passages=tuple(doc["passages"]),
-                    extra=extra,
-                )
+                DocumentRef(example.article_id, value, row["url"], outcome["archive_url"], extra)
             )
         named = len(dict.fromkeys(example.related_document_urls_wayback_snapshots))
         questions.append(
@@ -360,8 +377,17 @@ async def _fetch(
             absent = {"status": FETCH_FAILED, "failed_at": "warc", "detail": "not in the WARC files"}
             outcomes = {t.key: done.get(t.key, absent) for t in tasks}
         # Each capture is parsed alone (pagination flagged, never fetched): the finder asks nothing here.
-        parsed = await make_documents(finder, store, outcomes, settings.parse, 2 * workers, reporter)
+        parsed = await make_documents(
+            finder, store, outcomes, settings.parse, 2 * workers, reporter, verdicts_only=True
+        )
         return outcomes, parsed, http.stats_dict()
+
+
+def _parse_of(store: StateStore, key: str) -> dict[str, Any]:
+    result = store.get_result("document", key)
+    if not isinstance(result, dict):
+        raise DatasetError(f"{store.path}: the parse of {key} is missing; run the same command again")
+    return result
 
 
 def state_path(out: Path) -> Path:
@@ -406,8 +432,12 @@ def hydrate(
             _fetch(settings, store, the_plan, reporter, network=from_warc is None)
         )
         hydration = assemble(examples, the_plan, outcomes, parsed, settings.max_shift_s)
+        del parsed
         if warc_dir is not None:
             warc_files.write_warc(store, the_plan, outcomes, Path(warc_dir))
+        documents = (ref.document(_parse_of(store, ref.result_key)) for ref in hydration.documents)
+        target.mkdir(parents=True, exist_ok=True)
+        write_documents(target / f"documents{source.qa_path.suffix}", documents)
     finally:
         store.close()
     report = coverage.write_report(target / HYDRATION_DIR, hydration)
@@ -438,7 +468,8 @@ def hydrate(
 def _check_target(source: DatasetFolder, target: Path, overwrite: bool) -> None:
     """Refuse to replace documents a hydration did not write, and a folder of other files."""
     if target == source.path:
-        hydrated = "hydrate" in source.manifest()
+        # a hydration's own documents: its manifest says so, or (killed while publishing) its state is there
+        hydrated = "hydrate" in source.manifest() or state_path(source.path).exists()
         try:
             has_documents = source.documents_path.stat().st_size > 0
         except DatasetError:
@@ -460,18 +491,9 @@ def _check_target(source: DatasetFolder, target: Path, overwrite: bool) -> None:
 def _publish(
     source: DatasetFolder, target: Path, hydration: Hydration, manifest: dict[str, Any]
 ) -> DatasetFolder:
-    target.mkdir(parents=True, exist_ok=True)
-    suffix = source.qa_path.suffix
     if target != source.path:
         shutil.copyfile(source.qa_path, target / source.qa_path.name)
     write_jsonl(target / HYDRATION_DIR / STATUS_FILE, hydration.status)
     write_jsonl(target / HYDRATION_DIR / QUESTIONS_FILE, hydration.questions)
-    write_documents(target / f"documents{suffix}", hydration.documents)
     write_json(target / MANIFEST_FILE, manifest)
     return DatasetFolder(target)
-
-
-def site_of(url: str) -> str:
-    """The site of a URL as coverage counts it: its host without ``www.`` and port."""
-    host = (urlsplit(url).hostname or "").lower()
-    return host.removeprefix("www.")

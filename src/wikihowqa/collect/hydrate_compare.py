@@ -86,11 +86,12 @@ def compare(hydrated: list[Document], released: list[Document], *, worst: int = 
     return Comparison(scored + [r for r in rows if not r["recovered"]], summary)
 
 
-def compare_files(hydrated: list[Document], released_path: Path, out: Path, *, worst: int = 10) -> Comparison:
-    """:func:`compare` against a released documents file; writes ``out`` (``compare.json``)."""
+def compare_files(hydrated_path: Path, released_path: Path, out: Path, *, worst: int = 10) -> Comparison:
+    """:func:`compare` of a hydrated documents file against a released one; writes ``out``
+    (``compare.json``)."""
     from wikihowqa.parse.passages import split_passages
 
     released = read_documents(Path(released_path), split_passages=split_passages)
-    result = compare(hydrated, released, worst=worst)
+    result = compare(read_documents(Path(hydrated_path)), released, worst=worst)
     write_json(out, {"summary": result.summary, "documents": result.documents})
     return result

@@ -155,7 +155,7 @@ def hydrate_real_examples(ctx: DemoContext) -> None:
     with ReplaySite(corpus=archive_corpus(release_captures(released))) as site:
         result = hydrate(target, HydrateSettings(ArchiveSettings(wayback_url=site.wayback_url), http=http))
     scores = compare_files(
-        result.hydration.documents, src / "documents.jsonl", target / HYDRATION_DIR / COMPARE_FILE
+        result.folder.documents_path, src / "documents.jsonl", target / HYDRATION_DIR / COMPARE_FILE
     )
     urls = result.manifest["hydrate"]["coverage"]["urls"]
     ctx.record(
