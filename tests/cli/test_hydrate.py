@@ -74,3 +74,16 @@ def test_bad_options_are_one_line_naming_them(cli, real_examples_dir, tmp_path, 
     dataset = _qa_only(real_examples_dir, tmp_path / "ds")
     run = cli("hydrate", dataset, *args, *FAST, cwd=tmp_path)
     assert run.exit_code == 2 and len(run.lines) == 1 and says in run.lines[0], run.output
+
+
+def test_an_archive_that_answers_like_a_wrong_setting_stops_hydrate_with_one_line(
+    cli, real_examples_dir, tmp_path
+):
+    from tests.collect.real_servers import free_port
+
+    dataset = _qa_only(real_examples_dir, tmp_path / "ds")
+    nothing = f"http://127.0.0.1:{free_port()}"
+    run = cli("hydrate", dataset, "--wayback-url", nothing, *FAST)
+    assert run.exit_code == 2 and run.lines[-1].startswith("error:"), run.output
+    assert "the first 3 lookups failed" in run.lines[-1] and "--wayback-url" in run.lines[-1]
+    assert not (dataset / "hydration" / "status.jsonl").exists()

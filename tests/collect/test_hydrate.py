@@ -114,9 +114,9 @@ def archive(tmp_path_factory: pytest.TempPathFactory):
         yield server
 
 
-def settings_for(archive, **overrides) -> HydrateSettings:
+def settings_for(server, **overrides) -> HydrateSettings:
     values = {
-        "archive": ArchiveSettings(cdx_url=archive.cdx_url, playback_url=archive.playback_url),
+        "archive": ArchiveSettings(cdx_url=server.cdx_url, playback_url=server.playback_url),
         "http": fast_settings(concurrency=4, timeout_s=20.0),
     }
     values.update(overrides)
@@ -242,6 +242,19 @@ def test_a_tighter_max_shift_refuses_shifted_captures_without_asking_the_archive
     again = hydrate(copy, settings_for(archive, max_shift_s=60.0))
     assert sum(lane.get("requests", 0) for lane in again.manifest["hydrate"]["run"]["http"].values()) == 0
     assert again.hydration.funnel["captures"] == {"exact": 14, "shifted": 1, "refused": 3, "missing": 3}
+
+
+def test_the_memento_options_hydrate_the_same_documents(hydrated, archive, tmp_path):
+    dataset, _, _ = hydrated
+    memento = ArchiveSettings(memento_timegate=archive.timegate_url, memento_timemap=archive.timemap_url)
+    assert memento.archive_lookup == "memento"
+    again = qa_only(tmp_path / "memento")
+    hydrate(again, settings_for(archive, archive=memento))
+    assert (again / "documents.jsonl").read_text() == (dataset / "documents.jsonl").read_text()
+    # The same verdict for every URL; only the words of a detail differ ("no memento of status 200").
+    assert {k: r["status"] for k, r in statuses(again).items()} == {
+        k: r["status"] for k, r in statuses(dataset).items()
+    }
 
 
 # --------------------------------------------------------------------------- WARC out and in

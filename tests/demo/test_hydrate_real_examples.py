@@ -11,6 +11,7 @@ def test_the_demo_hydrates_every_real_document_and_its_closing_table_names_the_c
     ctx = DemoContext(out=tmp_path)
     hydrate_real_examples(ctx)
     what, where, count = ctx.produced[-1]
+    assert "wikihowqa hydrate" in what
     assert where == "real-examples-hydrated/hydration/coverage.md"
     assert count.startswith("coverage 16 of 16 release URLs (100%)")
     compare = json.loads((tmp_path / "real-examples-hydrated" / "hydration" / "compare.json").read_text())
