@@ -369,10 +369,12 @@ class PywbServer:
         if done.returncode != 0:
             raise RuntimeError(f"{name} {' '.join(args)} failed: {done.stdout[-1500:]} {done.stderr[-1500:]}")
 
-    def start(self) -> PywbServer:
+    def start(self, warc: Path | None = None) -> PywbServer:
+        """Serve ``warc`` as it is, or (by default) the corpus's captures written as one."""
         self.workdir.mkdir(parents=True, exist_ok=True)
-        warc = self.workdir / "corpus.warc.gz"
-        write_warc(self.corpus or load_corpus(self.corpus_dir or ""), warc)
+        if warc is None:
+            warc = self.workdir / "corpus.warc.gz"
+            write_warc(self.corpus or load_corpus(self.corpus_dir or ""), warc)
         self._tool("wb-manager", "init", self.COLLECTION)
         self._tool("wb-manager", "add", self.COLLECTION, str(warc))
         (self.workdir / "config.yaml").write_text("enable_memento: true\n", encoding="utf-8")

@@ -265,10 +265,23 @@ def test_warc_files_rebuild_the_same_output_without_the_network(hydrated, tmp_pa
     from warcio.archiveiterator import ArchiveIterator
 
     with (warc / WARC_FILE).open("rb") as fh:
-        records = [(r.rec_type, r.rec_headers.get_header("WARC-Target-URI")) for r in ArchiveIterator(fh)]
-    responses = [uri for kind, uri in records if kind == "response"]
-    assert len(responses) == 18 and SHIFTED in responses and MOVED_TO in responses  # every capture served
-    assert sum(kind == "metadata" for kind, _ in records) == 21  # every capture named
+        records = [
+            (
+                r.rec_type,
+                r.rec_headers.get_header("WARC-Target-URI"),
+                r.http_headers and r.http_headers.statusline,
+            )
+            for r in ArchiveIterator(fh)
+        ]
+    responses = {(uri, status.split()[0]) for kind, uri, status in records if kind == "response"}
+    served = {uri for uri, status in responses if status == "200"}
+    assert len(served) == 18 and SHIFTED in served and MOVED_TO in served  # every capture served
+    # … and the captures met on the way: the redirect capture followed, the 404 the archive holds.
+    assert responses - {(uri, "200") for uri in served} == {
+        (MOVED, "301"),
+        ("https://error.example/guide", "404"),
+    }
+    assert sum(kind == "metadata" for kind, _, _ in records) == 21  # every capture named
     rebuilt = qa_only(tmp_path / "rebuilt")
     offline = HydrateSettings(archive=ArchiveSettings(playback_url="http://127.0.0.1:9/nothing/"))
     hydrate(rebuilt, offline, from_warc=warc)

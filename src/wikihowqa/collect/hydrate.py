@@ -318,9 +318,9 @@ def funnel(the_plan: Plan, rows: list[dict[str, Any]], questions: list[dict[str,
     non_empty = within - values.count(EMPTY_BODY)
     html = non_empty - values.count(NON_HTML)
     kept = values.count(KEPT)
-    accepted = [
-        r for r in rows if r["status"] not in (CAPTURE_TOO_FAR, NOT_A_SNAPSHOT_URL) and "shift_s" in r
-    ]
+    # Verified captures within the shift (kept, or rejected by the parse stage): exact + shifted.
+    unverified = {CAPTURE_TOO_FAR, NOT_A_SNAPSHOT_URL, FETCH_FAILED, *NOT_FOUND, *NOT_CONFIRMED}
+    accepted = [r for r in rows if r["status"] not in unverified and "shift_s" in r]
     return {
         "urls": {
             "named": the_plan.citations,
@@ -434,7 +434,8 @@ def hydrate(
         hydration = assemble(examples, the_plan, outcomes, parsed, settings.max_shift_s)
         del parsed
         if warc_dir is not None:
-            warc_files.write_warc(store, the_plan, outcomes, Path(warc_dir))
+            playback = settings.archive.endpoints.playback_url
+            warc_files.write_warc(store, the_plan, outcomes, Path(warc_dir), playback)
         documents = (ref.document(_parse_of(store, ref.result_key)) for ref in hydration.documents)
         target.mkdir(parents=True, exist_ok=True)
         write_documents(target / f"documents{source.qa_path.suffix}", documents)

@@ -1,12 +1,14 @@
 """A hydration kept as WARC files (``warcio``), and rebuilt from them without the network.
 
-For each capture the release names, in plan order: the capture served, as a ``response`` record a Wayback
-tool can replay (``WARC-Target-URI`` the original URL, ``WARC-Date`` the capture's time, the archived bytes
-with their HTTP status and headers, ``WARC-Source-URI`` where in the archive they were fetched), then a
-``metadata`` record (``application/json``, ``WARC-Concurrent-To`` the response) holding what the capture
-rule found (the outcome, with its redirects, or why there was no capture) and the headers exactly as
-received. ``hydrate --from-warc`` loads both into the state store, as the network run would have stored
-them, and the same parse and assembly then give the same output, byte for byte.
+For each capture the release names, in plan order: the captures met on the way (the archive's answer at
+the named time when it was a 404 or a redirect capture, each redirect capture followed), then the capture
+served, each as a ``response`` record a Wayback tool can replay (``WARC-Target-URI`` the original URL,
+``WARC-Date`` the capture's time, the archived bytes with their HTTP status and headers,
+``WARC-Source-URI`` where in the archive they were fetched); then a ``metadata`` record
+(``application/json``, ``WARC-Concurrent-To`` the served capture's record) holding what the capture rule
+found (the outcome, with its redirects, or why there was no capture) and the headers exactly as received.
+``hydrate --from-warc`` loads the served captures and the outcomes into the state store, as the network
+run stored them, and the same parse and assembly then give the same output, byte for byte.
 """
 
 from __future__ import annotations
@@ -20,12 +22,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wikihowqa import __version__
+from wikihowqa.collect.archive_queries import http_date_timestamp
 from wikihowqa.collect.http import Response
 from wikihowqa.collect.outcomes import FETCHED
 from wikihowqa.collect.progress import Reporter
 from wikihowqa.collect.store import StateStore
 from wikihowqa.errors import DatasetError
 from wikihowqa.io import atomic_write
+from wikihowqa.snapshots import StoredResponse
 
 if TYPE_CHECKING:
     from wikihowqa.collect.hydrate import Plan
@@ -48,9 +52,50 @@ def _status_line(status: int) -> str:
         return f"{status} Unknown"
 
 
-def write_warc(store: StateStore, the_plan: Plan, outcomes: dict[str, dict[str, Any]], folder: Path) -> Path:
-    """Every named capture's outcome, and every capture served, into ``folder/`` :data:`WARC_FILE`."""
+def _played_on_the_way(
+    store: StateStore, playback_url: str | None, named: tuple[str, str], outcome: dict[str, Any]
+) -> list[tuple[str, str, StoredResponse]]:
+    """The other captures the rule played for a named one, found in the response cache under the raw
+    playback requests that fetched them: the capture the archive chose at the named time (a 404, a
+    redirect) and each redirect capture followed. ``(original url, timestamp, response)``, in order."""
+    if playback_url is None:
+        return []
+    asked = [named]
+    for hop in outcome.get("redirects") or []:
+        asked += [(hop["timestamp"], hop["from"]), (named[0], hop["to"])]
+    found: dict[str, tuple[str, str, StoredResponse]] = {}
+    for timestamp, url in asked:
+        stored = store.stored_response(f"{playback_url}{timestamp}id_/{url}")
+        moment = http_date_timestamp(stored.headers.get("memento-datetime")) if stored else None
+        if stored is not None and moment is not None:
+            found.setdefault(f"{moment}|{url}", (url, moment, stored))
+    return list(found.values())
+
+
+def _response_record(writer: Any, url: str, timestamp: str, stored: StoredResponse) -> Any:
     from warcio.statusandheaders import StatusAndHeaders
+
+    headers = [(k, v) for k, v in stored.headers.items() if k.lower() not in _TRANSFER]
+    headers.append(("Content-Length", str(len(stored.content))))
+    return writer.create_warc_record(
+        url,
+        "response",
+        payload=io.BytesIO(stored.content),
+        http_headers=StatusAndHeaders(_status_line(stored.status), headers, protocol="HTTP/1.1"),
+        warc_headers_dict={"WARC-Date": warc_date(timestamp), "WARC-Source-URI": stored.url},
+    )
+
+
+def write_warc(
+    store: StateStore,
+    the_plan: Plan,
+    outcomes: dict[str, dict[str, Any]],
+    folder: Path,
+    playback_url: str | None = None,
+) -> Path:
+    """Every named capture's outcome, and every capture fetched for it — the one served, and (given the
+    archive's ``playback_url``) the redirect and error captures met on the way, so that Wayback software
+    replaying the file meets what the archive answered — into ``folder/`` :data:`WARC_FILE`."""
     from warcio.warcwriter import WARCWriter
 
     folder = Path(folder)
@@ -72,19 +117,12 @@ def write_warc(store: StateStore, the_plan: Plan, outcomes: dict[str, dict[str, 
             warc_headers: dict[str, str] = {}
             found = store.snapshot(outcome["archive_url"]) if outcome["status"] == FETCHED else None
             stored = store.stored_response(found[2]) if found is not None else None
+            named = (capture.timestamp, capture.url)
+            for url, timestamp, other in _played_on_the_way(store, playback_url, named, outcome):
+                if stored is None or other.url != stored.url:
+                    writer.write_record(_response_record(writer, url, timestamp, other))
             if found is not None and stored is not None:
-                headers = [(k, v) for k, v in stored.headers.items() if k.lower() not in _TRANSFER]
-                headers.append(("Content-Length", str(len(stored.content))))
-                record = writer.create_warc_record(
-                    outcome["original"],
-                    "response",
-                    payload=io.BytesIO(stored.content),
-                    http_headers=StatusAndHeaders(_status_line(stored.status), headers, protocol="HTTP/1.1"),
-                    warc_headers_dict={
-                        "WARC-Date": warc_date(outcome["timestamp"]),
-                        "WARC-Source-URI": stored.url,
-                    },
-                )
+                record = _response_record(writer, outcome["original"], outcome["timestamp"], stored)
                 writer.write_record(record)
                 warc_headers["WARC-Concurrent-To"] = record.rec_headers.get_header("WARC-Record-ID")
                 entry["response"] = {
@@ -163,6 +201,7 @@ def load_warc(store: StateStore, paths: list[Path], reporter: Reporter) -> int:
                 outcome["archive_url"], outcome["original"], outcome["timestamp"], response["key"]
             )
         store.put_result("reference", key, outcome)
+        pending.clear()  # the captures met on the way: for Wayback software, not for the rebuild
         count += 1
         reporter.advance("captures read (WARC)")
     return count
