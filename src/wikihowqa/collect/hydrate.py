@@ -443,9 +443,10 @@ def hydrate(
         store.close()
     report = coverage.write_report(target / HYDRATION_DIR, hydration)
     manifest = {
-        **(source.manifest() if target == source.path else {"source": str(source.path.resolve())}),
+        **source.manifest(),
         "hydrate": {
             "tool": {"name": "wikihowqa", "version": __version__},
+            "dataset": str(source.path.resolve()),
             "source": {"warc": str(from_warc)}
             if from_warc is not None
             else {"archive": settings.archive.as_dict()},
