@@ -27,11 +27,13 @@ from wikihowqa.collect.archive_settings import ArchiveSettings
 from wikihowqa.collect.hydrate import HydrateSettings, hydrate, state_path
 from wikihowqa.collect.hydrate_compare import compare
 from wikihowqa.collect.warc_files import WARC_FILE
+from wikihowqa.demo import real_examples_path
 from wikihowqa.importer import import_release
 from wikihowqa.io import DatasetFolder, read_documents
 from wikihowqa.replay.release_pages import CaptureSpec, archive_corpus, page_html, release_captures
 
-REAL = Path("/work/shared/data/wikihownfqa-site-examples")
+#: The three real instances (the project site's examples), as the package embeds them.
+REAL = real_examples_path()
 ROOT = Path(__file__).resolve().parents[2]
 SHIFTED = "https://tipnut.com/dry-figs/"  # named 20200909104738, held 2 days later
 MOVED = "https://www.recordonline.com/article/20060525/comm0505/60810071"  # named 20210418030554
