@@ -193,7 +193,7 @@ def test_the_encoder_commands_default_to_the_one_default_model():
 def test_every_overwrite_replaces_an_existing_output_and_refuses_without_it():
     found = _options("--overwrite")
     assert {c for c, _ in found} >= {
-        "deteriorate", "export-hub", "export-judgments", "export-lm-eval", "import",
+        "deteriorate", "export-hub", "export-judgments", "export-lm-eval", "hydrate", "import",
         "simulate-judgments", "tasks",
     }  # fmt: skip
     for command, option in found:
@@ -203,8 +203,8 @@ def test_every_overwrite_replaces_an_existing_output_and_refuses_without_it():
 def test_every_out_option_says_where_its_output_goes_by_default():
     found = _options("--out")
     assert {c for c, _ in found} >= {
-        "analyze", "answer", "demo", "deteriorate", "evaluate", "export-judgments", "meta-evaluate",
-        "simulate-judgments", "stats", "train",
+        "analyze", "answer", "demo", "deteriorate", "evaluate", "export-judgments", "hydrate",
+        "meta-evaluate", "simulate-judgments", "stats", "train",
     }  # fmt: skip
     for command, option in found:
         assert _out_conforms(option), command

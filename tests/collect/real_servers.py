@@ -20,6 +20,7 @@ import contextlib
 import os
 import secrets
 import shutil
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -81,13 +82,16 @@ def wait_until_up(url: str, process: subprocess.Popen, log: Path, *, timeout_s: 
 
 
 def _stop(process: subprocess.Popen | None) -> None:
+    """Stop a server started in its own process group, with the whole group."""
     if process is None or process.poll() is not None:
         return
-    process.terminate()
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
     try:
         process.wait(timeout=10)
     except subprocess.TimeoutExpired:
-        process.kill()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=10)
 
 
@@ -295,6 +299,7 @@ class MediaWikiServer:
             env={**self._env(), "PHP_CLI_SERVER_WORKERS": "4"},
             stdout=log.open("wb"),
             stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         wait_until_up(f"{self.api_url}?action=query&meta=siteinfo&format=json", self.process, log)
         return self
@@ -325,8 +330,10 @@ class PywbServer:
 
     COLLECTION = "web"
 
-    def __init__(self, corpus_dir: Path, workdir: Path) -> None:
-        self.corpus_dir = Path(corpus_dir)
+    def __init__(self, corpus_dir: Path | None, workdir: Path, *, corpus: Corpus | None = None) -> None:
+        """``corpus``: captures built in memory (``hydrate``'s release archive) instead of a corpus folder."""
+        self.corpus_dir = Path(corpus_dir) if corpus_dir is not None else None
+        self.corpus = corpus
         self.workdir = Path(workdir)
         self.port = free_port()
         self.process: subprocess.Popen | None = None
@@ -362,10 +369,12 @@ class PywbServer:
         if done.returncode != 0:
             raise RuntimeError(f"{name} {' '.join(args)} failed: {done.stdout[-1500:]} {done.stderr[-1500:]}")
 
-    def start(self) -> PywbServer:
+    def start(self, warc: Path | None = None) -> PywbServer:
+        """Serve ``warc`` as it is, or (by default) the corpus's captures written as one."""
         self.workdir.mkdir(parents=True, exist_ok=True)
-        warc = self.workdir / "corpus.warc.gz"
-        write_warc(load_corpus(self.corpus_dir), warc)
+        if warc is None:
+            warc = self.workdir / "corpus.warc.gz"
+            write_warc(self.corpus or load_corpus(self.corpus_dir or ""), warc)
         self._tool("wb-manager", "init", self.COLLECTION)
         self._tool("wb-manager", "add", self.COLLECTION, str(warc))
         (self.workdir / "config.yaml").write_text("enable_memento: true\n", encoding="utf-8")
@@ -375,6 +384,7 @@ class PywbServer:
             cwd=self.workdir,
             stdout=log.open("wb"),
             stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         wait_until_up(f"{self.cdx_url}?url=example.org", self.process, log)
         return self

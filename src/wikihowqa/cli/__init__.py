@@ -14,6 +14,7 @@ from wikihowqa.errors import WikihowqaError, describe_environment_error, is_envi
 # Each module registers its commands on ``app`` when imported.
 # Registered in pipeline order, which is the order `wikihowqa --help` lists them in.
 from wikihowqa.cli import build  # noqa: F401  isort: skip
+from wikihowqa.cli import hydrate  # noqa: F401  isort: skip
 from wikihowqa.cli import dataset  # noqa: F401  isort: skip
 from wikihowqa.cli import parse  # noqa: F401  isort: skip
 from wikihowqa.cli import split  # noqa: F401  isort: skip

@@ -3,14 +3,33 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
 from wikihowqa.cli._app import app, console, out
+from wikihowqa.cli._archive import (
+    WAYBACK_DEFAULT,
+    ArchiveHost,
+    CdxRate,
+    CdxUrl,
+    Concurrency,
+    Contact,
+    Fresh,
+    MementoTimegate,
+    MementoTimemap,
+    PlaybackRate,
+    PlaybackUrl,
+    Retries,
+    Timeout,
+    WaybackUrl,
+    lookup_option,
+    retry_failed_option,
+)
 from wikihowqa.progress import Bars
 
 _WIKI = "https://www.wikihow.com/api.php"
-_WAYBACK = "https://web.archive.org"
+_WAYBACK = WAYBACK_DEFAULT
 
 
 class RichReporter(Bars):
@@ -26,44 +45,13 @@ def build_command(
         ..., help="Dataset folder to build into; rerun the same command to resume an interrupted build."
     ),
     api_url: str = typer.Option(_WIKI, "--api-url", help="The wiki's MediaWiki api.php."),
-    wayback_url: str = typer.Option(
-        _WAYBACK,
-        "--wayback-url",
-        help="Base URL of an archive laid out as the Internet Archive's: BASE/cdx/search/cdx and BASE/web/.",
-    ),
-    cdx_url: str = typer.Option(
-        None,
-        "--cdx-url",
-        help="The CDX endpoint itself (pywb: http://HOST/COLLECTION/cdx); overrides --wayback-url's.",
-    ),
-    playback_url: str = typer.Option(
-        None,
-        "--playback-url",
-        help="Prefix to which TIMESTAMPid_/URL is appended (pywb: http://HOST/COLLECTION/).",
-    ),
-    memento_timegate: str = typer.Option(
-        None,
-        "--memento-timegate",
-        help="A Memento TimeGate prefix (URL appended), for archives without CDX and for aggregators.",
-    ),
-    memento_timemap: str = typer.Option(
-        None,
-        "--memento-timemap",
-        help="A Memento TimeMap URL template with {url} (pywb: http://HOST/COLLECTION/timemap/link/{url}).",
-    ),
-    archive_host: list[str] = typer.Option(
-        [],
-        "--archive-host",
-        help="Another host mementos may be fetched from (an aggregator's archives); repeatable. "
-        "No request goes to any host but the wiki's and the archive's.",
-    ),
-    lookup: str = typer.Option(
-        None,
-        "--lookup",
-        help="How captures are found: 'cdx' (one CDX query per URL), 'playback' (the archive's own "
-        "choice first, CDX only when it cannot tell: far fewer CDX requests, the same captures) or "
-        "'memento'. Default: memento with a TimeGate/TimeMap, else cdx.",
-    ),
+    wayback_url: WaybackUrl = _WAYBACK,
+    cdx_url: CdxUrl = None,
+    playback_url: PlaybackUrl = None,
+    memento_timegate: MementoTimegate = None,
+    memento_timemap: MementoTimemap = None,
+    archive_host: ArchiveHost = [],  # noqa: B006 - typer copies it
+    lookup: Annotated[str | None, lookup_option("memento with a TimeGate/TimeMap, else cdx")] = None,
     limit: int = typer.Option(None, "--limit", min=1, help="Read at most this many articles."),
     category: str = typer.Option(
         None,
@@ -100,45 +88,25 @@ def build_command(
         "category that have subcategories are the top level. Hidden and tracking categories never count; "
         "the manifest says which root was used and why.",
     ),
-    concurrency: int = typer.Option(8, "--concurrency", min=1, help="Most requests in flight at once."),
+    concurrency: Concurrency = 8,
     mediawiki_rate: float = typer.Option(
         2.0, "--mediawiki-rate", min=0, help="Wiki API requests per second (0: unpaced)."
     ),
-    cdx_rate: float = typer.Option(
-        0.4,
-        "--cdx-rate",
-        min=0,
-        help="Wayback CDX requests per second (0: unpaced; the real server allows ~0.4).",
-    ),
-    playback_rate: float = typer.Option(
-        8.0,
-        "--playback-rate",
-        min=0,
-        help="Wayback snapshot downloads per second (0: unpaced; the real limit is ~8).",
-    ),
-    timeout: float = typer.Option(30.0, "--timeout", min=0.001, help="Seconds to wait for one response."),
-    retries: int = typer.Option(
-        5, "--retries", min=0, help="Retries of a request that failed (5xx, timeout, reset)."
-    ),
+    cdx_rate: CdxRate = 0.4,
+    playback_rate: PlaybackRate = 8.0,
+    timeout: Timeout = 30.0,
+    retries: Retries = 5,
     maxlag: int = typer.Option(
         5, "--maxlag", min=0, help="MediaWiki maxlag: back off when replicas lag more (seconds)."
     ),
-    contact: str = typer.Option(
-        None, "--contact", help="An e-mail or URL for the User-Agent, so site operators can reach you."
-    ),
+    contact: Contact = None,
     pagination: str = typer.Option(
         "join",
         "--pagination",
         help="Paginated cited pages: 'join' fetches and joins their further pages, 'flag' only records them.",
     ),
-    retry_failed: bool = typer.Option(
-        False,
-        "--retry-failed",
-        help="Ask again for the references an earlier run gave up on (dropping their stored failed answers).",
-    ),
-    fresh: bool = typer.Option(
-        False, "--fresh", help="Forget the saved state of an earlier run and start over."
-    ),
+    retry_failed: Annotated[bool, retry_failed_option("references")] = False,
+    fresh: Fresh = False,
     dry_run: bool = typer.Option(
         False, "--dry-run", help="Only estimate the requests and the time they take at the configured rates."
     ),

@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from wikihowqa import __version__
-from wikihowqa.collect.archive_queries import ArchiveEndpoints, Wayback
+from wikihowqa.collect.archive_queries import ArchiveEndpoints
+from wikihowqa.collect.archive_settings import DEFAULT_WAYBACK_URL, ArchiveSettings
 from wikihowqa.collect.articles import (
     complete_articles,
     creation_log_requests,
@@ -35,12 +36,10 @@ from wikihowqa.collect.articles import (
     select_by_creation,
     without_tracking,
 )
-from wikihowqa.collect.captures import LOOKUPS, CaptureFinder
 from wikihowqa.collect.categories import find_root
 from wikihowqa.collect.documents import make_documents
 from wikihowqa.collect.funnel import assemble
 from wikihowqa.collect.http import HttpClient, HttpSettings
-from wikihowqa.collect.memento import MementoClient
 from wikihowqa.collect.progress import QuietReporter, Reporter
 from wikihowqa.collect.references import fetch_references, forget_failed, plan_references
 from wikihowqa.collect.store import STATE_FILE, StateStore
@@ -51,7 +50,6 @@ from wikihowqa.parse import ParseSettings
 from wikihowqa.records import Document, Example
 
 DEFAULT_API_URL = "https://www.wikihow.com/api.php"
-DEFAULT_WAYBACK_URL = "https://web.archive.org"
 REFERENCE_TIMES = ("created", "modified")
 REJECTIONS_FILE = "rejections.jsonl"
 _OWN_FILES = {
@@ -94,10 +92,8 @@ class BuildSettings:
     parse: ParseSettings = field(default_factory=ParseSettings)
 
     def __post_init__(self) -> None:
-        for name in ("api_url", "wayback_url"):
-            value = getattr(self, name)
-            if not re.match(r"^https?://[^/\s]+", value or ""):
-                raise SettingsError(f"{name.replace('_', '-')} must be an http(s) URL, got {value!r}")
+        if not re.match(r"^https?://[^/\s]+", self.api_url or ""):
+            raise SettingsError(f"api-url must be an http(s) URL, got {self.api_url!r}")
         if self.reference_time not in REFERENCE_TIMES:
             raise SettingsError(
                 f"reference time must be one of {', '.join(REFERENCE_TIMES)}, got {self.reference_time!r}"
@@ -127,11 +123,7 @@ class BuildSettings:
             raise SettingsError(f"root category must name a category, got {self.root_category!r}")
         if self.root_category is not None:
             object.__setattr__(self, "root_category", category_name(self.root_category))
-        if self.lookup is not None and self.lookup not in LOOKUPS:
-            raise SettingsError(f"lookup must be one of {', '.join(LOOKUPS)}, got {self.lookup!r}")
-        if self.lookup == "memento" and not (self.memento_timegate or self.memento_timemap):
-            raise SettingsError("lookup 'memento' needs --memento-timegate or --memento-timemap")
-        self.endpoints  # noqa: B018 - checks the archive URLs
+        self.archive  # noqa: B018 - checks the archive options
 
     @property
     def window(self) -> tuple[str | None, str | None]:
@@ -139,25 +131,26 @@ class BuildSettings:
         return (self.created_after, self.created_before)
 
     @property
+    def archive(self) -> ArchiveSettings:
+        """The archive options, as ``hydrate`` shares them."""
+        return ArchiveSettings(
+            wayback_url=self.wayback_url,
+            cdx_url=self.cdx_url,
+            playback_url=self.playback_url,
+            memento_timegate=self.memento_timegate,
+            memento_timemap=self.memento_timemap,
+            archive_hosts=tuple(self.archive_hosts),
+            lookup=self.lookup,
+        )
+
+    @property
     def archive_lookup(self) -> str:
-        if self.lookup is not None:
-            return self.lookup
-        return "memento" if self.memento_timegate or self.memento_timemap else "cdx"
+        return self.archive.archive_lookup
 
     @property
     def endpoints(self) -> ArchiveEndpoints:
         """Where the archive answers: the ``wayback_url`` layout, with the explicit endpoints over it."""
-        memento_only = (self.memento_timegate or self.memento_timemap) and not (
-            self.cdx_url or self.playback_url
-        )
-        base = ArchiveEndpoints() if memento_only else ArchiveEndpoints.wayback(self.wayback_url)
-        return ArchiveEndpoints(
-            cdx_url=self.cdx_url or base.cdx_url,
-            playback_url=self.playback_url or base.playback_url,
-            timegate_url=self.memento_timegate,
-            timemap_url=self.memento_timemap,
-            extra_hosts=tuple(self.archive_hosts),
-        )
+        return self.archive.endpoints
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -256,11 +249,15 @@ def publish(
 ARCHIVE_STAGES = ("reference", "continuation", "document")
 
 
-def forget_other_archive(store: StateStore, settings: BuildSettings) -> None:
+def forget_other_archive(store: StateStore, settings: BuildSettings | ArchiveSettings | str) -> None:
     """A rerun against other archive endpoints (a wrong setting corrected) must not read back what the
-    earlier archive answered: its references, continuations and documents are forgotten."""
-    endpoints = settings.endpoints.as_dict()
-    archive = json.dumps({k: endpoints[k] for k in sorted(endpoints)}, sort_keys=True)
+    earlier archive answered: its references, continuations and documents are forgotten. A string names
+    a source that is no archive's endpoints (``hydrate --from-warc``'s files)."""
+    if isinstance(settings, str):
+        archive = settings
+    else:
+        endpoints = settings.endpoints.as_dict()
+        archive = json.dumps({k: endpoints[k] for k in sorted(endpoints)}, sort_keys=True)
     before = store.get_meta("archive")
     if before is not None and before != archive:
         for stage in ARCHIVE_STAGES:
@@ -276,10 +273,7 @@ async def _collect(
         wiki = MediaWiki(
             http, settings.api_url, maxlag=settings.maxlag, summary_namespace=settings.summary_namespace
         )
-        endpoints = settings.endpoints
-        wayback = Wayback(http, endpoints)
-        memento = MementoClient(http, endpoints) if endpoints.timegate_url or endpoints.timemap_url else None
-        finder = CaptureFinder(wayback, settings.archive_lookup, memento)
+        finder = settings.archive.finder(http)
         site = await wiki.siteinfo()
         tracking = await wiki.tracking_categories()
         log_requests = creation_log_requests(site)

@@ -37,6 +37,10 @@ def _document(page: ParsedPage) -> dict[str, Any]:
     }
 
 
+def _verdict(result: dict[str, Any]) -> dict[str, Any]:
+    return {"rejection": result["rejection"], "detail": result.get("detail")}
+
+
 class _RecordingSource:
     """The stored snapshots, but a continuation page never asked for is noted as wanted instead."""
 
@@ -61,12 +65,19 @@ async def make_documents(
     settings: ParseSettings,
     workers: int,
     reporter: Reporter,
+    *,
+    verdicts_only: bool = False,
 ) -> dict[str, dict[str, Any]]:
     """Each fetched snapshot parsed (the ``document`` result, by archive URL), read back from the state
     store; a paginated article's further pages are fetched (the captures closest to its first page's) and
-    joined by the parse stage."""
+    joined by the parse stage. ``verdicts_only``: only each result's ``rejection`` and ``detail`` are
+    returned (the texts stay in the store, to be read back one at a time: memory stays flat)."""
     wanted = sorted({o["archive_url"] for o in outcomes.values() if o["status"] == FETCHED})
-    done = store.results("document")
+    done = (
+        {k: _verdict(v) for k, v in store.iter_results("document")}
+        if verdicts_only
+        else store.results("document")
+    )
     todo = [a for a in wanted if a not in done]
     reporter.phase("documents parsed", len(wanted))
     reporter.advance("documents parsed", len(wanted) - len(todo))
@@ -79,13 +90,15 @@ async def make_documents(
         if settings.pagination == "join" and page.ok and page.pagination.paginated:
             paginated[archive_url] = page
             continue
-        done[archive_url] = store.put_result("document", archive_url, _document(page))
+        result = store.put_result("document", archive_url, _document(page))
+        done[archive_url] = _verdict(result) if verdicts_only else result
         reporter.advance("documents parsed")
     if paginated:
         await fetch_continuations(finder, store, paginated, settings, workers, reporter)
         for archive_url, page in sorted(paginated.items()):
             joined = complete_pagination(page, stored, settings, archive_url)
-            done[archive_url] = store.put_result("document", archive_url, _document(joined))
+            result = store.put_result("document", archive_url, _document(joined))
+            done[archive_url] = _verdict(result) if verdicts_only else result
             reporter.advance("documents parsed")
     return {a: done[a] for a in wanted}
 

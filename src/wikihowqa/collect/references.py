@@ -22,7 +22,15 @@ from wikihowqa.collect.store import StateStore
 from wikihowqa.errors import WikihowqaError
 
 # FETCHED is re-exported: the documents phase reads it from here.
-__all__ = ["FETCHED", "ArchiveError", "ReferenceTask", "fetch_capture", "fetch_references", "plan_references"]
+__all__ = [
+    "FETCHED",
+    "ArchiveError",
+    "ReferenceTask",
+    "fetch_capture",
+    "fetch_references",
+    "fetch_tasks",
+    "plan_references",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,14 +68,15 @@ class ArchiveError(WikihowqaError):
     """The archive's endpoints answer like wrong settings: the build stops instead of rejecting all."""
 
 
-async def fetch_references(
+async def fetch_tasks(
     finder: CaptureFinder,
     store: StateStore,
     tasks: list[ReferenceTask],
     workers: int,
     reporter: Reporter,
 ) -> dict[str, dict[str, Any]]:
-    """Each reference's outcome (the ``reference`` result), keyed by cited URL.
+    """Each task's outcome (the ``reference`` result), keyed by :attr:`ReferenceTask.key`: ``build``'s
+    references and ``hydrate``'s named captures alike.
 
     The first lookups run one at a time: while each fails the way a wrong endpoint does (connection
     refused, a CDX 404 or an answer that is no CDX result, a playback without ``Memento-Datetime``),
@@ -108,7 +117,7 @@ async def fetch_references(
         keep(task, await _reference(finder, store, task))
 
     await run_pool(todo, one, workers)
-    outcomes = {t.url: done[t.key] for t in tasks}
+    outcomes = {t.key: done[t.key] for t in tasks}
     if len(outcomes) >= PROBES and all(o["status"] == NO_SNAPSHOT for o in outcomes.values()):
         # An archive that knows none of the cited pages is far likelier a wrong setting (pywb answers
         # an empty CDX result for a collection it does not have) than a true answer: no empty dataset.
@@ -118,6 +127,18 @@ async def fetch_references(
             "--playback-url or --wayback-url (the archive's collection) and run again"
         )
     return outcomes
+
+
+async def fetch_references(
+    finder: CaptureFinder,
+    store: StateStore,
+    tasks: list[ReferenceTask],
+    workers: int,
+    reporter: Reporter,
+) -> dict[str, dict[str, Any]]:
+    """Each reference's outcome (the ``reference`` result), keyed by cited URL (:func:`fetch_tasks`)."""
+    outcomes = await fetch_tasks(finder, store, tasks, workers, reporter)
+    return {t.url: outcomes[t.key] for t in tasks}
 
 
 def forget_failed(store: StateStore) -> list[str]:

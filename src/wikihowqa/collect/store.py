@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -120,6 +120,13 @@ class StateStore(StateReader):
                 "SELECT key, value FROM results WHERE stage = ? ORDER BY key", (stage,)
             )
         }
+
+    def iter_results(self, stage: str) -> Iterator[tuple[str, Any]]:
+        """The stage's results one at a time, in key order (memory stays flat however many there are)."""
+        for key, value in self._db.execute(
+            "SELECT key, value FROM results WHERE stage = ? ORDER BY key", (stage,)
+        ):
+            yield key, json.loads(value)
 
     def delete_results(self, stage: str, keys: Iterable[str]) -> None:
         with self._transaction():

@@ -1,6 +1,7 @@
 """``wikihowqa demo``: the whole pipeline on the embedded corpus, everything written under one folder.
 
-Layout: ``real-examples/`` (the release instances imported), ``dataset/`` (the demo corpus built from
+Layout: ``real-examples/`` (the release instances imported), ``real-examples-hydrated/`` (their QA part
+alone, hydrated from a local archive), ``dataset/`` (the demo corpus built from
 the replay site), ``predictions/<system>.jsonl``, ``report/``, ``study/`` and ``meta-evaluation/``. Each
 step is a function of the :class:`DemoContext` that records rows for the closing table, so a stage adds
 itself by adding one step here. The steps call only the stages' public functions: the stages do not know
@@ -21,8 +22,12 @@ from typing import Any
 from rich.console import Console
 
 from wikihowqa.answer import ALL, PREDICTIONS_DIR, answer_split
+from wikihowqa.collect.archive_settings import ArchiveSettings
 from wikihowqa.collect.build import BuildSettings, build, parked_state
+from wikihowqa.collect.coverage import COVERAGE_MD
 from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, HttpSettings
+from wikihowqa.collect.hydrate import HYDRATION_DIR, HydrateSettings, hydrate
+from wikihowqa.collect.hydrate_compare import COMPARE_FILE, compare_files
 from wikihowqa.demo import corpus_path, real_examples_path
 from wikihowqa.errors import DatasetError
 from wikihowqa.evaluate.bertscore import BertScoreConfig
@@ -44,6 +49,7 @@ from wikihowqa.metaeval.report import agreement_table
 from wikihowqa.metaeval.report import write_report as write_meta_evaluation
 from wikihowqa.parse.corpus_check import check_corpus
 from wikihowqa.replay import ReplaySite
+from wikihowqa.replay.release_pages import archive_corpus, release_captures
 from wikihowqa.split import SplitSettings, split_dataset
 from wikihowqa.stats.report import REPORT_MD, describe
 
@@ -96,6 +102,7 @@ Step = Callable[[DemoContext], None]
 #: The demo's folders, under its output folder.
 DATASET = "dataset"
 REAL_EXAMPLES = "real-examples"
+REAL_EXAMPLES_HYDRATED = "real-examples-hydrated"
 REPORT = "report"
 STUDY = "study"
 META_EVALUATION = "meta-evaluation"
@@ -126,6 +133,36 @@ def import_real_examples(ctx: DemoContext) -> None:
         "real release instances (imported)",
         folder.path,
         f"{counts['questions']} questions, {counts['documents']} documents",
+    )
+
+
+def hydrate_real_examples(ctx: DemoContext) -> None:
+    """Import the real instances' QA part alone and hydrate it (``wikihowqa hydrate``) from a local archive
+    holding captures at their release URLs: the document part rebuilt, measured against the released one."""
+    src = real_examples_path()
+    target = fresh_folder(Path(ctx.out), REAL_EXAMPLES_HYDRATED)
+    import_release([src / "qa.jsonl"], [], target, overwrite=True)
+    released = [
+        json.loads(line) for line in (src / "documents.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    http = HttpSettings(
+        concurrency=8,
+        rates={MEDIAWIKI: LOCAL_RATE, CDX: LOCAL_RATE, PLAYBACK: LOCAL_RATE},
+        timeout_s=10.0,
+        retries=3,
+        contact="wikihowqa demo (local archive)",
+    )
+    with ReplaySite(corpus=archive_corpus(release_captures(released))) as site:
+        result = hydrate(target, HydrateSettings(ArchiveSettings(wayback_url=site.wayback_url), http=http))
+    scores = compare_files(
+        result.folder.documents_path, src / "documents.jsonl", target / HYDRATION_DIR / COMPARE_FILE
+    )
+    urls = result.manifest["hydrate"]["coverage"]["urls"]
+    ctx.record(
+        "real instances hydrated from their release URLs (wikihowqa hydrate)",
+        target / HYDRATION_DIR / COVERAGE_MD,
+        f"coverage {urls['recovered']} of {urls['named']} release URLs ({urls['coverage']:.0%}); "
+        f"word F1 vs the released text {scores.summary['mean_f1']:.3f}",
     )
 
 
@@ -344,6 +381,10 @@ def evaluate_predictions(ctx: DemoContext) -> None:
 
 STEPS: list[tuple[str, Step]] = [
     ("import the real WikiHowNFQA examples", import_real_examples),
+    (
+        "hydrate the real examples' QA part from a local archive (captures at their release URLs)",
+        hydrate_real_examples,
+    ),
     ("build the demo dataset from the replay site (MediaWiki API + Wayback)", build_dataset),
     ("check the parser against the corpus's ground truth", check_parser),
     ("split the dataset without leakage and describe it (Tables 1–2, audit, figures)", split_and_describe),

@@ -32,7 +32,7 @@ def warc_date(timestamp: str) -> str:
 
 def write_warc(corpus: Corpus, path: Path | str, *, captures: list[Capture] | None = None) -> Path:
     """Write ``captures`` (default: all of the corpus's, in index order) as a gzipped WARC file."""
-    # optional: warcio is in the test extra (only the tests write WARC files, for pywb)
+    # imported where used: only writers of WARC files need warcio
     from warcio.statusandheaders import StatusAndHeaders
     from warcio.warcwriter import WARCWriter
 

@@ -1,0 +1,197 @@
+"""``wikihowqa hydrate`` at scale: a generated release against the replay site, unpaced.
+
+A release is generated at a share of the paper's size (74,527 documents, 11,746 questions; about 6.3
+documents per question): each document a page of generated passages inside site chrome
+(``wikihowqa.replay.release_pages``), captured at the URL and timestamp the QA part names, except a few
+that meet a real archive's fates (``--shifted`` of them captured hours away, ``--missing`` never captured).
+The replay site answers every request after ``--latency`` seconds. Each scale is hydrated in a fresh
+process (its peak memory is its own): URLs per second, peak memory, state size, the requests per URL each
+lane made, and from them the wall time the real release would take at the Internet Archive's limits
+(playback 8/s, CDX 0.4/s, the two lanes in parallel; target: one night). The peer, measured in the same
+run on the same site: a sequential client that downloads each named capture's raw bytes (``id_``) one at
+a time and neither verifies nor parses them (as a hand-written script would).
+
+    python benchmarks/hydrate.py [--scales 0.01,0.1] [--full] [--latency 0.05] [--concurrency 32]
+                                 [--shifted 0.05] [--missing 0.05] [--peer-urls 300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+#: The paper's release: documents and questions; the Internet Archive's limits (requests/s).
+PAPER_DOCUMENTS, PAPER_QUESTIONS = 74_527, 11_746
+IA_PLAYBACK_RATE, IA_CDX_RATE = 8.0, 0.4
+_WORDS = re.findall(
+    r"\S+",
+    "the a to and of in for is on with your it that you be can as this or are if by from at use water soil "
+    "floor paint seal dry figs oven sun parents friend night sleep clean stain oil garage concrete brush "
+    "roller coat layer wait hours days week tip step first then next finally before after always never",
+)
+
+
+def generate(scale: float, shifted: float, missing: float, seed: int = 0):
+    """The QA rows and the capture specs of a release at ``scale`` of the paper's size."""
+    from wikihowqa.replay.release_pages import CaptureSpec, page_html
+
+    rng = random.Random(seed)
+    n_docs = max(1, round(PAPER_DOCUMENTS * scale))
+    n_questions = max(1, round(PAPER_QUESTIONS * scale))
+    rows: list[dict] = [
+        {"article_id": 10_000 + q, "question": f"How to Do Thing {q}", "answer": "Do it.", "split": "train",
+         "related_document_urls_wayback_snapshots": []}
+        for q in range(n_questions)
+    ]  # fmt: skip
+    specs = []
+    for d in range(n_docs):
+        url = f"https://site{d % 997}.example/guides/{d}/"
+        year = 2014 + d % 8
+        timestamp = f"{year}{1 + d % 12:02d}{1 + d % 28:02d}120000"
+        rows[d % n_questions]["related_document_urls_wayback_snapshots"].append(
+            f"http://web.archive.org/web/{timestamp}/{url}"
+        )
+        fate = rng.random()
+        if fate < missing:
+            continue
+        held = timestamp if fate >= missing + shifted else timestamp[:8] + "150000"
+        passages = [" ".join(rng.choice(_WORDS) for _ in range(rng.randint(30, 90))) + "." for _ in range(6)]
+        specs.append(CaptureSpec(url, held, 200, page_html(url, f"Guide {d}", passages, year=str(year))))
+    return rows, specs
+
+
+def child(dataset: Path, wayback_url: str, concurrency: int) -> None:
+    """Hydrate in this (fresh) process and print its figures as JSON."""
+    from wikihowqa.collect.archive_settings import ArchiveSettings
+    from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, HttpSettings
+    from wikihowqa.collect.hydrate import HydrateSettings, hydrate, state_path
+
+    http = HttpSettings(concurrency=concurrency, rates={MEDIAWIKI: 0, CDX: 0, PLAYBACK: 0}, retries=2)
+    started = time.perf_counter()
+    result = hydrate(dataset, HydrateSettings(ArchiveSettings(wayback_url=wayback_url), http=http))
+    wall = time.perf_counter() - started
+    lanes = result.manifest["hydrate"]["run"]["http"]
+    print(json.dumps({
+        "wall_s": wall,
+        "urls": result.hydration.funnel["urls"]["unique"],
+        "kept": result.hydration.funnel["urls"]["kept"],
+        "captures": result.hydration.funnel["captures"],
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "state_mb": state_path(dataset).stat().st_size / 2**20,
+        "requests": {lane: lanes.get(lane, {}).get("requests", 0) for lane in (CDX, PLAYBACK)},
+    }))  # fmt: skip
+
+
+def sequential(site, rows: list[dict], limit: int) -> float:
+    """URLs/s of one-at-a-time raw downloads of the named captures (the peer)."""
+    import httpx
+
+    urls = [u for r in rows for u in r["related_document_urls_wayback_snapshots"]][:limit]
+    started = time.perf_counter()
+    with httpx.Client(timeout=30) as client:
+        for url in urls:
+            ts, original = url.split("/web/", 1)[1].split("/", 1)
+            client.get(f"{site.playback_url}{ts}id_/{original}")
+    return len(urls) / (time.perf_counter() - started)
+
+
+def _hours(seconds: float) -> str:
+    return f"{seconds / 3600:.1f} h"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--scales", default="0.01,0.1", help="shares of the paper's size, comma-separated")
+    parser.add_argument("--full", action="store_true", help="also 100 %% (74,527 URLs): once, and reported")
+    parser.add_argument("--latency", type=float, default=0.05, help="seconds the site waits per request")
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--shifted", type=float, default=0.05, help="share captured hours from the name")
+    parser.add_argument("--missing", type=float, default=0.05, help="share never captured")
+    parser.add_argument("--peer-urls", type=int, default=300, help="URLs the sequential peer downloads")
+    parser.add_argument(
+        "--child", nargs=3, metavar=("DATASET", "WAYBACK", "CONCURRENCY"), help=argparse.SUPPRESS
+    )
+    args = parser.parse_args()
+    if args.child:
+        child(Path(args.child[0]), args.child[1], int(args.child[2]))
+        return
+    from wikihowqa.importer import import_release
+    from wikihowqa.replay import EndpointFaults, Faults, ReplaySite
+    from wikihowqa.replay.release_pages import archive_corpus
+
+    scales = [float(s) for s in args.scales.split(",") if s] + ([1.0] if args.full else [])
+    faults = Faults(
+        cdx=EndpointFaults(latency_s=args.latency), playback=EndpointFaults(latency_s=args.latency)
+    )
+    results = []
+    with tempfile.TemporaryDirectory(prefix="wikihowqa-hydrate-bench-") as tmp:
+        for scale in scales:
+            rows, specs = generate(scale, args.shifted, args.missing)
+            qa = Path(tmp) / f"qa-{scale}.jsonl"
+            qa.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+            dataset = Path(tmp) / f"dataset-{scale}"
+            import_release([qa], [], dataset)
+            with ReplaySite(corpus=archive_corpus(specs), faults=faults) as site:
+                named = sum(len(r["related_document_urls_wayback_snapshots"]) for r in rows)
+                print(f"{scale:.0%}: {named:,} URLs …", file=sys.stderr, flush=True)
+                command = [
+                    sys.executable,
+                    __file__,
+                    "--child",
+                    str(dataset),
+                    site.wayback_url,
+                    str(args.concurrency),
+                ]
+                done = subprocess.run(command, capture_output=True, text=True, check=False)
+                if done.returncode != 0:
+                    sys.exit(f"hydrate failed at {scale:.0%}: {done.stderr[-2000:]}")
+                figures = json.loads(done.stdout.strip().splitlines()[-1])
+                figures["peer_urls_s"] = sequential(site, rows, args.peer_urls)
+            figures["scale"] = scale
+            results.append(figures)
+    base = results[0]
+    print(
+        f"\nhydrate: generated release, replay site {args.latency * 1000:.0f} ms per request, unpaced, "
+        f"concurrency {args.concurrency}; peer: sequential raw downloads, same site, same run\n"
+    )
+    header = (
+        "| scale | URLs | kept | wall | URLs/s | peer URLs/s | × peer | s per URL vs first | peak RSS "
+        "| RSS vs first | state | playback req/URL | CDX req/URL | at IA limits (74,527) |"
+    )
+    print(header)
+    print("|" + "---:|" * (header.count("|") - 1))
+    for r in results:
+        per_url = r["wall_s"] / r["urls"]
+        playback, cdx = r["requests"]["playback"] / r["urls"], r["requests"]["cdx"] / r["urls"]
+        at_limits = max(PAPER_DOCUMENTS * playback / IA_PLAYBACK_RATE, PAPER_DOCUMENTS * cdx / IA_CDX_RATE)
+        rate = r["urls"] / r["wall_s"]
+        cells = [
+            f"{r['scale']:.0%}", f"{r['urls']:,}", f"{r['kept']:,}", f"{r['wall_s']:.1f} s", f"{rate:.1f}",
+            f"{r['peer_urls_s']:.1f}", f"{rate / r['peer_urls_s']:.2f}",
+            f"{per_url / (base['wall_s'] / base['urls']):.2f}", f"{r['peak_rss_mb']:.0f} MB",
+            f"{r['peak_rss_mb'] / base['peak_rss_mb']:.2f}", f"{r['state_mb']:.1f} MB", f"{playback:.2f}",
+            f"{cdx:.3f}", _hours(at_limits),
+        ]  # fmt: skip
+        print("| " + " | ".join(cells) + " |")
+    print(
+        "\nAt the Internet Archive's limits the two lanes run in parallel: the slower one sets the time "
+        "(playback URLs ÷ 8/s, CDX queries ÷ 0.4/s), from the requests per URL measured here "
+        f"({args.shifted:.0%} shifted, {args.missing:.0%} never captured, the rest exact)."
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,501 @@
+"""``hydrate``: a published release's document part, rebuilt from the Wayback snapshot URLs its QA part names.
+
+Every QA row of WikiHowNFQA names its documents exactly (``related_document_urls_wayback_snapshots``:
+``http://web.archive.org/web/<timestamp>/<original url>``). Hydration is the collector's reference phase and
+parse phase run on those names instead of on a wiki's citations: the same capture rule and verification
+(:mod:`wikihowqa.collect.captures`, by default its ``playback`` method, which asks for the named capture's
+raw bytes ``<timestamp>id_/<url>`` first and the CDX server only when that cannot tell), the same polite
+client, the same resumable state store (``hydration/build.sqlite``), the same parse stage and rejection
+reasons. What is its own: the archive may serve another capture than the one named (the Internet Archive
+serves the closest when the named one is gone); the capture served is recorded with its distance from the
+named one, and refused beyond ``max_shift_s`` (:data:`CAPTURE_TOO_FAR`). Whether a capture is refused is
+decided when the output is assembled, so a rerun with another ``--max-shift`` asks the archive nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from wikihowqa import __version__
+from wikihowqa.collect.archive_queries import seconds
+from wikihowqa.collect.archive_settings import ArchiveSettings
+from wikihowqa.collect.build import forget_other_archive
+from wikihowqa.collect.documents import make_documents
+from wikihowqa.collect.funnel import final_status
+from wikihowqa.collect.http import HttpClient, HttpSettings
+from wikihowqa.collect.outcomes import (
+    EMPTY_BODY,
+    FETCH_FAILED,
+    FETCHED,
+    KEPT,
+    NON_HTML,
+    NOT_CONFIRMED,
+    NOT_FOUND,
+    REFERENCE_REJECTIONS,
+)
+from wikihowqa.collect.progress import QuietReporter, Reporter
+from wikihowqa.collect.references import ReferenceTask, fetch_tasks, forget_failed
+from wikihowqa.collect.store import STATE_FILE, StateStore
+from wikihowqa.errors import DatasetError, SettingsError
+from wikihowqa.io import MANIFEST_FILE, DatasetFolder, write_documents, write_json, write_jsonl
+from wikihowqa.parse import ParseSettings
+from wikihowqa.records import Document, Example
+
+HYDRATION_DIR = "hydration"
+STATUS_FILE = "status.jsonl"
+QUESTIONS_FILE = "questions.jsonl"
+#: A release value that names no capture (no ``/<timestamp>/<url>``): nothing to ask the archive for.
+NOT_A_SNAPSHOT_URL = "not_a_snapshot_url"
+#: The archive served another capture than the one named, further from it than ``--max-shift``.
+CAPTURE_TOO_FAR = "capture_too_far"
+#: Every reason a named capture yields no document, in funnel order.
+HYDRATE_REJECTIONS = (
+    NOT_A_SNAPSHOT_URL,
+    *REFERENCE_REJECTIONS[:8],
+    CAPTURE_TOO_FAR,
+    *REFERENCE_REJECTIONS[8:],
+)
+#: 90 days: a page archived within a season of the named capture almost always holds the same text; the
+#: Internet Archive serves captures years away when the named one is gone, which are refused.
+DEFAULT_MAX_SHIFT_S = 90 * 86400.0
+_SNAPSHOT = re.compile(
+    r"^https?://[^/\s]+/(?:[^\s]*/)?(\d{4,14})(?:[a-z]{2}_)?/(https?://\S+)$", re.IGNORECASE
+)
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "y": 365 * 86400}
+
+
+def parse_shift(value: str | float) -> float:
+    """``--max-shift``: seconds, or a number with a unit (``3600s``, ``12h``, ``90d``, ``1y``)."""
+    if isinstance(value, (int, float)):
+        number, unit = float(value), "s"
+    else:
+        m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smhdy]?)\s*", value.lower())
+        if not m:
+            raise SettingsError(f"max-shift must be a duration like 0, 3600s, 12h, 90d or 1y, got {value!r}")
+        number, unit = float(m.group(1)), m.group(2) or "s"
+    if number < 0:
+        raise SettingsError(f"max-shift must be >= 0, got {value!r}")
+    return number * _UNITS[unit]
+
+
+@dataclass(frozen=True, slots=True)
+class NamedCapture:
+    """A capture as the release names it: its archive URL, original URL and 14-digit timestamp."""
+
+    archive_url: str
+    url: str
+    timestamp: str
+
+    @property
+    def task(self) -> ReferenceTask:
+        return ReferenceTask(self.url, self.timestamp)
+
+
+def named_capture(archive_url: str) -> NamedCapture | None:
+    """The capture a release URL names (``…/<timestamp>[flag_]/<original url>``), or ``None``."""
+    m = _SNAPSHOT.match(archive_url.strip())
+    if not m:
+        return None
+    return NamedCapture(archive_url, m.group(2), m.group(1).ljust(14, "0"))
+
+
+@dataclass(frozen=True)
+class HydrateSettings:
+    """Where the archive is, how politely to ask it, how far a served capture may be from the named one."""
+
+    archive: ArchiveSettings = field(default_factory=ArchiveSettings)
+    max_shift_s: float = DEFAULT_MAX_SHIFT_S
+    retry_failed: bool = False
+    http: HttpSettings = field(default_factory=HttpSettings)
+
+    def __post_init__(self) -> None:
+        if self.max_shift_s < 0:
+            raise SettingsError(f"max-shift must be >= 0 seconds, got {self.max_shift_s}")
+        if self.archive.lookup is None and self.archive.archive_lookup == "cdx":
+            # The named capture's own playback first: one request per URL at the playback rate (8/s at
+            # the Internet Archive) instead of a CDX query at 0.4/s; the CDX server decides the rest.
+            object.__setattr__(self, "archive", replace(self.archive, lookup="playback"))
+
+    @property
+    def parse(self) -> ParseSettings:
+        """Each named capture is parsed alone: the release names every page it used."""
+        return ParseSettings(pagination="flag")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            **self.archive.as_dict(),
+            "max_shift_s": self.max_shift_s,
+            "parse": self.parse.as_dict(),
+            "http": self.http.as_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The release's named captures: unique, in order of first mention; who cites each; the unusable."""
+
+    named: tuple[NamedCapture, ...]
+    cited_by: dict[str, list[int]]  # archive URL (as named) → article ids
+    unusable: tuple[str, ...]  # values that name no capture
+    citations: int
+
+    @property
+    def tasks(self) -> list[ReferenceTask]:
+        return list({n.task.key: n.task for n in self.named}.values())
+
+
+def plan(examples: Sequence[Example]) -> Plan:
+    cited_by: dict[str, list[int]] = {}
+    named: dict[str, NamedCapture] = {}
+    unusable: dict[str, None] = {}
+    citations = 0
+    for example in examples:
+        for value in example.related_document_urls_wayback_snapshots:
+            citations += 1
+            ids = cited_by.setdefault(value, [])
+            if example.article_id not in ids:
+                ids.append(example.article_id)
+            capture = named_capture(value)
+            if capture is None:
+                unusable[value] = None
+            elif value not in named:
+                named[value] = capture
+    return Plan(tuple(named.values()), cited_by, tuple(unusable), citations)
+
+
+# --------------------------------------------------------------------------- assembling (pure)
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentRef:
+    """A recovered document, its text left in the state store (the ``document`` result ``result_key``)
+    until it is written: a hydration of any size holds no texts in memory."""
+
+    article_id: int
+    archive_url: str  # as the release names it
+    url: str
+    result_key: str  # the served capture's address: the key of its ``document`` result
+    extra: dict[str, Any]
+
+    def document(self, result: dict[str, Any]) -> Document:
+        extra = {"capture": self.extra["capture"], "parse": result["info"]}
+        if self.extra.get("redirects"):
+            extra["redirects"] = self.extra["redirects"]
+        return Document(
+            article_id=self.article_id,
+            original_url=self.url,
+            archive_url=self.archive_url,
+            parsed_text=result["text"],
+            parsed_md=result["markdown"],
+            title=result["title"],
+            passages=tuple(result["passages"]),
+            extra=extra,
+        )
+
+
+@dataclass(frozen=True)
+class Hydration:
+    documents: list[DocumentRef]
+    status: list[dict[str, Any]]  # one row per distinct release URL
+    questions: list[dict[str, Any]]  # one row per question
+    funnel: dict[str, Any]
+
+
+def status_of(
+    capture: NamedCapture, outcome: dict[str, Any], parsed: dict[str, dict[str, Any]], max_shift_s: float
+) -> dict[str, Any]:
+    """What became of one named capture: its reason (or ``kept``), the capture served and its shift."""
+    row: dict[str, Any] = {
+        "archive_url": capture.archive_url,
+        "url": capture.url,
+        "timestamp": capture.timestamp,
+    }
+    if outcome.get("timestamp"):
+        shift = abs(seconds(outcome["timestamp"]) - seconds(capture.timestamp))
+        row.update(
+            served_timestamp=outcome["timestamp"], shift_s=shift, served_url=outcome.get("archive_url")
+        )
+    status = final_status(outcome, parsed)
+    if outcome["status"] == FETCHED and row["shift_s"] > max_shift_s:
+        status = CAPTURE_TOO_FAR
+        row["detail"] = (
+            f"served the capture of {outcome['timestamp']}, {_days(row['shift_s'])} from the named one"
+        )
+    elif outcome["status"] == FETCHED and status != KEPT:
+        doc = parsed.get(outcome["archive_url"]) or {}
+        row["detail"] = (
+            doc.get("detail")
+            if doc.get("rejection") == status
+            else f"{doc.get('rejection')}: {doc.get('detail')}"
+        )
+    elif outcome.get("detail"):
+        row["detail"] = outcome["detail"]
+    for key in ("failed_at", "redirects"):
+        if outcome.get(key):
+            row[key] = outcome[key]
+    row["status"] = status
+    return row
+
+
+def _days(shift_s: float) -> str:
+    return f"{shift_s / 86400:.1f} days" if shift_s >= 86400 else f"{shift_s:.0f} s"
+
+
+def assemble(
+    examples: Sequence[Example],
+    the_plan: Plan,
+    outcomes: dict[str, dict[str, Any]],
+    parsed: dict[str, dict[str, Any]],
+    max_shift_s: float,
+) -> Hydration:
+    """The recovered documents (per question, in the order its row names them), the status of each
+    release URL, the recovered count of each question and the funnel; deterministic for the same inputs.
+    ``parsed`` needs only each parse's verdict (``rejection``, ``detail``)."""
+    status: dict[str, dict[str, Any]] = {}
+    for capture in the_plan.named:
+        row = status_of(capture, outcomes[capture.task.key], parsed, max_shift_s)
+        status[capture.archive_url] = row
+    for value in the_plan.unusable:
+        status[value] = {
+            "archive_url": value,
+            "status": NOT_A_SNAPSHOT_URL,
+            "detail": "no /<timestamp>/<url> in it",
+        }
+    for value, row in status.items():
+        row["cited_by"] = the_plan.cited_by[value]
+    documents: list[DocumentRef] = []
+    questions: list[dict[str, Any]] = []
+    for example in examples:
+        recovered = 0
+        lost: dict[str, int] = {}
+        for value in dict.fromkeys(example.related_document_urls_wayback_snapshots):
+            row = status[value]
+            if row["status"] != KEPT:
+                lost[row["status"]] = lost.get(row["status"], 0) + 1
+                continue
+            recovered += 1
+            outcome = outcomes[ReferenceTask(row["url"], row["timestamp"]).key]
+            served = {
+                "timestamp": row["served_timestamp"],
+                "shift_s": row["shift_s"],
+                "archive_url": row["served_url"],
+            }
+            extra: dict[str, Any] = {"capture": served}
+            if row.get("redirects"):
+                extra["redirects"] = row["redirects"]
+            documents.append(
+                DocumentRef(example.article_id, value, row["url"], outcome["archive_url"], extra)
+            )
+        named = len(dict.fromkeys(example.related_document_urls_wayback_snapshots))
+        questions.append(
+            {"article_id": example.article_id, "named": named, "recovered": recovered, "lost": lost}
+        )
+    return Hydration(
+        documents, list(status.values()), questions, funnel(the_plan, list(status.values()), questions)
+    )
+
+
+def funnel(the_plan: Plan, rows: list[dict[str, Any]], questions: list[dict[str, Any]]) -> dict[str, Any]:
+    """URLs named → unique → snapshot URLs → captured → verified → within the shift → parsed → kept; the
+    captures served exactly, shifted (accepted), refused and missing; every rejection reason counted."""
+    values = [r["status"] for r in rows]
+    lookup_failed = sum(
+        1 for r in rows if r["status"] == FETCH_FAILED and r.get("failed_at") in ("cdx", "memento")
+    )
+    snapshot_urls = len(rows) - values.count(NOT_A_SNAPSHOT_URL)
+    captured = snapshot_urls - sum(values.count(r) for r in NOT_FOUND) - lookup_failed
+    verified = (
+        captured - (values.count(FETCH_FAILED) - lookup_failed) - sum(values.count(r) for r in NOT_CONFIRMED)
+    )
+    within = verified - values.count(CAPTURE_TOO_FAR)
+    non_empty = within - values.count(EMPTY_BODY)
+    html = non_empty - values.count(NON_HTML)
+    kept = values.count(KEPT)
+    # Verified captures within the shift (kept, or rejected by the parse stage): exact + shifted.
+    unverified = {CAPTURE_TOO_FAR, NOT_A_SNAPSHOT_URL, FETCH_FAILED, *NOT_FOUND, *NOT_CONFIRMED}
+    accepted = [r for r in rows if r["status"] not in unverified and "shift_s" in r]
+    return {
+        "urls": {
+            "named": the_plan.citations,
+            "unique": len(rows),
+            "snapshot_urls": snapshot_urls,
+            "captured": captured,
+            "verified": verified,
+            "within_max_shift": within,
+            "non_empty": non_empty,
+            "html": html,
+            "kept": kept,
+        },
+        "captures": {
+            "exact": sum(1 for r in accepted if r["shift_s"] == 0),
+            "shifted": sum(1 for r in accepted if r["shift_s"] > 0),
+            "refused": values.count(CAPTURE_TOO_FAR),
+            "missing": sum(values.count(r) for r in NOT_FOUND),
+        },
+        "questions": {
+            "total": len(questions),
+            "all_recovered": sum(1 for q in questions if q["recovered"] == q["named"]),
+            "some_recovered": sum(1 for q in questions if 0 < q["recovered"] < q["named"]),
+            "none_recovered": sum(1 for q in questions if q["recovered"] == 0),
+        },
+        "rejections": {reason: values.count(reason) for reason in HYDRATE_REJECTIONS},
+    }
+
+
+# --------------------------------------------------------------------------- running
+
+
+@dataclass(frozen=True)
+class HydrateResult:
+    folder: DatasetFolder
+    hydration: Hydration
+    manifest: dict[str, Any]
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+async def _fetch(
+    settings: HydrateSettings, store: StateStore, the_plan: Plan, reporter: Reporter, *, network: bool
+) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]], dict[str, Any]]:
+    workers = settings.http.concurrency
+    async with HttpClient(settings.http, cache=store, on_event=reporter.event) as http:
+        finder = settings.archive.finder(http)
+        tasks = the_plan.tasks
+        if network:
+            outcomes = await fetch_tasks(finder, store, tasks, 2 * workers, reporter) if tasks else {}
+        else:
+            done = store.results("reference")
+            absent = {"status": FETCH_FAILED, "failed_at": "warc", "detail": "not in the WARC files"}
+            outcomes = {t.key: done.get(t.key, absent) for t in tasks}
+        # Each capture is parsed alone (pagination flagged, never fetched): the finder asks nothing here.
+        parsed = await make_documents(
+            finder, store, outcomes, settings.parse, 2 * workers, reporter, verdicts_only=True
+        )
+        return outcomes, parsed, http.stats_dict()
+
+
+def _parse_of(store: StateStore, key: str) -> dict[str, Any]:
+    result = store.get_result("document", key)
+    if not isinstance(result, dict):
+        raise DatasetError(f"{store.path}: the parse of {key} is missing; run the same command again")
+    return result
+
+
+def state_path(out: Path) -> Path:
+    return Path(out) / HYDRATION_DIR / STATE_FILE
+
+
+def hydrate(
+    dataset: Path,
+    settings: HydrateSettings,
+    *,
+    out: Path | None = None,
+    warc_dir: Path | None = None,
+    from_warc: Path | None = None,
+    overwrite: bool = False,
+    reporter: Reporter | None = None,
+) -> HydrateResult:
+    """Hydrate ``dataset``'s QA part into ``out`` (default: the dataset itself); rerunning after an
+    interruption resumes from ``hydration/build.sqlite``."""
+    from wikihowqa.collect import coverage, warc_files  # warcio and matplotlib only where used
+
+    reporter = reporter or QuietReporter()
+    source = DatasetFolder(Path(dataset))
+    examples = source.examples()
+    target = Path(out) if out is not None else source.path
+    _check_target(source, target, overwrite)
+    the_plan = plan(examples)
+    store = StateStore(state_path(target))
+    try:
+        runs = int(store.get_meta("runs") or 0) + 1
+        store.set_meta("runs", str(runs))
+        started = store.get_meta("started") or _now()
+        store.set_meta("started", started)
+        if from_warc is not None:
+            files = warc_files.warc_paths(from_warc)
+            forget_other_archive(store, "warc:" + ",".join(f"{p.name}:{p.stat().st_size}" for p in files))
+            warc_files.load_warc(store, files, reporter)
+        else:
+            forget_other_archive(store, settings.archive)
+            if settings.retry_failed:
+                forget_failed(store)
+        outcomes, parsed, http_stats = asyncio.run(
+            _fetch(settings, store, the_plan, reporter, network=from_warc is None)
+        )
+        hydration = assemble(examples, the_plan, outcomes, parsed, settings.max_shift_s)
+        del parsed
+        if warc_dir is not None:
+            playback = settings.archive.endpoints.playback_url
+            warc_files.write_warc(store, the_plan, outcomes, Path(warc_dir), playback)
+        documents = (ref.document(_parse_of(store, ref.result_key)) for ref in hydration.documents)
+        target.mkdir(parents=True, exist_ok=True)
+        write_documents(target / f"documents{source.qa_path.suffix}", documents)
+    finally:
+        store.close()
+    report = coverage.write_report(target / HYDRATION_DIR, hydration)
+    manifest = {
+        **source.manifest(),
+        "hydrate": {
+            "tool": {"name": "wikihowqa", "version": __version__},
+            "dataset": str(source.path.resolve()),
+            "source": {"warc": str(from_warc)}
+            if from_warc is not None
+            else {"archive": settings.archive.as_dict()},
+            "settings": settings.as_dict(),
+            "funnel": hydration.funnel,
+            "coverage": report,
+            "files": {
+                "status": f"{HYDRATION_DIR}/{STATUS_FILE}",
+                "questions": f"{HYDRATION_DIR}/{QUESTIONS_FILE}",
+                "state": f"{HYDRATION_DIR}/{STATE_FILE}",
+                **({"warc": str(warc_dir)} if warc_dir is not None else {}),
+            },
+            "dates": {"started": started, "finished": _now()},
+            "run": {"http": http_stats, "runs": runs},
+        },
+    }
+    folder = _publish(source, target, hydration, manifest)
+    return HydrateResult(folder, hydration, manifest)
+
+
+def _check_target(source: DatasetFolder, target: Path, overwrite: bool) -> None:
+    """Refuse to replace documents a hydration did not write, and a folder of other files."""
+    if target == source.path:
+        # a hydration's own documents: its manifest says so, or (killed while publishing) its state is there
+        hydrated = "hydrate" in source.manifest() or state_path(source.path).exists()
+        try:
+            has_documents = source.documents_path.stat().st_size > 0
+        except DatasetError:
+            has_documents = False
+        if has_documents and not hydrated and not overwrite:
+            raise DatasetError(
+                f"{source.path}: already holds a document part; hydrate into --out FOLDER or pass --overwrite"
+            )
+        return
+    if target.exists() and not target.is_dir():
+        raise DatasetError(f"{target}: exists and is not a folder")
+    if target.is_dir():
+        ours = {HYDRATION_DIR, MANIFEST_FILE, source.qa_path.name, f"documents{source.qa_path.suffix}"}
+        foreign = sorted(p.name for p in target.iterdir() if p.name not in ours)
+        if foreign:
+            raise DatasetError(f"{target}: holds files hydrate did not write ({', '.join(foreign[:5])})")
+
+
+def _publish(
+    source: DatasetFolder, target: Path, hydration: Hydration, manifest: dict[str, Any]
+) -> DatasetFolder:
+    if target != source.path:
+        shutil.copyfile(source.qa_path, target / source.qa_path.name)
+    write_jsonl(target / HYDRATION_DIR / STATUS_FILE, hydration.status)
+    write_jsonl(target / HYDRATION_DIR / QUESTIONS_FILE, hydration.questions)
+    write_json(target / MANIFEST_FILE, manifest)
+    return DatasetFolder(target)

@@ -1,0 +1,207 @@
+"""A hydration kept as WARC files (``warcio``), and rebuilt from them without the network.
+
+For each capture the release names, in plan order: the captures met on the way (the archive's answer at
+the named time when it was a 404 or a redirect capture, each redirect capture followed), then the capture
+served, each as a ``response`` record a Wayback tool can replay (``WARC-Target-URI`` the original URL,
+``WARC-Date`` the capture's time, the archived bytes with their HTTP status and headers,
+``WARC-Source-URI`` where in the archive they were fetched); then a ``metadata`` record
+(``application/json``, ``WARC-Concurrent-To`` the served capture's record) holding what the capture rule
+found (the outcome, with its redirects, or why there was no capture) and the headers exactly as received.
+``hydrate --from-warc`` loads the served captures and the outcomes into the state store, as the network
+run stored them, and the same parse and assembly then give the same output, byte for byte.
+"""
+
+from __future__ import annotations
+
+import http
+import io
+import json
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from wikihowqa import __version__
+from wikihowqa.collect.archive_queries import http_date_timestamp
+from wikihowqa.collect.http import Response
+from wikihowqa.collect.outcomes import FETCHED
+from wikihowqa.collect.progress import Reporter
+from wikihowqa.collect.store import StateStore
+from wikihowqa.errors import DatasetError
+from wikihowqa.io import atomic_write
+from wikihowqa.snapshots import StoredResponse
+
+if TYPE_CHECKING:
+    from wikihowqa.collect.hydrate import Plan
+
+WARC_FILE = "wikihowqa-hydration.warc.gz"
+#: Headers that describe the transfer, not the capture: the stored body is already decoded and whole.
+_TRANSFER = {"content-length", "transfer-encoding", "content-encoding"}
+
+
+def warc_date(timestamp: str) -> str:
+    """``20190811093000`` → ``2019-08-11T09:30:00Z``."""
+    moment = datetime.strptime(timestamp[:14].ljust(14, "0"), "%Y%m%d%H%M%S").replace(tzinfo=UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _status_line(status: int) -> str:
+    try:
+        return f"{status} {http.HTTPStatus(status).phrase}"
+    except ValueError:
+        return f"{status} Unknown"
+
+
+def _played_on_the_way(
+    store: StateStore, playback_url: str | None, named: tuple[str, str], outcome: dict[str, Any]
+) -> list[tuple[str, str, StoredResponse]]:
+    """The other captures the rule played for a named one, found in the response cache under the raw
+    playback requests that fetched them: the capture the archive chose at the named time (a 404, a
+    redirect) and each redirect capture followed. ``(original url, timestamp, response)``, in order."""
+    if playback_url is None:
+        return []
+    asked = [named]
+    for hop in outcome.get("redirects") or []:
+        asked += [(hop["timestamp"], hop["from"]), (named[0], hop["to"])]
+    found: dict[str, tuple[str, str, StoredResponse]] = {}
+    for timestamp, url in asked:
+        stored = store.stored_response(f"{playback_url}{timestamp}id_/{url}")
+        moment = http_date_timestamp(stored.headers.get("memento-datetime")) if stored else None
+        if stored is not None and moment is not None:
+            found.setdefault(f"{moment}|{url}", (url, moment, stored))
+    return list(found.values())
+
+
+def _response_record(writer: Any, url: str, timestamp: str, stored: StoredResponse) -> Any:
+    from warcio.statusandheaders import StatusAndHeaders
+
+    headers = [(k, v) for k, v in stored.headers.items() if k.lower() not in _TRANSFER]
+    headers.append(("Content-Length", str(len(stored.content))))
+    return writer.create_warc_record(
+        url,
+        "response",
+        payload=io.BytesIO(stored.content),
+        http_headers=StatusAndHeaders(_status_line(stored.status), headers, protocol="HTTP/1.1"),
+        warc_headers_dict={"WARC-Date": warc_date(timestamp), "WARC-Source-URI": stored.url},
+    )
+
+
+def write_warc(
+    store: StateStore,
+    the_plan: Plan,
+    outcomes: dict[str, dict[str, Any]],
+    folder: Path,
+    playback_url: str | None = None,
+) -> Path:
+    """Every named capture's outcome, and every capture fetched for it — the one served, and (given the
+    archive's ``playback_url``) the redirect and error captures met on the way, so that Wayback software
+    replaying the file meets what the archive answered — into ``folder/`` :data:`WARC_FILE`."""
+    from warcio.warcwriter import WARCWriter
+
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise DatasetError(f"{folder}: exists and is not a folder (--warc takes a folder)")
+    path = folder / WARC_FILE
+    seen: set[str] = set()
+    with atomic_write(path, "wb") as fh:
+        writer = WARCWriter(fh, gzip=True)
+        info = {"software": f"wikihowqa/{__version__} hydrate", "format": "WARC File Format 1.1"}
+        writer.write_record(writer.create_warcinfo_record(WARC_FILE, info))
+        for capture in the_plan.named:
+            key = capture.task.key
+            if key in seen:
+                continue
+            seen.add(key)
+            outcome = outcomes[key]
+            entry: dict[str, Any] = {"key": key, "named": capture.archive_url, "outcome": outcome}
+            warc_headers: dict[str, str] = {}
+            found = store.snapshot(outcome["archive_url"]) if outcome["status"] == FETCHED else None
+            stored = store.stored_response(found[2]) if found is not None else None
+            named = (capture.timestamp, capture.url)
+            for url, timestamp, other in _played_on_the_way(store, playback_url, named, outcome):
+                if stored is None or other.url != stored.url:
+                    writer.write_record(_response_record(writer, url, timestamp, other))
+            if found is not None and stored is not None:
+                record = _response_record(writer, outcome["original"], outcome["timestamp"], stored)
+                writer.write_record(record)
+                warc_headers["WARC-Concurrent-To"] = record.rec_headers.get_header("WARC-Record-ID")
+                entry["response"] = {
+                    "key": found[2],
+                    "url": stored.url,
+                    "status": stored.status,
+                    "headers": stored.headers,
+                }
+            body = json.dumps(entry, ensure_ascii=False, sort_keys=True).encode("utf-8")
+            writer.write_record(
+                writer.create_warc_record(
+                    capture.archive_url,
+                    "metadata",
+                    payload=io.BytesIO(body),
+                    warc_content_type="application/json",
+                    warc_headers_dict=warc_headers,
+                )
+            )
+    return path
+
+
+def warc_paths(folder: Path) -> list[Path]:
+    """The WARC files of a folder (``*.warc.gz``, ``*.warc``), in name order; none is an error."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise DatasetError(f"{folder}: no such folder (--from-warc takes the folder --warc wrote)")
+    paths = sorted(p for p in folder.iterdir() if p.name.endswith((".warc.gz", ".warc")))
+    if not paths:
+        raise DatasetError(f"{folder}: holds no .warc or .warc.gz file")
+    return paths
+
+
+def _records(paths: Iterable[Path]) -> Iterable[tuple[Path, Any]]:
+    from warcio.archiveiterator import ArchiveIterator
+    from warcio.exceptions import ArchiveLoadFailed
+
+    for path in paths:
+        with path.open("rb") as fh:
+            try:
+                for record in ArchiveIterator(fh):
+                    yield path, record
+            except ArchiveLoadFailed as exc:
+                raise DatasetError(f"{path}: not a readable WARC file ({exc})") from None
+
+
+def load_warc(store: StateStore, paths: list[Path], reporter: Reporter) -> int:
+    """Load what :func:`write_warc` wrote into ``store``, as a network run stores it; returns how many
+    named captures were read. A response waits only until its metadata record (the next one) arrives."""
+    pending: dict[str, bytes] = {}
+    count = 0
+    reporter.phase("captures read (WARC)", None)
+    for path, record in _records(paths):
+        record_id = record.rec_headers.get_header("WARC-Record-ID")
+        if record.rec_type == "response":
+            pending[record_id] = record.content_stream().read()
+            continue
+        if record.rec_type != "metadata" or "json" not in (
+            record.rec_headers.get_header("Content-Type") or ""
+        ):
+            continue
+        try:
+            entry = json.loads(record.content_stream().read())
+            key, outcome = entry["key"], entry["outcome"]
+        except (ValueError, KeyError, TypeError):
+            raise DatasetError(
+                f"{path}: a metadata record that hydrate did not write ({record_id})"
+            ) from None
+        response = entry.get("response")
+        if response is not None:
+            body = pending.pop(record.rec_headers.get_header("WARC-Concurrent-To") or "", None)
+            if body is None:
+                raise DatasetError(f"{path}: the capture of {entry['named']} is missing its response record")
+            stored = Response(response["url"], response["status"], response["headers"], body)
+            store.put_response(response["key"], stored)
+            store.put_snapshot(
+                outcome["archive_url"], outcome["original"], outcome["timestamp"], response["key"]
+            )
+        store.put_result("reference", key, outcome)
+        pending.clear()  # the captures met on the way: for Wayback software, not for the rebuild
+        count += 1
+        reporter.advance("captures read (WARC)")
+    return count

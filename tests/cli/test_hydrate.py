@@ -1,0 +1,89 @@
+"""``wikihowqa hydrate`` as a user runs it: the release's QA part alone, a local archive, one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from wikihowqa.importer import import_release
+from wikihowqa.replay import ReplaySite
+from wikihowqa.replay.release_pages import archive_corpus, release_captures
+
+FAST = ("--cdx-rate", "0", "--playback-rate", "0", "--retries", "0", "--contact", "tests")
+
+
+@pytest.fixture(scope="module")
+def release_site(real_examples_dir: Path):
+    documents = [
+        json.loads(line) for line in (real_examples_dir / "documents.jsonl").read_text().splitlines()
+    ]
+    with ReplaySite(corpus=archive_corpus(release_captures(documents))) as site:
+        yield site
+
+
+def _qa_only(real_examples_dir: Path, folder: Path) -> Path:
+    import_release([real_examples_dir / "qa.jsonl"], [], folder)
+    return folder
+
+
+def test_hydrate_writes_the_document_part_and_compare_reports_its_word_f1(
+    cli, release_site, real_examples_dir, tmp_path
+):
+    dataset = _qa_only(real_examples_dir, tmp_path / "ds")
+    released = real_examples_dir / "documents.jsonl"
+    run = cli("hydrate", dataset, "--wayback-url", release_site.wayback_url, "--compare", released, *FAST)
+    assert run.exit_code == 0, run.output
+    assert "urls: kept" in run.stdout and "mean 0.99" in run.stdout.replace("\n", " ")
+    rows = (dataset / "documents.jsonl").read_text().splitlines()
+    assert len(rows) == 16 and set(json.loads(rows[0])) >= {
+        "article_id", "original_url", "archive_url", "parsed_text", "parsed_md", "title", "passages",
+    }  # fmt: skip
+    summary = json.loads((dataset / "hydration" / "compare.json").read_text())["summary"]
+    assert summary["recovered"] == 16 and summary["mean_f1"] >= 0.95
+
+
+def test_a_dataset_that_holds_released_documents_is_not_overwritten_without_asking(
+    cli, release_site, real_examples_dir, tmp_path
+):
+    dataset = tmp_path / "ds"
+    import_release([real_examples_dir / "qa.jsonl"], [real_examples_dir / "documents.jsonl"], dataset)
+    before = (dataset / "documents.jsonl").read_bytes()
+    run = cli("hydrate", dataset, "--wayback-url", release_site.wayback_url, *FAST)
+    assert run.exit_code == 2 and run.lines[-1].startswith("error:") and "--out" in run.lines[-1]
+    assert (dataset / "documents.jsonl").read_bytes() == before
+    beside = cli(
+        "hydrate", dataset, "--out", tmp_path / "hydrated", "--wayback-url", release_site.wayback_url, *FAST
+    )
+    assert beside.exit_code == 0, beside.output
+    assert len((tmp_path / "hydrated" / "documents.jsonl").read_text().splitlines()) == 16
+    assert (tmp_path / "hydrated" / "qa.jsonl").read_bytes() == (dataset / "qa.jsonl").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("--max-shift", "soon"), "max-shift must be a duration"),
+        (("--from-warc", "no-such-folder"), "no-such-folder: no such folder"),
+        (("--lookup", "guess"), "lookup must be one of"),
+        (("--playback-url", "ftp://archive"), "playback-url must be an http(s) URL"),
+    ],
+)
+def test_bad_options_are_one_line_naming_them(cli, real_examples_dir, tmp_path, args, says):
+    dataset = _qa_only(real_examples_dir, tmp_path / "ds")
+    run = cli("hydrate", dataset, *args, *FAST, cwd=tmp_path)
+    assert run.exit_code == 2 and len(run.lines) == 1 and says in run.lines[0], run.output
+
+
+def test_an_archive_that_answers_like_a_wrong_setting_stops_hydrate_with_one_line(
+    cli, real_examples_dir, tmp_path
+):
+    from tests.collect.real_servers import free_port
+
+    dataset = _qa_only(real_examples_dir, tmp_path / "ds")
+    nothing = f"http://127.0.0.1:{free_port()}"
+    run = cli("hydrate", dataset, "--wayback-url", nothing, *FAST)
+    assert run.exit_code == 2 and run.lines[-1].startswith("error:"), run.output
+    assert "the first 3 lookups failed" in run.lines[-1] and "--wayback-url" in run.lines[-1]
+    assert not (dataset / "hydration" / "status.jsonl").exists()

@@ -1,0 +1,35 @@
+"""``hydrate --compare``: word F1 per document against the released text, and what the hydration lacks."""
+
+from __future__ import annotations
+
+from wikihowqa.collect.hydrate_compare import compare, word_f1
+from wikihowqa.records import Document
+
+COOKIE = "This website uses cookies to improve your experience while you navigate through the website."
+
+
+def _doc(url: str, passages: list[str]) -> Document:
+    return Document(
+        1,
+        url,
+        f"http://web.archive.org/web/20200101000000/{url}",
+        "\n\n".join(passages),
+        passages=tuple(passages),
+    )
+
+
+def test_the_same_words_score_one_and_missing_words_lower_recall_only():
+    assert word_f1("Dry the figs in the sun.", "Dry the figs in the sun.") == (1.0, 1.0, 1.0)
+    p, r, f1 = word_f1("Dry the figs in the sun. Cover them at night.", "Dry the figs in the sun.")
+    assert p == 1.0 and r < 1.0 and f1 == 2 * p * r / (p + r)
+
+
+def test_the_worst_documents_list_the_released_passages_the_hydration_lacks():
+    text = ["Cut the figs in half and lay them cut side up on a rack in the sun for several days."]
+    released = [_doc("https://a.example/figs", [*text, COOKIE]), _doc("https://b.example/gone", text)]
+    hydrated = [_doc("https://a.example/figs", text)]
+    result = compare(hydrated, released)
+    first = result.documents[0]
+    assert first["recovered"] and first["precision"] == 1.0 and first["released_passages_missing"] == [COOKIE]
+    assert result.summary["recovered"] == 1 and result.summary["not_recovered"] == 1
+    assert result.summary["mean_f1"] == first["f1"] < 1.0
