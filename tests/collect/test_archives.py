@@ -301,3 +301,38 @@ def test_retry_failed_asks_again_for_captures_whose_playback_did_not_confirm_the
     assert healed["reference_redirect_outside_archive"] == 0
     assert healed["reference_empty_body"] == 1 and healed["reference_redirect_limit"] == 2  # not asked again
     assert stats["playback"]["requests"] == 3 and stats["cdx"]["requests"] == 0
+
+
+# --------------------------------------------------------------------------- a TimeMap alone
+
+
+def test_a_timemap_alone_finds_the_captures_of_the_per_url_cdx_lookup(clean_build, site, tmp_path):
+    """Without a TimeGate the TimeMap decides (it used to be never asked: every page "not archived")."""
+    settings = memento(site, memento_timegate=None)
+    assert settings.archive_lookup == "memento" and settings.endpoints.timegate_url is None
+    result = build(tmp_path / "out", settings)
+    assert normalised(tmp_path / "out", site) == normalised(clean_build, site)
+    assert result.manifest["funnel"] == EXPECTED_FUNNEL
+
+
+def test_a_wrong_timemap_is_one_line_naming_the_timemap_and_its_option(site, tmp_path):
+    from wikihowqa.collect.references import ArchiveError
+
+    wrong = f"{site.url}/no-such-collection/timemap/link/{{url}}"
+    with pytest.raises(ArchiveError) as info:
+        build(tmp_path / "out", memento(site, memento_timegate=None, memento_timemap=wrong))
+    line = str(info.value)
+    assert line.startswith(f"{wrong}: none of the ") and "--memento-timemap" in line, line
+    assert "None" not in line and "--cdx-url" not in line and "\n" not in line
+    assert not (tmp_path / "out" / "qa.jsonl").exists()
+
+
+def test_a_wrong_timegate_beside_a_timemap_names_both_and_their_options(site, tmp_path):
+    from wikihowqa.collect.references import ArchiveError
+
+    gate, timemap = f"{site.url}/nowhere/", f"{site.url}/nowhere/timemap/link/{{url}}"
+    with pytest.raises(ArchiveError) as info:
+        build(tmp_path / "out", memento(site, memento_timegate=gate, memento_timemap=timemap))
+    line = str(info.value)
+    assert gate in line and timemap in line, line
+    assert "--memento-timegate" in line and "--memento-timemap" in line and "--cdx-url" not in line
