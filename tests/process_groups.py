@@ -1,0 +1,70 @@
+"""Processes the tests start: each in its own process group, ended with its whole group.
+
+A server that forks workers (PHP's built-in server with ``PHP_CLI_SERVER_WORKERS``, pywb's gevent, a
+uvicorn reloader) leaves them running when only its first process is stopped: the workers are in its
+group, so :func:`stop_group` signals the group — SIGTERM, then SIGKILL for what is left after ``grace_s``
+— and waits until no live process is in it. The session's own check (``tests/conftest.py``) fails the run
+if any process a test started is still alive at its end.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import psutil
+
+
+def start_group(command: Sequence[str], **popen: Any) -> subprocess.Popen:
+    """``subprocess.Popen(command, **popen)`` as the leader of a new process group (same session, so it
+    still dies with the terminal)."""
+    return subprocess.Popen(command, process_group=0, **popen)
+
+
+def group_members(pgid: int) -> list[psutil.Process]:
+    """The live (not zombie) processes of a process group."""
+    found = []
+    for proc in psutil.process_iter():
+        with contextlib.suppress(psutil.Error, ProcessLookupError):
+            if os.getpgid(proc.pid) == pgid and proc.status() != psutil.STATUS_ZOMBIE:
+                found.append(proc)
+    return found
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def stop_group(process: subprocess.Popen | None, *, grace_s: float = 10.0) -> None:
+    """End ``process`` and every process of its group: SIGTERM, then SIGKILL after ``grace_s``; returns once
+    none is alive (a process that survives SIGKILL for 10 s is an error)."""
+    if process is None:
+        return
+    pgid = process.pid
+    _signal_group(pgid, signal.SIGTERM)
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline and (process.poll() is None or group_members(pgid)):
+        time.sleep(0.05)
+    _signal_group(pgid, signal.SIGKILL)
+    process.wait(timeout=10)
+    deadline = time.monotonic() + 10
+    while (left := group_members(pgid)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if left:
+        raise RuntimeError(f"process group {pgid} outlived SIGKILL: {[p.pid for p in left]}")
+
+
+@contextlib.contextmanager
+def running_group(command: Sequence[str], **popen: Any) -> Iterator[subprocess.Popen]:
+    """:func:`start_group` for the ``with`` block, :func:`stop_group` after it."""
+    process = start_group(command, **popen)
+    try:
+        yield process
+    finally:
+        stop_group(process)
