@@ -68,3 +68,64 @@ def running_group(command: Sequence[str], **popen: Any) -> Iterator[subprocess.P
         yield process
     finally:
         stop_group(process)
+
+
+# --------------------------------------------------------------------------- the session's own check
+
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def become_subreaper() -> bool:
+    """Make this process the one its orphaned descendants are handed to (Linux ``prctl``), so that a
+    server's worker whose parent was stopped stays countable as the test run's descendant instead of
+    vanishing under init. ``False`` where the system does not offer it."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        return libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def reap_zombies() -> None:
+    """Collect the exit status of this process's dead children (orphans handed to the subreaper, which
+    no ``Popen`` waits for)."""
+    for child in psutil.Process().children():
+        with contextlib.suppress(psutil.Error, ChildProcessError, OSError):
+            if child.status() == psutil.STATUS_ZOMBIE:
+                os.waitpid(child.pid, os.WNOHANG)
+
+
+def leftover_processes(*, grace_s: float = 5.0) -> list[psutil.Process]:
+    """The descendants of this process still alive after ``grace_s`` (zombies reaped, never counted)."""
+    deadline = time.monotonic() + grace_s
+    while True:
+        reap_zombies()
+        alive = []
+        for proc in psutil.Process().children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                if proc.status() != psutil.STATUS_ZOMBIE:
+                    alive.append(proc)
+        if not alive or time.monotonic() >= deadline:
+            return alive
+        time.sleep(0.1)
+
+
+def describe(proc: psutil.Process) -> str:
+    """``pid (process group) command line``, for the report of what was left running."""
+    try:
+        command = " ".join(proc.cmdline()) or proc.name()
+        return f"pid {proc.pid} (group {os.getpgid(proc.pid)}): {command[:200]}"
+    except (psutil.Error, ProcessLookupError):
+        return f"pid {proc.pid}: gone"
+
+
+def kill_all(procs: list[psutil.Process]) -> None:
+    """SIGKILL what a run left, and wait for it (so a failed run does not leave it either)."""
+    for proc in procs:
+        with contextlib.suppress(psutil.Error):
+            proc.kill()
+    psutil.wait_procs(procs, timeout=10)
+    reap_zombies()

@@ -22,6 +22,7 @@ from tests.collect.collect_corpus import (
 )
 from tests.collect.scripted_server import fast_settings, settings_for
 from tests.collect.test_build import normalised, rejections_by_url
+from tests.components import PYWB, require
 from wikihowqa.collect.build import BuildSettings, build
 from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, HttpSettings
 from wikihowqa.replay import EndpointFaults, Faults, ReplaySite
@@ -164,8 +165,7 @@ def test_a_redirect_capture_pointing_at_the_live_web_never_reaches_it(live, corp
 def test_a_redirect_capture_in_real_pywb_never_reaches_the_live_web(live, corpus_dir, tmp_path):
     from tests.collect.real_servers import PywbServer, pywb_missing
 
-    if pywb_missing():
-        pytest.skip(pywb_missing())
+    require(PYWB, pywb_missing())
     target = f"{live.url}/new"
     corpus = corpus_redirecting_to(corpus_dir, target, tmp_path)
     with PywbServer(corpus, tmp_path / "pywb") as pywb, ReplaySite(corpus) as wiki:
