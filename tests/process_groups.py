@@ -98,15 +98,29 @@ def reap_zombies() -> None:
                 os.waitpid(child.pid, os.WNOHANG)
 
 
+#: Helpers of this interpreter's ``multiprocessing`` (started by a ``spawn`` pool or lock): they end when
+#: the interpreter does (their pipe from it closes), so they are no test's leftover.
+_INTERPRETER_HELPERS = (
+    "from multiprocessing.resource_tracker import main",
+    "from multiprocessing.forkserver import main",
+)
+
+
+def _interpreter_helper(proc: psutil.Process) -> bool:
+    command = " ".join(proc.cmdline())
+    return proc.ppid() == os.getpid() and any(helper in command for helper in _INTERPRETER_HELPERS)
+
+
 def leftover_processes(*, grace_s: float = 5.0) -> list[psutil.Process]:
-    """The descendants of this process still alive after ``grace_s`` (zombies reaped, never counted)."""
+    """The descendants of this process still alive after ``grace_s`` (zombies reaped, never counted; nor
+    the interpreter's own ``multiprocessing`` helpers)."""
     deadline = time.monotonic() + grace_s
     while True:
         reap_zombies()
         alive = []
         for proc in psutil.Process().children(recursive=True):
             with contextlib.suppress(psutil.Error):
-                if proc.status() != psutil.STATUS_ZOMBIE:
+                if proc.status() != psutil.STATUS_ZOMBIE and not _interpreter_helper(proc):
                     alive.append(proc)
         if not alive or time.monotonic() >= deadline:
             return alive

@@ -73,7 +73,17 @@ def test_a_run_that_leaves_a_process_running_fails_naming_it_and_ends_it(tmp_pat
 
 def test_a_run_that_leaves_nothing_passes(tmp_path):
     (tmp_path / "test_tidy.py").write_text(
-        "import subprocess, sys\n\ndef test_waits():\n    subprocess.run([sys.executable, '-c', 'pass'])\n"
+        textwrap.dedent(
+            """
+            import multiprocessing, subprocess, sys
+
+            def test_waits():
+                subprocess.run([sys.executable, "-c", "pass"])
+
+            def test_uses_a_spawn_lock():  # starts multiprocessing's resource tracker, which ends with us
+                multiprocessing.get_context("spawn").Lock()
+            """
+        )
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "src")])}
     command = [sys.executable, "-m", "pytest", "-q", "-p", "tests.conftest", "-p", "no:cacheprovider"]
