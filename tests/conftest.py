@@ -39,6 +39,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     lines = [describe(proc) for proc in left]
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None:
+        reporter.ensure_newline()
         reporter.write_sep("!", f"{len(left)} process(es) left running by the tests", red=True, bold=True)
         for line in lines:
             reporter.write_line(line, red=True)
