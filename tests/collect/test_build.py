@@ -622,6 +622,12 @@ def test_a_summary_namespace_holding_no_quick_summary_stops_the_build_naming_it(
     assert not (tmp_path / "out" / "qa.jsonl").exists()
 
 
+def test_a_summary_namespace_error_names_the_selection_it_read(site, tmp_path):
+    selected = r"^--summary-namespace 1: none of the 2 articles read \(selected by --limit 2\) has"
+    with pytest.raises(SettingsError, match=selected):
+        build(tmp_path / "out", settings_for(site, summary_namespace=1, limit=2))
+
+
 @pytest.mark.parametrize("namespace", [-1, -2])
 def test_a_virtual_summary_namespace_is_refused_before_anything_is_asked(site, namespace):
     refused = f"summary namespace must be a namespace of pages .* got {namespace}"

@@ -289,9 +289,11 @@ def no_summary(settings: BuildSettings, wiki: MediaWiki, read: int) -> SettingsE
     """No article read has a Quick Summary in the namespace the build reads them from."""
     name = wiki.summary_namespace_name
     where = f"its pages {name + ':TITLE'!r}" if name else "the articles themselves (the main namespace)"
+    chosen = selection_options(settings)
+    selected = f" (selected by {chosen})" if chosen else ""
     return SettingsError(
-        f"--summary-namespace {settings.summary_namespace}: none of the {read} articles read has a Quick "
-        f"Summary there ({where}); wikiHow keeps them in namespace {SUMMARY_NAMESPACE}"
+        f"--summary-namespace {settings.summary_namespace}: none of the {read} articles read{selected} has "
+        f"a Quick Summary there ({where}); wikiHow keeps them in namespace {SUMMARY_NAMESPACE}"
     )
 
 
