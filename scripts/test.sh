@@ -4,6 +4,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV="${WIKIHOWQA_VENV:-.venv}"
+PYWB_VENV="${WIKIHOWQA_PYWB_VENV:-.venv-pywb}"
+# A component that does not install: in CI (CI=true) the tests that need it fail, naming it
+# (tests/components.py); locally they are skipped with the reason.
+missing() {
+  if [ "${CI:-}" = true ]; then echo "error: $1; its tests will fail (CI=true)" >&2
+  else echo "warning: $1; its tests will be skipped" >&2; fi
+}
+# Debian's python3 makes a virtual environment only with python3-venv (ensurepip) installed.
+if { ! [ -x "$VENV/bin/python" ] || ! [ -x "$PYWB_VENV/bin/wayback" ]; } \
+  && ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+  else
+    echo "error: python3 cannot make a virtual environment: install Debian's python3-venv (apt-get install python3-venv, as root)" >&2
+    exit 1
+  fi
+fi
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
 "$VENV/bin/python" -m pip install -q --upgrade pip
 "$VENV/bin/python" -m pip install -q torch==2.13.0
@@ -15,9 +32,9 @@ VENV="${WIKIHOWQA_VENV:-.venv}"
 if ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ]; then
     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
-      || echo "warning: could not install chromium; browser tests will be skipped" >&2
+      || missing "could not install chromium"
   else
-    echo "warning: chromium not installed; browser tests will be skipped" >&2
+    missing "chromium not installed (run as root to install it)"
   fi
 fi
 # Collector tests run Debian's MediaWiki 1.39 (SQLite, PHP's built-in server) on loopback.
@@ -25,16 +42,15 @@ if ! [ -f /usr/share/mediawiki/maintenance/install.php ] || ! php -m 2>/dev/null
   if [ "$(id -u)" = 0 ]; then
     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
       mediawiki php-cli php-sqlite3 php-mbstring php-xml php-intl >/dev/null) \
-      || echo "warning: could not install MediaWiki; its tests will be skipped" >&2
+      || missing "could not install MediaWiki"
   else
-    echo "warning: MediaWiki not installed; its tests will be skipped" >&2
+    missing "MediaWiki not installed (run as root to install it)"
   fi
 fi
 # pywb 2.10 (the web archive the collector is tested against) pins old libraries: its own venv.
-PYWB_VENV="${WIKIHOWQA_PYWB_VENV:-.venv-pywb}"
 if ! [ -x "$PYWB_VENV/bin/wayback" ]; then
   (python3 -m venv "$PYWB_VENV" && "$PYWB_VENV/bin/python" -m pip install -q pywb==2.10.0) \
-    || echo "warning: could not install pywb; its tests will be skipped" >&2
+    || missing "could not install pywb"
 fi
 export WIKIHOWQA_PYWB_VENV="$(cd "$PYWB_VENV" 2>/dev/null && pwd || echo "$PYWB_VENV")"
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false

@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from tests.components import RAY, require_module
 from wikihowqa.errors import SettingsError
 from wikihowqa.executor import (
     RAY_INSTALL,
@@ -116,6 +117,6 @@ def test_without_ray_installed_executor_ray_says_how_to_install_it(monkeypatch, 
 
 def test_a_ray_address_without_a_port_is_refused():
     """(An unreachable address is one line at once: tests/cli/test_options.py.)"""
-    pytest.importorskip("ray")
+    require_module("ray", RAY, install="pip install 'wikihowqa[ray]'")
     with pytest.raises(SettingsError, match="expected HOST:PORT"):
         open_executor(ExecutorSettings("ray", "no-port-here"))

@@ -14,6 +14,7 @@ import psutil
 import pytest
 
 import wikihowqa
+from tests.process_groups import start_group, stop_group
 
 # A parent that starts a pool of each kind the stages use, has every worker write its pid, then waits to be
 # killed. ``KIND`` picks the pool.
@@ -61,7 +62,14 @@ def _alive(pid: int) -> bool:
 @pytest.mark.parametrize("kind", ["executor", "stats", "pool", "limited"])
 def test_workers_exit_when_their_parent_is_killed(tmp_path, kind):
     env = {**os.environ, "PYTHONPATH": str(Path(wikihowqa.__file__).parents[1])}
-    parent = subprocess.Popen([sys.executable, "-c", PARENT, kind, str(tmp_path)], env=env)
+    parent = start_group([sys.executable, "-c", PARENT, kind, str(tmp_path)], env=env)
+    try:
+        _kill_the_parent_and_watch_its_workers(parent, tmp_path)
+    finally:
+        stop_group(parent)  # what a failed check leaves: the parent and its workers, one group
+
+
+def _kill_the_parent_and_watch_its_workers(parent: subprocess.Popen, tmp_path: Path) -> None:
     deadline = time.monotonic() + 60
 
     def started() -> list[int]:

@@ -14,6 +14,7 @@ import typer
 
 import wikihowqa.cli.answer as answer_cli
 import wikihowqa.generate.seq2seq as seq2seq
+from tests.components import RAY, require_module
 from wikihowqa.cli import app
 from wikihowqa.cli._options import ENCODER_DEFAULT, OVERWRITE_HELP, WORKERS_HELP, running_on
 from wikihowqa.embed import DEFAULT_MODEL
@@ -240,7 +241,7 @@ def test_executor_ray_without_ray_installed_says_how_to_install_it(cli, tmp_path
 
 
 def test_an_unreachable_ray_address_is_one_line_at_once(cli, tmp_path):
-    pytest.importorskip("ray")
+    require_module("ray", RAY, install="pip install 'wikihowqa[ray]'")
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]

@@ -13,20 +13,20 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.process_groups import start_group, stop_group
+
 SRC = Path(__file__).resolve().parents[2] / "src"
 
 
-def _run(*args: str) -> subprocess.Popen[str]:
-    """The command in its own process: a server that runs until Ctrl-C (SIGINT), which the in-process
-    ``cli`` runner cannot send."""
+def _run(*args: str, sigint_ignored: bool = False) -> subprocess.Popen[str]:
+    """The command in its own process (and process group): a server that runs until Ctrl-C (SIGINT),
+    which the in-process ``cli`` runner cannot send. ``sigint_ignored``: started as a shell starts a
+    background job of a script, with SIGINT ignored (inherited through ``exec``)."""
     env = {**os.environ, "PYTHONPATH": str(SRC), "PYTHONUNBUFFERED": "1", "COLUMNS": "200"}
-    return subprocess.Popen(
-        [sys.executable, "-m", "wikihowqa", "replay-site", *args],
-        env=env,
-        text=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    command = [sys.executable, "-m", "wikihowqa", "replay-site", *args]
+    if sigint_ignored:
+        command = ["bash", "-c", 'trap "" INT; exec "$@"', "bash", *command]
+    return start_group(command, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
 def _started(process: subprocess.Popen[str]) -> str:
@@ -62,9 +62,22 @@ def test_replay_site_command_serves_until_interrupted(corpus_dir):
         assert process.wait(timeout=20) == 0
         assert "stopped; requests served: mediawiki 2, cdx 2, playback 0" in process.stderr.read()  # type: ignore[union-attr]
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+        stop_group(process)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_replay_site_started_in_the_background_of_a_script_stops_on_ctrl_c_and_sigterm(corpus_dir, sig):
+    """Issue 26, 9: a script's background job inherits SIGINT ignored, and Ctrl-C (or the script's
+    ``kill -INT``) used to do nothing; SIGTERM stops it as cleanly."""
+    process = _run("--corpus", str(corpus_dir), "--port", "0", sigint_ignored=True)
+    try:
+        assert "Ctrl-C" in _started(process)
+        process.send_signal(sig)
+        code, err = process.wait(timeout=20), process.stderr.read()  # type: ignore[union-attr]
+        assert code == 0, err
+        assert "stopped; requests served: mediawiki 0, cdx 0, playback 0" in err
+    finally:
+        stop_group(process)
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ import pytest
 
 from tests.collect.collect_corpus import write_corpus
 from tests.collect.scripted_server import ScriptedServer, settings_for
+from tests.components import MEDIAWIKI, PYWB, require
 from wikihowqa.collect.build import build
 from wikihowqa.replay import ReplaySite
 
@@ -54,10 +55,7 @@ def real_wiki(demo_corpus: Path, tmp_path_factory: pytest.TempPathFactory):
     """Debian's MediaWiki 1.39 holding the demo corpus, on 127.0.0.1 (installed once per session)."""
     from tests.collect.real_servers import MediaWikiServer, mediawiki_missing
 
-    missing = mediawiki_missing()
-    if missing:
-        print(f"skipping MediaWiki tests: {missing}")
-        pytest.skip(missing)
+    require(MEDIAWIKI, mediawiki_missing())
     with MediaWikiServer(demo_corpus, tmp_path_factory.mktemp("mediawiki")) as wiki:
         yield wiki
 
@@ -67,10 +65,7 @@ def pywb(demo_corpus: Path, tmp_path_factory: pytest.TempPathFactory):
     """pywb 2.10 serving the demo corpus's captures (a WARC written with warcio), on 127.0.0.1."""
     from tests.collect.real_servers import PywbServer, pywb_missing
 
-    missing = pywb_missing()
-    if missing:
-        print(f"skipping pywb tests: {missing}")
-        pytest.skip(missing)
+    require(PYWB, pywb_missing())
     with PywbServer(demo_corpus, tmp_path_factory.mktemp("pywb")) as archive:
         yield archive
 

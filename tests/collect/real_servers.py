@@ -31,6 +31,7 @@ from xml.sax.saxutils import escape
 
 import httpx
 
+from tests.process_groups import start_group, stop_group
 from wikihowqa.replay import load_corpus
 from wikihowqa.replay.corpus import Corpus
 from wikihowqa.replay.warc import write_warc
@@ -79,20 +80,6 @@ def wait_until_up(url: str, process: subprocess.Popen, log: Path, *, timeout_s: 
         except httpx.HTTPError:
             time.sleep(0.2)
     raise RuntimeError(f"{url}: server not up after {timeout_s:g} s: {log.read_text()[-2000:]}")
-
-
-def _stop(process: subprocess.Popen | None) -> None:
-    """Stop a server started in its own process group, with the whole group."""
-    if process is None or process.poll() is not None:
-        return
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=10)
 
 
 # --------------------------------------------------------------------------- MediaWiki
@@ -293,19 +280,24 @@ class MediaWikiServer:
     def start(self) -> MediaWikiServer:
         self.install()
         log = self.workdir / "php-server.log"
-        self.process = subprocess.Popen(
+        # PHP's built-in server forks its workers (PHP_CLI_SERVER_WORKERS): its own process group, ended
+        # whole (stopping only the first process left the workers serving, issue 26).
+        self.process = start_group(
             [PHP, "-S", f"127.0.0.1:{self.port}", "-t", str(MEDIAWIKI_DIR)],
             cwd=MEDIAWIKI_DIR,
             env={**self._env(), "PHP_CLI_SERVER_WORKERS": "4"},
             stdout=log.open("wb"),
             stderr=subprocess.STDOUT,
-            start_new_session=True,
         )
-        wait_until_up(f"{self.api_url}?action=query&meta=siteinfo&format=json", self.process, log)
+        try:
+            wait_until_up(f"{self.api_url}?action=query&meta=siteinfo&format=json", self.process, log)
+        except BaseException:
+            self.stop()
+            raise
         return self
 
     def stop(self) -> None:
-        _stop(self.process)
+        stop_group(self.process)
         self.process = None
 
     def __enter__(self) -> MediaWikiServer:
@@ -379,18 +371,21 @@ class PywbServer:
         self._tool("wb-manager", "add", self.COLLECTION, str(warc))
         (self.workdir / "config.yaml").write_text("enable_memento: true\n", encoding="utf-8")
         log = self.workdir / "wayback.log"
-        self.process = subprocess.Popen(
+        self.process = start_group(
             [str(PYWB_VENV / "bin" / "wayback"), "-p", str(self.port), "-b", "127.0.0.1"],
             cwd=self.workdir,
             stdout=log.open("wb"),
             stderr=subprocess.STDOUT,
-            start_new_session=True,
         )
-        wait_until_up(f"{self.cdx_url}?url=example.org", self.process, log)
+        try:
+            wait_until_up(f"{self.cdx_url}?url=example.org", self.process, log)
+        except BaseException:
+            self.stop()
+            raise
         return self
 
     def stop(self) -> None:
-        _stop(self.process)
+        stop_group(self.process)
         self.process = None
 
     def __enter__(self) -> PywbServer:

@@ -22,6 +22,7 @@ from tests.collect.collect_corpus import (
 )
 from tests.collect.scripted_server import fast_settings, settings_for
 from tests.collect.test_build import normalised, rejections_by_url
+from tests.components import PYWB, require
 from wikihowqa.collect.build import BuildSettings, build
 from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, HttpSettings
 from wikihowqa.replay import EndpointFaults, Faults, ReplaySite
@@ -164,8 +165,7 @@ def test_a_redirect_capture_pointing_at_the_live_web_never_reaches_it(live, corp
 def test_a_redirect_capture_in_real_pywb_never_reaches_the_live_web(live, corpus_dir, tmp_path):
     from tests.collect.real_servers import PywbServer, pywb_missing
 
-    if pywb_missing():
-        pytest.skip(pywb_missing())
+    require(PYWB, pywb_missing())
     target = f"{live.url}/new"
     corpus = corpus_redirecting_to(corpus_dir, target, tmp_path)
     with PywbServer(corpus, tmp_path / "pywb") as pywb, ReplaySite(corpus) as wiki:
@@ -301,3 +301,38 @@ def test_retry_failed_asks_again_for_captures_whose_playback_did_not_confirm_the
     assert healed["reference_redirect_outside_archive"] == 0
     assert healed["reference_empty_body"] == 1 and healed["reference_redirect_limit"] == 2  # not asked again
     assert stats["playback"]["requests"] == 3 and stats["cdx"]["requests"] == 0
+
+
+# --------------------------------------------------------------------------- a TimeMap alone
+
+
+def test_a_timemap_alone_finds_the_captures_of_the_per_url_cdx_lookup(clean_build, site, tmp_path):
+    """Without a TimeGate the TimeMap decides (it used to be never asked: every page "not archived")."""
+    settings = memento(site, memento_timegate=None)
+    assert settings.archive_lookup == "memento" and settings.endpoints.timegate_url is None
+    result = build(tmp_path / "out", settings)
+    assert normalised(tmp_path / "out", site) == normalised(clean_build, site)
+    assert result.manifest["funnel"] == EXPECTED_FUNNEL
+
+
+def test_a_wrong_timemap_is_one_line_naming_the_timemap_and_its_option(site, tmp_path):
+    from wikihowqa.collect.references import ArchiveError
+
+    wrong = f"{site.url}/no-such-collection/timemap/link/{{url}}"
+    with pytest.raises(ArchiveError) as info:
+        build(tmp_path / "out", memento(site, memento_timegate=None, memento_timemap=wrong))
+    line = str(info.value)
+    assert line.startswith(f"{wrong}: none of the ") and "--memento-timemap" in line, line
+    assert "None" not in line and "--cdx-url" not in line and "\n" not in line
+    assert not (tmp_path / "out" / "qa.jsonl").exists()
+
+
+def test_a_wrong_timegate_beside_a_timemap_names_both_and_their_options(site, tmp_path):
+    from wikihowqa.collect.references import ArchiveError
+
+    gate, timemap = f"{site.url}/nowhere/", f"{site.url}/nowhere/timemap/link/{{url}}"
+    with pytest.raises(ArchiveError) as info:
+        build(tmp_path / "out", memento(site, memento_timegate=gate, memento_timemap=timemap))
+    line = str(info.value)
+    assert gate in line and timemap in line, line
+    assert "--memento-timegate" in line and "--memento-timemap" in line and "--cdx-url" not in line

@@ -574,3 +574,137 @@ def test_created_after_and_before_select_articles_by_creation_time(site, tmp_pat
         settings_for(site, created_after="last spring")
     with pytest.raises(SettingsError, match="must be before"):
         settings_for(site, created_after="2020-01-01", created_before="2019-01-01")
+
+
+# --------------------------------------------------------------------------- a selection that leaves nothing
+
+
+@pytest.mark.parametrize(
+    ("window", "named"),
+    [
+        ({"created_after": "2999-01-01"}, "--created-after 2999-01-01T00:00:00Z: "),
+        ({"created_before": "1990-01-01"}, "--created-before 1990-01-01T00:00:00Z: "),
+        (
+            {"created_after": "1990-01-01", "created_before": "1991-01-01"},
+            "--created-after 1990-01-01T00:00:00Z and --created-before 1991-01-01T00:00:00Z: ",
+        ),
+    ],
+)
+def test_a_creation_window_no_article_was_created_in_stops_the_build_naming_it(site, tmp_path, window, named):
+    """Issue 26, 1: a typo for 2024 used to build an empty qa.jsonl and exit 0."""
+    with pytest.raises(SettingsError) as info:
+        build(tmp_path / "out", settings_for(site, **window))
+    line = str(info.value)
+    assert line.startswith(named + "none of the 5 selected articles was created in it"), line
+    assert "they were created from 2015-" in line and "\n" not in line
+    assert not (tmp_path / "out" / "qa.jsonl").exists()
+
+
+def test_a_title_filter_matching_no_title_stops_the_build_naming_it(site, tmp_path):
+    with pytest.raises(SettingsError) as info:
+        build(tmp_path / "out", settings_for(site, title_filter="zzzz-no-match"))
+    assert str(info.value) == (
+        f"--title-filter 'zzzz-no-match': matches none of the 5 article titles of {site.mediawiki_url}"
+    )
+    none_of_3 = r"--title-filter 'Brew': matches none of the 3 .* 'Home and Garden'"
+    with pytest.raises(SettingsError, match=none_of_3):
+        build(tmp_path / "c", settings_for(site, category="Home and Garden", title_filter="Brew"))
+    assert not (tmp_path / "out" / "qa.jsonl").exists()
+
+
+@pytest.mark.parametrize("namespace", [0, 1, 14])
+def test_a_summary_namespace_holding_no_quick_summary_stops_the_build_naming_it(site, tmp_path, namespace):
+    with pytest.raises(SettingsError) as info:
+        build(tmp_path / "out", settings_for(site, summary_namespace=namespace))
+    line = str(info.value)
+    assert line.startswith(f"--summary-namespace {namespace}: none of the 5 articles read has a Quick ")
+    assert "wikiHow keeps them in namespace 30" in line
+    assert not (tmp_path / "out" / "qa.jsonl").exists()
+
+
+def test_a_summary_namespace_error_names_the_selection_it_read(site, tmp_path):
+    selected = r"^--summary-namespace 1: none of the 2 articles read \(selected by --limit 2\) has"
+    with pytest.raises(SettingsError, match=selected):
+        build(tmp_path / "out", settings_for(site, summary_namespace=1, limit=2))
+
+
+@pytest.mark.parametrize("namespace", [-1, -2])
+def test_a_virtual_summary_namespace_is_refused_before_anything_is_asked(site, namespace):
+    refused = f"summary namespace must be a namespace of pages .* got {namespace}"
+    with pytest.raises(SettingsError, match=refused):
+        settings_for(site, summary_namespace=namespace)
+
+
+def test_a_selection_whose_articles_cite_nothing_stops_the_build_naming_the_selection(site, tmp_path):
+    """How to Water Plants (1004) has a Quick Summary and no reference."""
+    with pytest.raises(SettingsError) as info:
+        build(tmp_path / "out", settings_for(site, title_filter="water plants"))
+    assert str(info.value) == (
+        "none of the 1 articles selected by --title-filter 'water plants' with a Quick Summary cites a "
+        "reference: there is nothing to build"
+    )
+    assert not (tmp_path / "out" / "qa.jsonl").exists()
+
+
+def test_a_build_whose_references_give_no_document_fails_with_the_reasons_and_keeps_its_record(
+    site, tmp_path, monkeypatch, capsys
+):
+    """How to Fail Everything (1005): its references are never archived or a PDF. The build records why
+    (rejections.jsonl, for --retry-failed) and the command fails: never an empty qa.jsonl with exit 0."""
+    from wikihowqa.cli import main
+
+    out = tmp_path / "out"
+    argv = ["wikihowqa", "build", str(out), "--api-url", site.mediawiki_url, "--wayback-url"]
+    monkeypatch.setattr("sys.argv", [*argv, site.wayback_url, "--title-filter", "fail everything"])
+    with pytest.raises(SystemExit) as info:
+        main()
+    assert info.value.code == 2
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert line.startswith(f"error: {out}: no question kept: none of the 1 articles with a Quick Summary")
+    assert "(of their 2 cited pages: 1 no_snapshot, 1 non_html)" in line
+    assert {r["reason"] for r in rows(out, "rejections.jsonl")} == {
+        "no_snapshot",
+        "non_html",
+        "no_usable_document",
+    }
+
+
+# --------------------------------------------------------------------------- the summary namespace, by number
+
+
+def test_the_main_namespace_is_read_by_its_number_not_as_summary(site):
+    """Issue 26, 2: namespace 0's name is empty, and the client used to keep reading "Summary:" pages."""
+    import asyncio
+
+    from wikihowqa.collect.http import HttpClient
+    from wikihowqa.collect.wiki_queries import MediaWiki
+
+    async def read(namespace: int) -> tuple[str, dict[str, str]]:
+        async with HttpClient(fast_settings()) as http:
+            wiki = MediaWiki(http, site.mediawiki_url, summary_namespace=namespace)
+            await wiki.siteinfo()
+            return wiki.summary_namespace_name, await wiki.summaries(["How to Brew Coffee"])
+
+    name, pages = asyncio.run(read(0))
+    assert name == ""
+    assert "#quicksummary" not in pages["How to Brew Coffee"]  # the article itself, as namespace 0 holds it
+    name, pages = asyncio.run(read(30))
+    assert name == "Summary" and pages["How to Brew Coffee"].startswith("{{#quicksummary:")
+
+
+def test_a_build_reading_summaries_from_the_main_namespace_records_it(corpus_dir, tmp_path):
+    """A wiki keeping each Quick Summary inside its article: namespace 0, whose name is "", is what the
+    build reads and what the manifest says it read."""
+    corpus = tmp_path / "corpus"
+    shutil.copytree(corpus_dir, corpus)
+    page = corpus / "articles" / "1002.json"
+    article = json.loads(page.read_text(encoding="utf-8"))
+    article["wikitext"] += "\n{{#quicksummary:top|Done.|Boil it in the article itself.}}\n"
+    page.write_text(json.dumps(article), encoding="utf-8")
+    with ReplaySite(corpus) as inside:
+        m = build(tmp_path / "out", settings_for(inside, summary_namespace=0)).manifest
+    assert m["sources"]["mediawiki"]["summary_namespace"] == {"id": 0, "name": ""}
+    assert m["settings"]["summary_namespace"] == 0
+    assert m["funnel"]["articles"]["with_summary"] == 1
+    [row] = rows(tmp_path / "out", "qa.jsonl")
+    assert (row["article_id"], row["answer"]) == (1002, "Boil it in the article itself. Done.")

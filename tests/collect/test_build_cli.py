@@ -95,7 +95,6 @@ def test_dry_run_estimates_without_building(site, tmp_path):
         (["--category", "Home and Garden"], 3),  # 1003, 1004, 1005 through subcategories
         (["--category", "Home and Garden", "--limit", "2"], 2),
         (["--title-filter", "^how to (brew|boil)"], 2),
-        (["--title-filter", "zzzz-no-match"], 0),
     ],
 )
 def test_dry_run_counts_only_the_selected_articles(selection, articles, site, tmp_path):
@@ -104,6 +103,32 @@ def test_dry_run_counts_only_the_selected_articles(selection, articles, site, tm
     assert result.exit_code == 0, result.output
     assert f"estimate for {articles} articles" in result.output
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("selection", "message"),
+    [
+        (["--title-filter", "zzzz-no-match"], "--title-filter 'zzzz-no-match': matches none of the 5"),
+        (["--created-after", "2999-01-01"], "--created-after 2999-01-01T00:00:00Z: none of the 5 selected"),
+        (["--created-before", "1990-01-01"], "--created-before 1990-01-01T00:00:00Z: none of the 5 selected"),
+        (["--summary-namespace", "-1"], "summary namespace must be a namespace of pages (0 or more), got -1"),
+    ],
+)
+def test_a_dry_run_whose_selection_leaves_nothing_is_a_one_line_error_naming_the_setting(
+    selection, message, site, tmp_path, monkeypatch, capsys
+):
+    """Issue 26, 1: a dry run used to estimate 0 articles, and the build to write an empty dataset."""
+    from wikihowqa.cli import main
+
+    for dry in (["--dry-run"], []):
+        out = tmp_path / f"never{len(dry)}"
+        monkeypatch.setattr("sys.argv", ["wikihowqa", "build", str(out), *_site_args(site), *selection, *dry])
+        with pytest.raises(SystemExit) as info:
+            main()
+        assert info.value.code == 2
+        line = capsys.readouterr().err.strip().splitlines()[-1]
+        assert line.startswith(f"error: {message}"), line
+        assert not (out / "qa.jsonl").exists()
 
 
 def test_a_dry_run_for_a_category_the_site_does_not_have_is_a_one_line_error(

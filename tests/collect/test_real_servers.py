@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 from tests.collect.real_servers import CREATED_REDIRECT
 from tests.collect.scripted_server import fast_settings, settings_for
 from tests.collect.test_build import pages_read
+from tests.components import MEDIAWIKI, require
 from wikihowqa.cli import app
 from wikihowqa.collect.archive_queries import ArchiveEndpoints, Wayback
 from wikihowqa.collect.build import BuildSettings, build
@@ -285,8 +286,7 @@ def test_a_wiki_with_a_category_root_gives_the_same_top_level_categories(
     question keeps its top-level category."""
     from tests.collect.real_servers import MediaWikiServer, mediawiki_missing
 
-    if mediawiki_missing():
-        pytest.skip(mediawiki_missing())
+    require(MEDIAWIKI, mediawiki_missing())
     corpus = tmp_path / "corpus"
     shutil.copytree(demo_corpus, corpus)
     site_json = json.loads((corpus / "site.json").read_text(encoding="utf-8"))
@@ -315,3 +315,25 @@ def test_a_wiki_with_a_category_root_gives_the_same_top_level_categories(
             qa = {json.loads(r)["article_id"]: json.loads(r) for r in (tmp_path / name / "qa.jsonl").open()}
             assert {i: r["category"] for i, r in qa.items()} == demo_tops, name
             assert "Articles to review" in qa[150101]["categories"]
+
+
+# --------------------------------------------------------------------------- nothing left running
+
+
+def test_the_php_server_and_its_workers_stop_together(demo_corpus, tmp_path, monkeypatch):
+    """Issue 26, 11: stopping PHP's built-in server left its 4 workers serving (8 after a suite run)."""
+    import psutil
+
+    from tests.collect.real_servers import MediaWikiServer, mediawiki_missing
+
+    require(MEDIAWIKI, mediawiki_missing())
+    monkeypatch.setattr(MediaWikiServer, "install", lambda self: None)  # the server alone: no wiki needed
+    (tmp_path / "wiki").mkdir()
+    server = MediaWikiServer(demo_corpus, tmp_path / "wiki").start()
+    try:
+        workers = psutil.Process(server.process.pid).children()
+        assert len(workers) == 4, workers  # PHP_CLI_SERVER_WORKERS
+    finally:
+        server.stop()
+    alive = [w.pid for w in workers if w.is_running() and w.status() != psutil.STATUS_ZOMBIE]
+    assert alive == [], "the PHP server's workers outlived it"

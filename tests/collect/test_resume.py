@@ -15,6 +15,7 @@ import pytest
 
 import wikihowqa
 from tests.collect.scripted_server import fast_settings, settings_for
+from tests.process_groups import start_group, stop_group
 from wikihowqa.collect.build import build
 from wikihowqa.collect.synthetic import write_synthetic_corpus
 from wikihowqa.replay import EndpointFaults, Faults, ReplaySite
@@ -102,21 +103,26 @@ def test_a_build_killed_at_several_points_resumes_to_byte_identical_output(tmp_p
         points.append(("playback", needed["playback"]))
         kills = 0
         for group, threshold in points:
-            proc = subprocess.Popen(
+            proc = start_group(
                 _command(site, out), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
             )
-            deadline = time.monotonic() + 60
-            while proc.poll() is None and _requests(site)[group] < threshold and time.monotonic() < deadline:
-                time.sleep(0.005)
-            if group == "playback" and threshold == needed["playback"]:
-                time.sleep(0.3)  # into the parse and write phases
-            if proc.poll() is None:
-                family = _descendants(proc.pid)
-                proc.send_signal(signal.SIGKILL)
-                kills += 1
+            try:
+                deadline = time.monotonic() + 60
+                while (
+                    proc.poll() is None and _requests(site)[group] < threshold and time.monotonic() < deadline
+                ):
+                    time.sleep(0.005)
+                if group == "playback" and threshold == needed["playback"]:
+                    time.sleep(0.3)  # into the parse and write phases
+                if proc.poll() is None:
+                    family = _descendants(proc.pid)
+                    proc.send_signal(signal.SIGKILL)  # the build alone: its workers must end by themselves
+                    kills += 1
+                    proc.wait(30)
+                    _assert_none_survive(family, out)
                 proc.wait(30)
-                _assert_none_survive(family, out)
-            proc.wait(30)
+            finally:
+                stop_group(proc)
         assert kills >= 3, "the build finished before it could be killed: the test would prove nothing"
 
         final = subprocess.run(_command(site, out), env=env, capture_output=True, text=True, timeout=120)

@@ -7,6 +7,8 @@ import json
 import re
 import subprocess
 import sys
+import types
+import typing
 from typing import Any
 
 import pytest
@@ -119,6 +121,89 @@ def test_wrong_values_are_one_line_naming_the_key(assignment, message):
         parse_assignments([assignment], AnswerSettings)
     assert str(caught.value).startswith(f"--set {assignment!r}: {message}")
     assert "\n" not in str(caught.value)
+
+
+def _plain_types(annotation: Any) -> set[Any]:
+    """The plain types a field's annotation admits (``Annotated`` and unions unwrapped; a list is a list)."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _plain_types(typing.get_args(annotation)[0])
+    if origin in (typing.Union, types.UnionType):
+        return {t for arg in typing.get_args(annotation) for t in _plain_types(arg)}
+    return {origin or annotation}
+
+
+def number_settings() -> list[tuple[str, ...]]:
+    """Every setting of every section that holds a number and is no switch (found from the models)."""
+    found = []
+    for path in SECTIONS:
+        model: type[BaseModel] = AnswerSettings
+        for part in path:
+            model = _models_in(model.model_fields[part].annotation)[0]
+        for name, field in model.model_fields.items():
+            admitted = _plain_types(field.annotation)
+            if admitted & {int, float} and bool not in admitted:
+                found.append((*path, name))
+    return found
+
+
+NUMBERS = number_settings()
+
+
+def test_the_number_settings_are_found():
+    assert len(NUMBERS) >= 40 and ("extractive", "top_passages") in NUMBERS
+    assert ("generator", "train", "bf16") not in NUMBERS  # "auto" or a switch
+
+
+@pytest.mark.parametrize("switch", ["true", "false"])
+@pytest.mark.parametrize("path", NUMBERS, ids=".".join)
+def test_a_yaml_true_or_false_is_never_read_as_a_number(tmp_path, path, switch):
+    """YAML reads ``true`` as a bool, which Python counts as the integer 1: every number setting refuses
+    it with one line naming the key and its line, instead of running with 1 (or 0)."""
+    file = tmp_path / "settings.yaml"
+    text = "".join(f"{'  ' * depth}{part}:\n" for depth, part in enumerate(path[:-1]))
+    text += f"{'  ' * (len(path) - 1)}{path[-1]}: {switch}\n"
+    file.write_text(text)
+    with pytest.raises(SettingsError) as caught:
+        read_settings(file, AnswerSettings)
+    assert str(caught.value).startswith(f"{file}:{len(path)}: {'.'.join(path)}: ")
+    assert str(caught.value).endswith(f"(got {switch.title()})")
+    with pytest.raises(SettingsError, match="got " + switch.title()):
+        parse_assignments([f"{'.'.join(path)}={switch}"], AnswerSettings)
+
+
+def test_extractive_top_passages_true_is_refused_as_no_integer(tmp_path):
+    file = tmp_path / "settings.yaml"
+    file.write_text("extractive:\n  top_passages: true\n")
+    with pytest.raises(SettingsError) as caught:
+        read_settings(file, AnswerSettings)
+    assert str(caught.value) == (
+        f"{file}:2: extractive.top_passages: input should be a valid integer (got True)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("assignment", "value"),
+    [
+        ("extractive.top_passages=3", 3),
+        ("extractive.damping=1", 1),
+        ("generator.train.learning_rate=3.0e-5", 3e-5),
+        ("llm.openai.temperature=0", 0),
+    ],
+)
+def test_integers_and_numbers_still_pass(assignment, value):
+    settings = AnswerSettings.model_validate(parse_assignments([assignment], AnswerSettings))
+    section, *rest = assignment.split("=")[0].split(".")
+    found: Any = getattr(settings, section)
+    for part in rest:
+        found = getattr(found, part)
+    assert found == value
+
+
+@pytest.mark.parametrize("assignment", ["extractive.top_passages='3'", "extractive.top_passages=2.5"])
+def test_integers_are_strict(assignment):
+    with pytest.raises(SettingsError, match=r"extractive\.top_passages: input should be a valid integer"):
+        parse_assignments([assignment], AnswerSettings)
 
 
 def test_good_settings_pass_and_keep_their_values(tmp_path):

@@ -26,6 +26,7 @@ from wikihowqa.cli._archive import (
     lookup_option,
     retry_failed_option,
 )
+from wikihowqa.errors import SettingsError
 from wikihowqa.progress import Bars
 
 _WIKI = "https://www.wikihow.com/api.php"
@@ -121,7 +122,7 @@ def build_command(
 
     # heavy: aiohttp, surt and the parse stage's extractors, through the collector (~0.75 s on every
     # command's start-up if global)
-    from wikihowqa.collect.build import BuildSettings, build, parked_state
+    from wikihowqa.collect.build import BuildSettings, build, no_question, parked_state
     from wikihowqa.collect.estimate import dry_run as estimate_run
     from wikihowqa.collect.estimate import lists_to_count
     from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, HttpSettings
@@ -210,6 +211,9 @@ def build_command(
         if value:
             table.add_row(f"rejected: {name.replace('_', ' ')}", f"{value:,}")
     out.print(table)
+    empty = no_question(result.manifest)
+    if empty is not None:  # recorded and resumable, but no dataset: never an empty qa.jsonl with exit 0
+        raise SettingsError(f"{result.folder.path}: {empty}")
 
 
 def _duration(seconds: float) -> str:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -43,6 +46,44 @@ _FLAGS = {
     "burst": ("burst", int),
     "rate_limit_retry_after": ("rate_limit_retry_after", _yes_no),
 }
+
+
+def _announce(site: Any, folder: Path, settings: dict[str, dict[str, object]]) -> None:
+    """Where the site serves, its faults, and how to stop it."""
+    # Paths and the "[cdx]" group labels are text, not rich markup.
+    out.print(f"[bold]replay site[/] serving {escape(str(folder))}", highlight=False)
+    lines = [
+        f"  MediaWiki API   {site.mediawiki_url}",
+        f"  Wayback CDX     {site.cdx_url}",
+        f"  Wayback base    {site.wayback_url}   (playback: /web/<timestamp>id_/<url>)",
+        f"  Memento         TimeGate {site.url}/web/<url>, TimeMap {site.url}/web/timemap/link/<url>",
+        f"  counters        {site.url}/__stats",
+    ]
+    lines += [
+        f"  faults [{scope}]  " + ", ".join(f"{k}={v}" for k, v in values.items())
+        for scope, values in sorted(settings.items())
+    ]
+    for line in lines:
+        out.print(line, markup=False, highlight=False)
+    out.print("Press Ctrl-C to stop.", highlight=False)
+
+
+@contextlib.contextmanager
+def _stopped_by_signals() -> Iterator[None]:
+    """Ctrl-C (SIGINT) and SIGTERM stop the site, whatever was inherited: a shell starts a background
+    job (``wikihowqa replay-site &`` in a script) with SIGINT ignored, which Python keeps. Installed
+    explicitly, as ``serve`` (uvicorn) does; the previous handlers come back after."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            if handler is not None:  # None: not installed from Python, nothing to put back
+                signal.signal(sig, handler)
 
 
 def _opt(help_text: str) -> list[str]:
@@ -114,24 +155,12 @@ def replay_site_command(
         settings.setdefault("mediawiki", {})["lag_s"] = lag
     faults = Faults.from_settings(settings, seed=seed)
     folder = corpus or corpus_path()
-    with ReplaySite(folder, faults=faults, port=port, archive_style=archive_style) as site:
-        # Paths and the "[cdx]" group labels are text, not rich markup.
-        out.print(f"[bold]replay site[/] serving {escape(str(folder))}", highlight=False)
-        lines = [
-            f"  MediaWiki API   {site.mediawiki_url}",
-            f"  Wayback CDX     {site.cdx_url}",
-            f"  Wayback base    {site.wayback_url}   (playback: /web/<timestamp>id_/<url>)",
-            f"  Memento         TimeGate {site.url}/web/<url>, TimeMap {site.url}/web/timemap/link/<url>",
-            f"  counters        {site.url}/__stats",
-        ]
-        lines += [
-            f"  faults [{scope}]  " + ", ".join(f"{k}={v}" for k, v in values.items())
-            for scope, values in sorted(settings.items())
-        ]
-        for line in lines:
-            out.print(line, markup=False, highlight=False)
-        out.print("Press Ctrl-C to stop.", highlight=False)
-        try:
+    with (
+        _stopped_by_signals(),
+        ReplaySite(folder, faults=faults, port=port, archive_style=archive_style) as site,
+    ):
+        try:  # from here on, Ctrl-C stops the site cleanly (also while the lines below are printed)
+            _announce(site, folder, settings)
             while True:
                 time.sleep(3600)
         except KeyboardInterrupt:

@@ -94,6 +94,17 @@ class ArchiveEndpoints:
     def allows(self, url: str) -> bool:
         return urlsplit(url).netloc.lower() in self.hosts
 
+    def options_for(self, endpoint: str | None) -> str:
+        """The ``build`` options that set ``endpoint`` (for a message that says what to check)."""
+        named = [
+            (self.timemap_url, "--memento-timemap"),
+            (self.timegate_url, "--memento-timegate"),
+            (self.cdx_url, "--cdx-url or --wayback-url"),
+            (self.playback_url, "--playback-url or --wayback-url"),
+        ]
+        found = [option for url, option in named if url is not None and url == endpoint]
+        return found[0] if found else "--cdx-url, --playback-url or --wayback-url (or the Memento options)"
+
     def as_dict(self) -> dict[str, object]:
         return {
             "cdx_url": self.cdx_url,

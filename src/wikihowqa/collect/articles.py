@@ -62,12 +62,16 @@ async def enumerate_articles(
 ) -> list[tuple[int, str]]:
     """``(pageid, title)`` of the content articles to read: all (``list=allpages``) or a category's,
     those whose title matches ``title_filter`` (a regular expression, case-insensitive), at most ``limit``.
-    A category that yields no article is a :class:`SettingsError`: a misspelt name would otherwise build
-    an empty dataset without a word."""
+    A selection that yields no article is a :class:`SettingsError` naming the setting that emptied it (a
+    misspelt category, a title filter matching no title, a wiki without articles): it would otherwise
+    build an empty dataset without a word."""
     pattern = re.compile(title_filter, re.I) if title_filter else None
     chosen: list[tuple[int, str]] = []
+    listed = 0
 
     def take(pageid: int, title: str) -> bool:
+        nonlocal listed
+        listed += 1
         if pattern is None or pattern.search(title):
             chosen.append((pageid, title))
         return limit is not None and len(chosen) >= limit
@@ -84,6 +88,13 @@ async def enumerate_articles(
         async for pageid, title in wiki.allpages(0):
             if take(pageid, title):
                 break
+    if not chosen:
+        where = f"category {category_name(category)!r}" if category else wiki.api_url
+        if listed:
+            raise SettingsError(
+                f"--title-filter {title_filter!r}: matches none of the {listed} article titles of {where}"
+            )
+        raise SettingsError(f"--api-url {wiki.api_url}: the wiki lists no articles (namespace 0)")
     return chosen
 
 
@@ -208,7 +219,23 @@ async def select_by_creation(
         phase="creation times",
     )
     inside = [(pid, title) for pid, title in pages if in_window(when[pid], *window)]
+    if pages and not inside:
+        raise empty_window(window, len(pages), [when[pid] for pid, _ in pages])
     return inside, len(pages) - len(inside)
+
+
+def empty_window(
+    window: tuple[str | None, str | None], listed: int, times: Sequence[str | None]
+) -> SettingsError:
+    """The one line for a creation window no listed article was created in, naming the options that set
+    it and when the articles were created (a typo such as 2999 for 2024 shows at once)."""
+    after, before = window
+    options = " and ".join(
+        f"--created-{name} {value}" for name, value in (("after", after), ("before", before)) if value
+    )
+    known = sorted(t for t in times if t)
+    span = f"they were created from {known[0]} to {known[-1]}" if known else "none has a known creation time"
+    return SettingsError(f"{options}: none of the {listed} selected articles was created in it ({span})")
 
 
 async def complete_articles(

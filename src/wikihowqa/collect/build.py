@@ -109,6 +109,11 @@ class BuildSettings:
                 ) from None
         if self.category is not None and not category_name(self.category):
             raise SettingsError(f"category must name a category, got {self.category!r}")
+        if self.summary_namespace < 0:
+            raise SettingsError(
+                f"summary namespace must be a namespace of pages (0 or more), got {self.summary_namespace}: "
+                "the virtual namespaces -1 (Special) and -2 (Media) hold none"
+            )
         if self.maxlag < 0:
             raise SettingsError(f"maxlag must be >= 0 seconds, got {self.maxlag}")
         for name in ("created_after", "created_before"):
@@ -265,6 +270,60 @@ def forget_other_archive(store: StateStore, settings: BuildSettings | ArchiveSet
     store.set_meta("archive", archive)
 
 
+def selection_options(settings: BuildSettings) -> str:
+    """The options that chose the articles, as given (``--limit 2 --category 'Pets'``), or ""."""
+    given = [
+        ("--limit", settings.limit),
+        ("--category", repr(settings.category) if settings.category else None),
+        ("--title-filter", repr(settings.title_filter) if settings.title_filter else None),
+        ("--created-after", settings.created_after),
+        ("--created-before", settings.created_before),
+    ]
+    return " ".join(f"{option} {value}" for option, value in given if value is not None)
+
+
+def no_summary(settings: BuildSettings, wiki: MediaWiki, read: int) -> SettingsError:
+    """No article read has a Quick Summary in the namespace the build reads them from."""
+    name = wiki.summary_namespace_name
+    where = f"its pages {name + ':TITLE'!r}" if name else "the articles themselves (the main namespace)"
+    chosen = selection_options(settings)
+    selected = f" (selected by {chosen})" if chosen else ""
+    return SettingsError(
+        f"--summary-namespace {settings.summary_namespace}: none of the {read} articles read{selected} has "
+        f"a Quick Summary there ({where}); wikiHow keeps them in namespace {SUMMARY_NAMESPACE}"
+    )
+
+
+def no_reference(settings: BuildSettings, with_summary: int) -> SettingsError:
+    """No article of the selection that has a Quick Summary cites a reference: nothing to look up."""
+    chosen = selection_options(settings)
+    selected = f" selected by {chosen}" if chosen else ""
+    return SettingsError(
+        f"none of the {with_summary} articles{selected} with a Quick Summary cites a reference: "
+        "there is nothing to build"
+    )
+
+
+def no_question(manifest: dict[str, Any]) -> str | None:
+    """Why a finished build kept no question (its references gave no usable document), in one line;
+    ``None`` when it kept some. The build records it (``rejections.jsonl``, resumable); the command fails."""
+    if manifest["counts"]["questions"]:
+        return None
+    funnel = manifest["funnel"]
+    reasons = sorted(
+        (-n, k.removeprefix("reference_"))
+        for k, n in manifest["rejections"].items()
+        if k.startswith("reference_") and n
+    )
+    why = ", ".join(f"{-n} {reason}" for n, reason in reasons) or "none fetched"
+    return (
+        f"no question kept: none of the {funnel['articles']['with_references']} articles with a Quick "
+        f"Summary and references has a usable document (of their {funnel['references']['unique_urls']} "
+        f"cited pages: {why}); rejections.jsonl gives each one's reason, --retry-failed asks again for "
+        "those that failed"
+    )
+
+
 async def _collect(
     settings: BuildSettings, store: StateStore, reporter: Reporter
 ) -> tuple[list[Example], list[Document], dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
@@ -286,7 +345,11 @@ async def _collect(
             wiki, store, pages, settings.window, workers, reporter, log_requests=log_requests
         )
         seen = without_tracking(await read_articles(wiki, store, pages, workers, reporter), tracking)
+        if seen and not any(a.answer for a in seen):
+            raise no_summary(settings, wiki, len(seen))
         candidates = [a for a in seen if a.answer and a.references]
+        if seen and not candidates:
+            raise no_reference(settings, sum(1 for a in seen if a.answer))
         created, parents = await complete_articles(
             wiki, store, candidates, workers, reporter, log_requests=log_requests
         )
@@ -318,7 +381,7 @@ async def _collect(
             "sitename": general.get("sitename"),
             "generator": general.get("generator"),
             "server": general.get("server"),
-            "summary_namespace": {"id": settings.summary_namespace, "name": wiki.summary_prefix[:-1]},
+            "summary_namespace": {"id": settings.summary_namespace, "name": wiki.summary_namespace_name},
             "tracking_categories": sorted(tracking),
             "category_root": category_root.as_dict(),
         },

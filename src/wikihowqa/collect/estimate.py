@@ -7,7 +7,13 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from wikihowqa.collect.articles import creation_log_requests, enumerate_articles, in_window, reads_the_log
+from wikihowqa.collect.articles import (
+    creation_log_requests,
+    empty_window,
+    enumerate_articles,
+    in_window,
+    reads_the_log,
+)
 from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, FetchError, HttpClient
 from wikihowqa.collect.wiki_queries import BATCH, MediaWiki, MediaWikiError
 from wikihowqa.errors import SettingsError
@@ -143,6 +149,8 @@ async def _count_window(
     logged = await wiki.creations(0)
     inside = sum(1 for pid in pageids if pid in logged and in_window(logged[pid], *window))
     unlogged = sum(1 for pid in pageids if pid not in logged)
+    if pageids and not inside and not unlogged:  # as the build would stop: no article in the window
+        raise empty_window(window, len(pageids), [logged[pid] for pid in pageids])
     return WindowCount(len(pageids), inside, unlogged, 0)
 
 

@@ -79,8 +79,8 @@ class MementoClient:
     async def timegate(self, url: str, timestamp: str) -> TimeGateAnswer:
         """The memento the TimeGate chooses for ``url`` at ``timestamp``."""
         gate = self.endpoints.timegate_url
-        if gate is None:
-            return TimeGateAnswer(None, None, "")
+        if gate is None:  # a TimeMap alone: it decides (no TimeGate has spoken)
+            return TimeGateAnswer(None, None, "", memento_headers=False)
         uri = gate + url
         headers = {"Accept-Datetime": accept_datetime(timestamp)}
         response = await self.http.get(uri, lane=PLAYBACK, follow_redirects=False, headers=headers)

@@ -108,7 +108,7 @@ async def fetch_tasks(
         detail = detail.removeprefix(f"{endpoint} ").removeprefix("answered ")
         raise ArchiveError(
             f"{endpoint}: the first {len(held)} lookup{'s' * (len(held) != 1)} failed ({detail}); "
-            "check --cdx-url, --playback-url or --wayback-url (or the Memento options)"
+            f"check {finder.wayback.endpoints.options_for(endpoint)}"
         )
     for task, result in held:
         keep(task, result)
@@ -121,10 +121,10 @@ async def fetch_tasks(
     if len(outcomes) >= PROBES and all(o["status"] == NO_SNAPSHOT for o in outcomes.values()):
         # An archive that knows none of the cited pages is far likelier a wrong setting (pywb answers
         # an empty CDX result for a collection it does not have) than a true answer: no empty dataset.
-        where = finder.wayback.cdx_url or finder.wayback.endpoints.timegate_url
+        where, options = _lookup_endpoints(finder)
         raise ArchiveError(
-            f"{where}: none of the {len(outcomes)} cited pages has a capture there; check --cdx-url, "
-            "--playback-url or --wayback-url (the archive's collection) and run again"
+            f"{where}: none of the {len(outcomes)} cited pages has a capture there; check {options} "
+            "(the archive's collection) and run again"
         )
     return outcomes
 
@@ -139,6 +139,15 @@ async def fetch_references(
     """Each reference's outcome (the ``reference`` result), keyed by cited URL (:func:`fetch_tasks`)."""
     outcomes = await fetch_tasks(finder, store, tasks, workers, reporter)
     return {t.url: outcomes[t.key] for t in tasks}
+
+
+def _lookup_endpoints(finder: CaptureFinder) -> tuple[str, str]:
+    """The endpoints the lookup asked for captures, and the options that set them."""
+    endpoints = finder.wayback.endpoints
+    if finder.lookup == "memento":
+        asked = [u for u in (endpoints.timegate_url, endpoints.timemap_url) if u]
+        return " and ".join(asked), " or ".join(endpoints.options_for(u) for u in asked)
+    return str(endpoints.cdx_url), "--cdx-url, --playback-url or --wayback-url"
 
 
 def forget_failed(store: StateStore) -> list[str]:

@@ -127,7 +127,7 @@ class MediaWiki:
         self.maxlag = maxlag
         self.resumable = resumable
         self.summary_namespace = summary_namespace
-        self.summary_prefix = SUMMARY_PREFIX
+        self.summary_prefix = SUMMARY_PREFIX  # the namespace's name and a colon, read from the wiki
         self.tracking: frozenset[str] = frozenset()
 
     # ------------------------------------------------------------------ requests
@@ -208,14 +208,20 @@ class MediaWiki:
         for entry in entries:
             if isinstance(entry, Mapping) and int(entry.get("id", -99)) == self.summary_namespace:
                 name = entry.get("name", entry.get("*"))
-                if isinstance(name, str) and name:
-                    self.summary_prefix = name + ":"
+                if isinstance(name, str):
+                    # The main namespace (0) has no name: its pages' titles carry no prefix.
+                    self.summary_prefix = f"{name}:" if name else ""
                 break
         else:
             if spaces:
                 raise SettingsError(
                     f"{self.api_url}: the wiki has no namespace {self.summary_namespace} for Quick Summaries "
                     "(pass --summary-namespace with the number of the namespace that holds them)"
+                )
+            if self.summary_namespace != SUMMARY_NAMESPACE:  # "Summary:" is known to be namespace 30 only
+                raise SettingsError(
+                    f"{self.api_url}: the wiki does not list its namespaces, so --summary-namespace "
+                    f"{self.summary_namespace} cannot be read by its number"
                 )
         return dict(query)
 
@@ -366,9 +372,14 @@ class MediaWiki:
                 out[title] = text
         return out
 
+    @property
+    def summary_namespace_name(self) -> str:
+        """The name of the namespace the Quick Summaries are read from ("": the main namespace)."""
+        return self.summary_prefix.removesuffix(":")
+
     async def summaries(self, article_titles: Sequence[str]) -> dict[str, str]:
         """Wikitext of the Quick Summary pages (namespace 30, ``Summary:`` on wikiHow) of up to 50
-        articles, by article title."""
+        articles, by article title: the page of the article's title in that namespace."""
         prefix = self.summary_prefix
         found = await self.wikitexts([prefix + t for t in article_titles])
         return {t: found[prefix + t] for t in article_titles if prefix + t in found}

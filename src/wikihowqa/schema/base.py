@@ -3,6 +3,10 @@
 Every settings section is a frozen pydantic model that refuses unknown keys, so a typo is an error naming
 the key instead of a setting silently ignored. :func:`check` turns pydantic's multi-line report into the
 one line the CLI prints: ``where: section.key: problem``.
+
+Numbers are no switches: a YAML ``true`` is never read as the integer 1 or the number 1.0. Integers are
+strict (:data:`Int`: ``true``, ``"3"`` and ``2.5`` are refused); numbers (:data:`Float`) take integers and
+what pydantic reads as a number (YAML reads ``3e-5`` as text), never ``true`` or ``false``.
 """
 
 from __future__ import annotations
@@ -10,9 +14,9 @@ from __future__ import annotations
 import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict, ValidationError
 
 from wikihowqa.errors import SettingsError
 
@@ -20,6 +24,19 @@ M = TypeVar("M", bound=BaseModel)
 
 #: ``where`` and the error's location → the line of that key in its file (``None``: unknown)
 LineOf = Callable[[Sequence[str]], int | None]
+
+
+def _not_a_switch(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise ValueError("must be a number, not true or false")
+    return value
+
+
+#: An integer setting: strict (``true``, ``"3"`` and ``2.5`` are refused, not read as 1, 3 and 2).
+Int = Annotated[int, Strict()]
+PositiveInt = Annotated[int, Strict(), Field(gt=0)]
+#: A number setting: an integer or a float, never ``true`` or ``false``.
+Float = Annotated[float, BeforeValidator(_not_a_switch)]
 
 
 class Section(BaseModel):

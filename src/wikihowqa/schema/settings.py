@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import Field, PositiveInt, ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 
-from wikihowqa.schema.base import Section, check, problem
+from wikihowqa.schema.base import Float, Int, PositiveInt, Section, check, problem
 
 RetrieverName = Literal["bm25", "dense", "hybrid"]
 RetrievalMode = Literal["supporting", "open"]
@@ -25,12 +25,12 @@ RetrievalMode = Literal["supporting", "open"]
 class BM25Options(Section):
     """``retrieval.bm25`` (``wikihowqa.retrieve.bm25.BM25Retriever``)."""
 
-    k1: float = 1.5
-    b: float = 0.75
+    k1: Float = 1.5
+    b: Float = 0.75
     method: str = "lucene"
     stopwords: str | None = "en"
     stem: bool = True
-    small_index: int = 2000
+    small_index: Int = 2000
 
 
 class DenseOptions(Section):
@@ -52,8 +52,8 @@ class HybridOptions(Section):
 
     bm25: BM25Options | None = None
     dense: DenseOptions | None = None
-    k: int = 60
-    weights: list[float] | None = None
+    k: Int = 60
+    weights: list[Float] | None = None
     depth: PositiveInt = 1000
     cache: str | None = None
 
@@ -106,8 +106,8 @@ class ExtractiveSettings(Section):
     max_words: PositiveInt | Literal["auto"] = "auto"  # auto: mean words of the train split's answers
     top_passages: PositiveInt = 10
     per_passage: PositiveInt = 1
-    lexrank_threshold: float | None = 0.1
-    damping: float = Field(default=0.85, ge=0, le=1)
+    lexrank_threshold: Float | None = 0.1
+    damping: Float = Field(default=0.85, ge=0, le=1)
 
     @field_validator("max_words", mode="wrap")
     @classmethod
@@ -128,7 +128,7 @@ class LowerBoundsSettings(Section):
     """``[lower_bounds]``: copy-top-passages and random-train-answer."""
 
     max_words: PositiveInt = 100
-    seed: int = 0
+    seed: Int = 0
 
 
 # --------------------------------------------------------------------------- the generator
@@ -150,18 +150,18 @@ class InputFormat(Section):
 class TrainSettings(Section):
     """``generator.train``: ``transformers.Trainer``'s arguments."""
 
-    epochs: float = 3.0
-    max_steps: int = -1  # overrides epochs when > 0
+    epochs: Float = 3.0
+    max_steps: Int = -1  # overrides epochs when > 0
     batch_size: PositiveInt = 4
     grad_accum: PositiveInt = 8
-    learning_rate: float = 3e-5
-    warmup: float = Field(default=0.06, ge=0)  # a fraction of the steps (< 1) or a number of steps
-    weight_decay: float = 0.01
-    max_grad_norm: float = 1.0
+    learning_rate: Float = 3e-5
+    warmup: Float = Field(default=0.06, ge=0)  # a fraction of the steps (< 1) or a number of steps
+    weight_decay: Float = 0.01
+    max_grad_norm: Float = 1.0
     save_steps: PositiveInt = 500
-    save_total_limit: int = 2
+    save_total_limit: Int = 2
     logging_steps: PositiveInt = 50
-    seed: int = 42
+    seed: Int = 42
     bf16: Literal["auto"] | bool = "auto"  # auto: on a CUDA GPU that supports it
     gradient_checkpointing: bool = False
     evaluate: bool = True  # validation loss at each save, when the dataset has a validation split
@@ -173,10 +173,10 @@ class GenerateSettings(Section):
 
     num_beams: PositiveInt = 4
     max_new_tokens: PositiveInt = 256
-    min_new_tokens: int = 0
-    no_repeat_ngram_size: int = 3
-    length_penalty: float = 1.0
-    repetition_penalty: float = 1.0
+    min_new_tokens: Int = 0
+    no_repeat_ngram_size: Int = 3
+    length_penalty: Float = 1.0
+    repetition_penalty: Float = 1.0
     early_stopping: bool = True
     batch_size: PositiveInt = 8
 
@@ -217,14 +217,14 @@ class ChatSettings(Section):
     model: str = "gpt-4o-mini"
     base_url: str | None = None  # default: $OPENAI_BASE_URL, else api.openai.com
     api_key: str | None = None  # default: $OPENAI_API_KEY
-    temperature: float = 0.0
+    temperature: Float = 0.0
     max_tokens: PositiveInt = 256
-    timeout: float = 60.0
-    max_retries: int = Field(default=6, ge=0)
+    timeout: Float = 60.0
+    max_retries: Int = Field(default=6, ge=0)
     #: deprecated and ignored (ChatClient warns when they are set): the openai SDK's retry schedule applies
-    backoff: float = 1.0
-    max_wait: float = 120.0
-    requests_per_minute: float | None = 60.0
+    backoff: Float = 1.0
+    max_wait: Float = 120.0
+    requests_per_minute: Float | None = 60.0
     cache: str | None = None  # SQLite file; default <dataset>/cache/llm-responses.sqlite
     #: tokenizer the prompt budget is counted with: ``auto`` (the model's, if ``model`` is a local folder,
     #: a .gguf file or a Hugging Face model in the local cache), a name/folder/.gguf file, or ``estimate``
@@ -238,7 +238,7 @@ class LocalSettings(Section):
     gguf_file: str | None = None
     max_new_tokens: PositiveInt = 128
     batch_size: PositiveInt = 4
-    repetition_penalty: float = 1.1
+    repetition_penalty: Float = 1.1
     device: str | None = None
 
 
@@ -262,7 +262,7 @@ class PromptSettings(Section):
     #: prompt budget in the model's tokens: the whole prompt it reads (system message, template, question,
     #: passages and chat markup), counted with its tokenizer where known, else estimated with a margin
     max_context_tokens: PositiveInt = 1500
-    estimate_margin: float = Field(default=0.15, ge=0)  # added to the ~4 characters/token estimate
+    estimate_margin: Float = Field(default=0.15, ge=0)  # added to the ~4 characters/token estimate
 
     @field_validator("passages", mode="before")
     @classmethod

@@ -6,18 +6,21 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import shutil
 from pathlib import Path
 
 import httpx
 import pytest
 
+from tests.components import CHROMIUM as CHROMIUM_BROWSER
+from tests.components import require, require_module
 from wikihowqa.humaneval.tasks import read_study
 from wikihowqa.humaneval.text import word_spans
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = Path(os.environ.get("WIKIHOWQA_CHROMIUM", "/usr/bin/chromium"))
 ARGS = [
     "--headless=new",
     "--no-sandbox",
@@ -60,8 +63,10 @@ def utf16(text: str, cp: int) -> int:
 @pytest.fixture(scope="module")
 def browser():
     if not CHROMIUM.exists():
-        pytest.skip("Debian's Chromium is not installed at /usr/bin/chromium (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+        require(
+            CHROMIUM_BROWSER, f"Debian's Chromium is not installed at {CHROMIUM} (apt-get install chromium)"
+        )
+    sync_api = require_module("playwright.sync_api", CHROMIUM_BROWSER, install="pip install playwright")
     with sync_api.sync_playwright() as p:
         b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         yield b

@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 import wikihowqa
+from tests.process_groups import start_group, stop_group
 
 ADMIN = "restart-admin-token-0123456789"
 
@@ -27,7 +28,7 @@ class Server:
 
     def __init__(self, study: Path, port: int = 0) -> None:
         env = {**os.environ, "PYTHONPATH": str(Path(wikihowqa.__file__).parents[1])}
-        self.proc = subprocess.Popen(
+        self.proc = start_group(
             [
                 sys.executable,
                 "-m",
@@ -44,6 +45,13 @@ class Server:
             text=True,
             env=env,
         )
+        try:
+            self._wait_until_up()
+        except BaseException:
+            stop_group(self.proc)
+            raise
+
+    def _wait_until_up(self) -> None:
         lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=lambda: [lines.put(x) for x in self.proc.stdout], daemon=True).start()
         deadline = time.monotonic() + 60
@@ -65,13 +73,13 @@ class Server:
         return int(self.base.rsplit(":", 1)[1])
 
     def kill(self) -> None:
-        os.kill(self.proc.pid, signal.SIGKILL)
+        """A crash: SIGKILL, to the server's whole process group."""
+        os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait(timeout=10)
+        stop_group(self.proc)
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(timeout=10)
+        stop_group(self.proc)
 
 
 def assessor_loop(base: list[str], token: str, acked: list[str], stop: threading.Event) -> None:
