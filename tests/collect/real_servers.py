@@ -20,7 +20,6 @@ import contextlib
 import os
 import secrets
 import shutil
-import signal
 import socket
 import sqlite3
 import subprocess
