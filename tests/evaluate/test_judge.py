@@ -149,3 +149,35 @@ def test_the_evaluation_reports_the_judge_beside_the_other_metrics(tmp_path, mon
     bad = next(x for x in lines if x["system"] == "sys" and x["article_id"] == 1)
     assert bad["scores"]["judge_consistency"] is None and bad["judge"]["status"] == "unparseable"
     assert "Judge parsed" in (tmp_path / "report" / "evaluation.md").read_text()
+
+
+def test_a_changed_prompt_or_model_never_reuses_old_verdicts(tmp_path):
+    """The dataset's response cache is keyed by the model, the prompt's text and the inputs: a changed
+    template or model asks again, the first setting again asks nothing (each run writes a new report
+    folder, so its score cache cannot answer)."""
+    from wikihowqa.evaluate.judge import SYSTEM_PROMPT, USER_PROMPT
+    from wikihowqa.evaluate.pipeline import EvaluationSettings, evaluate
+
+    from . import judge_servers
+
+    ds, predictions = judge_servers.dataset(tmp_path)
+
+    runs = iter(range(10))
+
+    def run(url, **changed):
+        judge = JudgeConfig(**{"model": "j", "base_url": url, "requests_per_minute": None, **changed})
+        settings = EvaluationSettings(split="test", bertscore=None, grounding=None, judge=judge)
+        evaluate(ds, [predictions], settings, cache_dir=tmp_path / f"report-{next(runs)}")
+
+    with ScriptedServer(default=lambda body: judge_servers.answered(judge_servers.POINTWISE, body)) as server:
+        run(server.url)
+        assert len(server.requests) == 15
+        run(server.url, user_prompt=USER_PROMPT.replace("Grade the answer", "Grade strictly the answer"))
+        assert len(server.requests) == 30
+        assert all("Grade strictly" in b["messages"][-1]["content"] for b, _ in server.requests[15:])
+        run(server.url, system_prompt=SYSTEM_PROMPT + " Be terse.")
+        assert len(server.requests) == 45
+        run(server.url, model="another-judge")
+        assert len(server.requests) == 60
+        run(server.url)
+        assert len(server.requests) == 60  # the first setting's verdicts are all still there

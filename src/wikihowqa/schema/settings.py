@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import Field, PositiveInt, ValidationError, field_validator
+from pydantic import Field, NonNegativeFloat, PositiveInt, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 
 from wikihowqa.schema.base import Section, check, problem
@@ -229,6 +229,9 @@ class ChatSettings(Section):
     #: tokenizer the prompt budget is counted with: ``auto`` (the model's, if ``model`` is a local folder,
     #: a .gguf file or a Hugging Face model in the local cache), a name/folder/.gguf file, or ``estimate``
     tokenizer: str = "auto"
+    #: USD per million [input, output] tokens, for the estimated price of what was asked (the judge's
+    #: ``evaluate --judge-price IN,OUT``); unset: tokens are counted, no price is given
+    price: tuple[NonNegativeFloat, NonNegativeFloat] | None = None
 
 
 class LocalSettings(Section):
