@@ -126,7 +126,7 @@ def agreement_table(result: Mapping[str, Any], where: Path | str) -> Any:
         ),
         caption_justify="left",
     )
-    table.add_column("metric", no_wrap=True)
+    table.add_column("metric")  # a long label wraps, so an 80-column terminal keeps every value whole
     for name in columns:
         table.add_column(name, justify="right", no_wrap=True)
     for label, cells in rows:
