@@ -89,3 +89,28 @@ def test_without_usage_from_the_server_the_tokens_are_estimated_and_say_so(tmp_p
     assert total.calls == total.estimated == 15
     assert total.prompt == sum(estimated_chat_counter(0.0)(b["messages"]) for b in bodies)
     assert total.completion == 15 * math.ceil(len(judge_servers.POINTWISE) / 4)
+
+
+def test_a_client_without_usage_is_counted_with_its_tokenizer_or_else_estimated():
+    from wikihowqa.evaluate.judge_cost import ask
+
+    messages = [{"role": "user", "content": "x" * 40}]
+
+    class Local:  # a local model: no server, but its own tokenizer
+        def complete_many(self, conversations):
+            return ["consistency: 5\nusefulness: 5"] * len(conversations)
+
+        def count_chat_tokens(self, m):
+            return 7
+
+        def count_tokens(self, text):
+            return 2
+
+    class Bare:
+        def complete_many(self, conversations):
+            return ["abcdefghi"] * len(conversations)
+
+    (local,) = ask(Local(), [messages])
+    assert local.tokens == Tokens(7, 2, 1, 1) and local.sent
+    (bare,) = ask(Bare(), [messages])
+    assert bare.tokens == Tokens(estimated_chat_counter(0.0)(messages), 3, 1, 1)  # 9 characters: 3 tokens
