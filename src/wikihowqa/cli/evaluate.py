@@ -120,8 +120,8 @@ def evaluate_command(
         None,
         "--judge-price",
         metavar="IN,OUT",
-        help="USD per million input and output tokens (settings file: llm.openai.price), for the"
-        " report's estimated price of the judge's calls; their tokens are reported either way.",
+        help="USD per million input and output tokens, e.g. 0.15,0.6, for the report's estimated price of"
+        " the judge's calls; their tokens are reported either way.",
     ),
     lower_bounds: bool = typer.Option(
         False,

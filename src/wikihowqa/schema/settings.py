@@ -229,8 +229,8 @@ class ChatSettings(Section):
     #: tokenizer the prompt budget is counted with: ``auto`` (the model's, if ``model`` is a local folder,
     #: a .gguf file or a Hugging Face model in the local cache), a name/folder/.gguf file, or ``estimate``
     tokenizer: str = "auto"
-    #: USD per million [input, output] tokens, for the estimated price of what was asked (the judge's
-    #: ``evaluate --judge-price IN,OUT``); unset: tokens are counted, no price is given
+    #: USD per million [input, output] tokens: the schema of ``evaluate --judge-price IN,OUT`` (checked
+    #: here); the LLM baselines (``answer``) do not yet report their tokens or price
     price: tuple[NonNegativeFloat, NonNegativeFloat] | None = None
 
 
