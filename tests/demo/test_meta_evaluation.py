@@ -3,6 +3,8 @@ agreement table."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.evaluate.test_pipeline import fast_models  # noqa: F401  (a fixture: bag-of-words models)
@@ -22,6 +24,12 @@ def test_demo_step_scores_the_study_answers_and_prints_the_agreement_table(tmp_p
     meta_evaluation(ctx)
     printed = capsys.readouterr().out
     assert "Metric agreement with the assessors" in printed and "Grounding" in printed
+    # the floor and the ceiling beside the metrics, whole in an 80-column terminal (capsys's width): the
+    # length rules' rows and the assessors against each other, each with its values
+    rows = {line.strip().split("  ")[0]: line for line in printed.splitlines()}
+    for label in ("control: longer answer", "control: shorter", "human ceiling (leave"):
+        assert label in rows and re.search(r"-?\d\.\d\d", rows[label]), label
+    assert "…" not in printed
     assert (tmp_path / "meta-evaluation" / "meta_evaluation.md").is_file()
     assert (tmp_path / "meta-evaluation" / "evaluation" / "per_question.jsonl").is_file()
     assert ctx.produced[-1][1] == "meta-evaluation/meta_evaluation.md"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from pathlib import Path
 
 import pytest
 
@@ -194,7 +195,7 @@ def test_a_judge_answering_megabytes_is_read_only_up_to_the_cap_and_recorded_as_
         )
         assert len(verdict["reply"]) <= 200  # the reply's start, for the record
     assert (tmp_path / "report" / "per_question.jsonl").stat().st_size < 20_000
-    assert (tmp_path / "report" / "judge-responses.sqlite").stat().st_size < 100_000
+    assert (Path(ds) / "cache" / "judge-responses.sqlite").stat().st_size < 100_000  # the dataset's cache
 
 
 def test_a_reply_longer_than_the_two_lines_is_kept_in_the_record_only_in_part():
@@ -312,3 +313,35 @@ def test_a_local_judge_model_without_a_chat_template_is_refused_in_one_line(tmp_
     judge = Judge(JudgeConfig(model=str(path), backend="local", max_tokens=3))
     with pytest.raises(SettingsError, match=f"local LLM '{re.escape(str(path))}': its tokenizer has no chat"):
         judge.judge_many([("How to Dry Figs", "Dry them.", PASSAGES)])
+
+
+def test_a_changed_prompt_or_model_never_reuses_old_verdicts(tmp_path):
+    """The dataset's response cache is keyed by the model, the prompt's text and the inputs: a changed
+    template or model asks again, the first setting again asks nothing (each run writes a new report
+    folder, so its score cache cannot answer)."""
+    from wikihowqa.evaluate.judge import SYSTEM_PROMPT, USER_PROMPT
+    from wikihowqa.evaluate.pipeline import EvaluationSettings, evaluate
+
+    from . import judge_servers
+
+    ds, predictions = judge_servers.dataset(tmp_path)
+
+    runs = iter(range(10))
+
+    def run(url, **changed):
+        judge = JudgeConfig(**{"model": "j", "base_url": url, "requests_per_minute": None, **changed})
+        settings = EvaluationSettings(split="test", bertscore=None, grounding=None, judge=judge)
+        evaluate(ds, [predictions], settings, cache_dir=tmp_path / f"report-{next(runs)}")
+
+    with ScriptedServer(default=lambda body: judge_servers.answered(judge_servers.POINTWISE, body)) as server:
+        run(server.url)
+        assert len(server.requests) == 15
+        run(server.url, user_prompt=USER_PROMPT.replace("Grade the answer", "Grade strictly the answer"))
+        assert len(server.requests) == 30
+        assert all("Grade strictly" in b["messages"][-1]["content"] for b, _ in server.requests[15:])
+        run(server.url, system_prompt=SYSTEM_PROMPT + " Be terse.")
+        assert len(server.requests) == 45
+        run(server.url, model="another-judge")
+        assert len(server.requests) == 60
+        run(server.url)
+        assert len(server.requests) == 60  # the first setting's verdicts are all still there

@@ -51,7 +51,14 @@ def population(seed: int = 99, n: int = 200_000) -> dict[str, float]:
     fewer = -d["found"].mean(axis=1)
     bad = d["edits"] > 0
     edits = d["edits"][bad]
+    u = d["usefulness"]
+    others = np.concatenate([(u.sum(axis=1) - u[:, k]) / 2 for k in range(3)])
+    held = np.concatenate([u[:, k] for k in range(3)])
     return {
+        # one assessor against the mean of the other two (the leave-one-assessor-out ceiling)
+        "tau_ceiling_usefulness": float(kendalltau(others, held).statistic),
+        # with three assessors, the others' majority picks the model with probability p (split: one half)
+        "ab_ceiling": float(np.mean([p * p + (1 - p) * (1 - p) for p in SYSTEM_P.values()])),
         "tau_agree_usefulness": float(kendalltau(d["agree"], useful).statistic),
         "rho_agree_usefulness": float(spearmanr(d["agree"], useful).statistic),
         "tau_edits_fewer_errors": float(kendalltau(d["edits_metric"], fewer).statistic),
@@ -60,9 +67,9 @@ def population(seed: int = 99, n: int = 200_000) -> dict[str, float]:
     }
 
 
-def _answer(article: int, edits: int) -> tuple[str, str, list[dict]]:
+def _answer(article: int, edits: int, extra: int = 0) -> tuple[str, str, list[dict]]:
     words = [f"step{k}" for k in range(8)]
-    original = f"Answer {article}: " + " ".join(words) + "."
+    original = f"Answer {article}: " + " ".join(words) + "." + " Also." * extra
     shown, out, offset = original, [], 0
     for k in range(edits):
         old, new = words[k], f"wrong{k}"
@@ -83,10 +90,22 @@ def _answer(article: int, edits: int) -> tuple[str, str, list[dict]]:
     return original, shown, out
 
 
-def write_study(root: Path, n: int = 150, ab_questions: int = 40, seed: int = 7) -> tuple[Path, Path]:
-    """(study folder, evaluation report folder) with ``n`` trial-B answers and an A/B part."""
+def write_study(
+    root: Path, n: int = 150, ab_questions: int = 40, seed: int = 7, length_bias: float = 0.0
+) -> tuple[Path, Path]:
+    """(study folder, evaluation report folder) with ``n`` trial-B answers and an A/B part.
+
+    ``length_bias`` > 0 plants a length preference: a trial answer gets ``round(3 + bias·q + N(0, 1))``
+    extra words (at least 0), so longer answers are judged more useful, less tightly than ``agree`` is;
+    an A/B system's answer gets ``round(8·bias·(p − 0.5) + N(0, 1))`` more words than gold, so the longer
+    side is usually the favoured one. Its noise has a generator of its own: the other draws are unchanged.
+    """
     rng = np.random.default_rng(seed)
     d = draw(n, rng)
+    lengths = np.random.default_rng(seed + 1)
+    extra = np.maximum(0, np.round(3 + length_bias * d["q"] + lengths.normal(0, 1, n))).astype(int)
+    if not length_bias:
+        extra[:] = 0
     study, report = root / "study", root / "report"
     study.mkdir(parents=True)
     report.mkdir(parents=True)
@@ -105,7 +124,7 @@ def write_study(root: Path, n: int = 150, ab_questions: int = 40, seed: int = 7)
 
     for i in range(n):
         article = 1000 + i
-        original, shown, edits = _answer(article, int(d["edits"][i]))
+        original, shown, edits = _answer(article, int(d["edits"][i]), int(extra[i]))
         task_id = f"trial_b:{article}"
         tasks.append(
             {
@@ -165,10 +184,11 @@ def write_study(root: Path, n: int = 150, ab_questions: int = 40, seed: int = 7)
             )
     for a in range(ab_questions):
         article = 5000 + a
-        gold = f"Gold answer {article}."
+        gold = f"Gold answer {article}." + " Also." * (4 if length_bias else 0)
         score_row(article, "gold", gold, {"agree": 0.0, "random": float(rng.normal()), "edits": 0.0})
         for system, p in SYSTEM_P.items():
-            model = f"{system} answer {article}."
+            more = round(4 + 8 * length_bias * (p - 0.5) + lengths.normal(0, 1)) if length_bias else 0
+            model = f"{system} answer {article}." + " Also." * max(0, more)
             task_id = f"preference:{article}:{system}"
             gold_side = "A" if rng.random() < 0.5 else "B"
             sides = {gold_side: gold, ("B" if gold_side == "A" else "A"): model}

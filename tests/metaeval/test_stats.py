@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy.stats import kendalltau, spearmanr
@@ -69,3 +71,26 @@ def test_empty_and_point_only_estimates():
     assert stats.correlation([], [], "kendall").value is None
     point = stats.correlation([1.0, 2, 3], [1.0, 2, 4], "kendall", n_resamples=0)
     assert point.value == pytest.approx(1.0) and point.low is None
+
+
+def test_tau_b_and_rho_of_a_contingency_table_match_scipy_on_the_pairs_it_counts():
+    rng = np.random.default_rng(3)
+    checked = 0
+    for _ in range(100):
+        n = int(rng.integers(2, 60))
+        x = rng.integers(0, int(rng.integers(1, 6)), n) / 2  # half steps, as a mean of two ratings
+        y = rng.integers(0, int(rng.integers(1, 6)), n)
+        xs, ys = np.unique(x), np.unique(y)
+        table = np.zeros((1, xs.size, ys.size))
+        np.add.at(table[0], (np.searchsorted(xs, x), np.searchsorted(ys, y)), 1)
+        tau, rho = stats.table_correlations(table)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # scipy warns on a constant input, and answers NaN
+            expected_tau, expected_rho = kendalltau(x, y).statistic, spearmanr(x, y).statistic
+        if np.isnan(expected_tau):
+            assert np.isnan(tau[0]) and np.isnan(rho[0])
+            continue
+        assert tau[0] == pytest.approx(expected_tau, abs=1e-12)
+        assert rho[0] == pytest.approx(expected_rho, abs=1e-12)
+        checked += 1
+    assert checked > 50

@@ -84,7 +84,7 @@ def evaluate_command(
         "openai",
         "--judge-backend",
         help="openai (any OpenAI-compatible API: $OPENAI_BASE_URL, $OPENAI_API_KEY; responses cached in"
-        " the report folder) or local (transformers).",
+        " DATASET/cache/judge-responses.sqlite, shared by every report folder) or local (transformers).",
     ),
     judge_base_url: str = typer.Option(
         None, "--judge-base-url", help="API base URL of the judge (default: $OPENAI_BASE_URL)."
@@ -97,6 +97,31 @@ def evaluate_command(
     ),
     judge_rpm: float = typer.Option(
         60.0, "--judge-rpm", help="Requests per minute to the judge's API (0: no pacing)."
+    ),
+    judge_pairwise: tuple[str, str] | None = typer.Option(
+        None,
+        "--judge-pairwise",
+        metavar="SYSTEM_A SYSTEM_B",
+        help="Also ask the judge which of these two systems' answers to each question is better, in both"
+        " orders (a pair judged differently in the two is a tie and position-inconsistent); the report"
+        " gives win/tie/loss with CIs and the inconsistency rate. Needs --judge.",
+    ),
+    judge_samples: int = typer.Option(
+        1,
+        "--judge-samples",
+        min=1,
+        help="Verdicts asked per answer (K); the report gives each score's spread over them and scores"
+        " each answer by their mean. Use with --judge-temperature above 0.",
+    ),
+    judge_temperature: float = typer.Option(
+        0.0, "--judge-temperature", min=0.0, help="Sampling temperature of the judge (API backend)."
+    ),
+    judge_price: str = typer.Option(
+        None,
+        "--judge-price",
+        metavar="IN,OUT",
+        help="USD per million input and output tokens, e.g. 0.15,0.6, for the report's estimated price of"
+        " the judge's calls; their tokens are reported either way.",
     ),
     lower_bounds: bool = typer.Option(
         False,
@@ -116,12 +141,15 @@ def evaluate_command(
     """Score systems with ROUGE, BERTScore, grounding (and an LLM judge), with 95% CIs and paired tests.
 
     Scores are cached in the report folder, so an interrupted run resumes and a rerun with another
-    predictions file only scores what is new.
+    predictions file only scores what is new; the judge's API responses are cached with the dataset
+    (DATASET/cache/judge-responses.sqlite), so a report in another folder asks the judge nothing again.
     """
     # heavy: the metrics (numpy, scipy, the encoder's loader: ~0.4 s) load for this command only
     from wikihowqa.evaluate.bertscore import BertScoreConfig
     from wikihowqa.evaluate.grounding import GroundingConfig
     from wikihowqa.evaluate.judge import JudgeConfig
+    from wikihowqa.evaluate.judge_cost import parse_price
+    from wikihowqa.evaluate.judge_report import judge_lines
     from wikihowqa.evaluate.pipeline import EvaluationSettings, check_request, coverage_warnings, evaluate
     from wikihowqa.evaluate.report import leaderboard_table, write_report
     from wikihowqa.progress import Bars
@@ -153,9 +181,13 @@ def evaluate_command(
             max_passages=judge_passages,
             max_passage_chars=judge_chars,
             requests_per_minute=judge_rpm or None,
+            temperature=judge_temperature,
+            samples=judge_samples,
+            price=parse_price(judge_price) if judge_price else None,
         )
         if judge
         else None,
+        judge_pairwise=judge_pairwise,
         lower_bounds=lower_bounds,
         resamples=resamples,
         seed=seed,
@@ -180,6 +212,8 @@ def evaluate_command(
     report = write_report(evaluation, target)
 
     out.print(leaderboard_table(report, target))
+    for line in judge_lines(report.judge) if report.judge else []:
+        out.print(escape(line), highlight=False, soft_wrap=True)
     note = report.bertscore_note
     if note:
         console.print(f"[yellow]BERTScore:[/] {note}", highlight=False)

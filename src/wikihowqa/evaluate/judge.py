@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from wikihowqa.errors import SettingsError
+from wikihowqa.evaluate import judge_cost
 from wikihowqa.generate import llm
 from wikihowqa.generate.endpoint import check_base_url
 from wikihowqa.records import Passage
@@ -70,7 +71,10 @@ class JudgeConfig:
     max_tokens: int = 32  # the two lines need about 12 tokens
     requests_per_minute: float | None = 60.0
     max_retries: int = 6
-    cache: str | None = None  # openai responses (SQLite); default: judge-responses.sqlite in the report
+    cache: str | None = None  # openai responses (SQLite); default: DATASET/cache/judge-responses.sqlite
+    temperature: float = 0.0
+    samples: int = 1  # verdicts asked per answer (their spread is reported; scores are their mean)
+    price: tuple[float, float] | None = None  # USD per million input, output tokens (the report's price)
     system_prompt: str = SYSTEM_PROMPT
     user_prompt: str = USER_PROMPT
 
@@ -81,6 +85,10 @@ class JudgeConfig:
             raise SettingsError("the judge needs a model (--judge MODEL)")
         if self.max_passages < 0 or self.max_passage_chars < 0 or self.max_tokens < 1:
             raise SettingsError("judge passage limits must be non-negative and max_tokens positive")
+        if self.samples < 1:
+            raise SettingsError(f"--judge-samples {self.samples}: ask at least once")
+        if self.samples > 1 and self.backend == "local":
+            raise SettingsError("--judge-samples above 1 needs an API judge (the local one decodes greedily)")
         for field in ("{question}", "{passages}", "{answer}"):
             if field not in self.user_prompt:
                 raise SettingsError(f"the judge's prompt must contain {field}")
@@ -240,7 +248,7 @@ class Judge:
                 settings = llm.ChatSettings(
                     model=c.model,
                     base_url=c.base_url,
-                    temperature=0.0,
+                    temperature=c.temperature,
                     max_tokens=c.max_tokens,
                     max_retries=c.max_retries,
                     requests_per_minute=c.requests_per_minute,
@@ -253,7 +261,7 @@ class Judge:
         """What the scores depend on (the score cache's fingerprint) and what the report says."""
         c = asdict(self.config)
         prompt = hashlib.sha256((c.pop("system_prompt") + "\x00" + c.pop("user_prompt")).encode()).hexdigest()
-        for k in ("cache", "requests_per_minute", "max_retries"):
+        for k in ("cache", "requests_per_minute", "max_retries", "samples", "price"):
             c.pop(k)
         return {
             **c,
@@ -264,17 +272,23 @@ class Judge:
 
     def judge_many(self, items: Sequence[tuple[str, str, Sequence[Passage]]]) -> list[Verdict]:
         """(question, answer, the question's passages) → a verdict each; an empty answer is not sent."""
-        verdicts: list[Verdict | None] = [None] * len(items)
+        return [v for v, _ in self.judge_counted(items)]
+
+    def judge_counted(
+        self, items: Sequence[tuple[str, str, Sequence[Passage]]], *, sample: int = 0
+    ) -> list[tuple[Verdict, judge_cost.Reply | None]]:
+        """Each verdict with its call (tokens, from the cache or not; ``None``: not sent); ``sample`` k:
+        the k-th verdict asked of the same prompt."""
+        out: list[tuple[Verdict, judge_cost.Reply | None]] = [
+            (_unparseable("", "empty answer: not sent to the judge"), None)
+        ] * len(items)
         asked = [k for k, (_, a, _) in enumerate(items) if a.strip()]
-        for k, (_, answer, _) in enumerate(items):
-            if not answer.strip():
-                verdicts[k] = _unparseable("", "empty answer: not sent to the judge")
-        conversations = [judge_messages(items[k][0], items[k][1], items[k][2], self.config) for k in asked]
-        each = getattr(self.client, "complete_each", None)  # the API's: a failure per request, not raised
-        replies = each(conversations) if each is not None else self.client.complete_many(conversations)
+        replies = judge_cost.ask(
+            self.client, [judge_messages(*items[k], self.config) for k in asked], sample=sample
+        )
         for k, reply in zip(asked, replies, strict=True):
             if isinstance(reply, llm.ReplyTooLarge):  # the judge's reply, unusable: recorded, not retried
-                verdicts[k] = _unparseable(reply.start, str(reply))
+                out[k] = (_unparseable(reply.start, str(reply)), None)
             elif isinstance(reply, llm.PromptTooLong):
                 raise llm.PromptTooLong(
                     f"{reply}; {self._budget_advice(reply)}", n_ctx=reply.n_ctx, n_prompt=reply.n_prompt
@@ -282,8 +296,8 @@ class Judge:
             elif isinstance(reply, llm.GenerationError):
                 raise reply
             else:
-                verdicts[k] = parse_verdict(reply)
-        return verdicts  # type: ignore[return-value]
+                out[k] = (parse_verdict(reply.text), reply)
+        return out
 
     def _budget_advice(self, overflow: llm.PromptTooLong) -> str:
         """What to lower when the judge's prompt overflows its model's context: the judge's own passage

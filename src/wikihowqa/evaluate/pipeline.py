@@ -16,10 +16,11 @@ from typing import Any
 
 from wikihowqa.device import ray_gpus
 from wikihowqa.errors import DatasetError, SettingsError
-from wikihowqa.evaluate import rouge
+from wikihowqa.evaluate import judge_spread, pairwise, rouge
 from wikihowqa.evaluate.bertscore import BertScoreConfig, BertScoreModel, BertScorer
 from wikihowqa.evaluate.grounding import GroundingConfig, GroundingModel, GroundingScorer
 from wikihowqa.evaluate.judge import Judge, JudgeConfig
+from wikihowqa.evaluate.judge_cost import Tokens, total
 from wikihowqa.executor import Executor
 from wikihowqa.generate import lower_bounds
 from wikihowqa.io import DatasetFolder, naming, read_predictions
@@ -34,6 +35,8 @@ GROUNDING_COLUMNS = ("grounding_support", "grounding_supported_share")
 #: The LLM judge's two scores (1–5; NaN where its reply was unparseable) and whether it parsed (0/1).
 JUDGE_COLUMNS = ("judge_consistency", "judge_usefulness", "judge_parsed")
 CACHE_FILE = "scores-cache.jsonl"
+#: The judge's API responses, with the dataset (DATASET/cache/), so another report folder reuses them.
+JUDGE_RESPONSES = Path("cache") / "judge-responses.sqlite"
 GOLD_SYSTEM = "gold answer (human)"
 
 #: (label, column, scale) of the leaderboard, in order.
@@ -59,6 +62,7 @@ class EvaluationSettings:
     bertscore: BertScoreConfig | None = field(default_factory=BertScoreConfig)
     grounding: GroundingConfig | None = field(default_factory=GroundingConfig)
     judge: JudgeConfig | None = None
+    judge_pairwise: tuple[str, str] | None = None  # two systems the judge compares (both orders)
     lower_bounds: bool = False
     copy_max_words: int = 100
     confidence: float = 0.95
@@ -81,6 +85,8 @@ class SystemResult:
     scores: dict[str, list[float]] = field(default_factory=dict)  # column -> one value per question
     grounding_details: list[dict[str, Any]] | None = None
     judge_details: list[dict[str, Any]] | None = None
+    judge_tokens: Tokens | None = None  # every judge call behind this system's verdicts
+    judge_spread: dict[str, judge_spread.Spread] | None = None  # with --judge-samples above 1
     missing: int = 0  # questions of the split without a prediction (scored as empty answers)
     outside_split: int = 0  # predictions for questions not in the split (ignored)
 
@@ -94,6 +100,7 @@ class Evaluation:
     gold_grounding: SystemResult | None
     metadata: dict[str, Any]
     settings: EvaluationSettings
+    pairwise: list[pairwise.PairwiseResult] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- inputs
@@ -120,6 +127,11 @@ def check_request(prediction_paths: Sequence[Path], settings: EvaluationSettings
     _check_split(settings.split)
     if not prediction_paths and not settings.lower_bounds:
         raise SettingsError("give at least one predictions file (or --lower-bounds)")
+    pair = settings.judge_pairwise
+    if pair is not None and settings.judge is None:
+        raise SettingsError("--judge-pairwise needs a judge: add --judge MODEL")
+    if pair is not None and pair[0] == pair[1]:
+        raise SettingsError(f"--judge-pairwise {pair[0]} {pair[1]}: name two different systems")
 
 
 def load_systems(paths: Sequence[Path]) -> dict[str, tuple[str, list[Prediction]]]:
@@ -371,31 +383,51 @@ def _judge(
     judge: Any,
     cache: ScoreCache,
     progress: Progress,
-) -> None:
-    """The LLM judge's verdict on every answer; an unparseable reply is kept as NaN scores, parsed = 0."""
+) -> int:
+    """The LLM judge's verdicts on every answer, ``samples`` each: the scores are their mean (NaN where
+    none parsed), ``judge_parsed`` the share parsed; returns how many requests went to the server."""
     fingerprint = judge.metadata()
+    samples = judge.config.samples
     passage_keys = [cache.key([p.text for p in ps]) for ps in passages]
-    jobs = [(q, s) for q in range(len(passages)) for s in range(len(results))]
+    jobs = [(q, s, k) for q in range(len(passages)) for s in range(len(results)) for k in range(samples)]
     keys = [
-        cache.key("judge", fingerprint, questions[q], results[s].answers[q], passage_keys[q]) for q, s in jobs
+        cache.key("judge-2", fingerprint, k, questions[q], results[s].answers[q], passage_keys[q])
+        for q, s, k in jobs
     ]
-    details: dict[tuple[int, int], dict[str, Any]] = {}
+    details: dict[tuple[int, int, int], dict[str, Any]] = {}
+    sent = 0
 
     def compute(chunk: list[int]) -> list[list[float]]:
-        batch = [jobs[i] for i in chunk]
-        verdicts = judge.judge_many([(questions[q], results[s].answers[q], passages[q]) for q, s in batch])
-        for job, v in zip(batch, verdicts, strict=True):
-            details[job] = v.to_dict()
-        return [[v.consistency, v.usefulness, float(v.parsed)] for v in verdicts]  # type: ignore[list-item]
+        nonlocal sent
+        out: dict[int, list[float]] = {}
+        for k in range(samples):
+            batch = [i for i in chunk if jobs[i][2] == k]
+            picked = [jobs[i] for i in batch]
+            items = [(questions[q], results[s].answers[q], passages[q]) for q, s, _ in picked]
+            for i, (v, reply) in zip(batch, judge.judge_counted(items, sample=k), strict=True):
+                details[jobs[i]] = v.to_dict()
+                sent += bool(reply and reply.sent)
+                tokens = reply.tokens if reply else Tokens()
+                out[i] = [v.consistency, v.usefulness, float(v.parsed), *tokens.to_list()]  # type: ignore[list-item]
+        return [out[i] for i in chunk]
 
     values = dict(zip(jobs, _cached_batches("judge", keys, cache, compute, progress, batch=8), strict=True))
+    n = len(passages)
     for s, result in enumerate(results):
-        for k, column in enumerate(JUDGE_COLUMNS):
-            result.scores[column] = [
-                float("nan") if values[(q, s)][k] is None else float(values[(q, s)][k])
-                for q in range(len(passages))
-            ]
-        result.judge_details = [details.get((q, s), {"from_cache": True}) for q in range(len(passages))]
+        drawn = [[values[(q, s, k)] for k in range(samples)] for q in range(n)]
+        for c, column in enumerate(JUDGE_COLUMNS[:2]):
+            result.scores[column] = [judge_spread.mean_of_samples([d[c] for d in draws]) for draws in drawn]
+        result.scores[JUDGE_COLUMNS[2]] = [sum(d[2] for d in draws) / samples for draws in drawn]
+        result.judge_tokens = total(Tokens.from_list(d[3:]) for draws in drawn for d in draws)
+        if samples > 1:
+            criteria = ("consistency", "usefulness")
+            result.judge_spread = {
+                name: judge_spread.spread([[d[c] for d in draws] for draws in drawn])
+                for c, name in enumerate(criteria)
+            }
+        found = [[details.get((q, s, k), {"from_cache": True}) for k in range(samples)] for q in range(n)]
+        result.judge_details = [f[0] if samples == 1 else {"samples": f} for f in found]
+    return sent
 
 
 # --------------------------------------------------------------------------- the stage
@@ -434,6 +466,10 @@ def evaluate(
             systems.setdefault(lower_bounds.RANDOM_SYSTEM, ("lower bound (computed)", drawn))
     if not systems:
         raise SettingsError("no systems to evaluate: give predictions files or turn lower bounds on")
+    for name in settings.judge_pairwise or ():
+        if name not in systems and name != GOLD_SYSTEM:
+            known = ", ".join(repr(n) for n in [*systems, GOLD_SYSTEM])
+            raise SettingsError(f"--judge-pairwise: no system {name!r} to compare (systems: {known})")
 
     cache = ScoreCache(cache_dir / CACHE_FILE if cache_dir else None)
     references = [e.answer for e in examples]
@@ -479,8 +515,33 @@ def evaluate(
         scorer = GroundingScorer(settings.grounding)
         _grounding([*results, gold], passages, scorer, cache, progress, executor)
         metadata["grounding"] = scorer.metadata()
+    compared: list[pairwise.PairwiseResult] = []
     if settings.judge is not None:
-        judge = Judge(settings.judge, cache_path=cache_dir / "judge-responses.sqlite" if cache_dir else None)
-        _judge([*results, gold], [e.question for e in examples], passages, judge, cache, progress)
-        metadata["judge"] = {**judge.metadata(), "model_loaded": judge.model_name}
-    return Evaluation(str(folder.path), settings.split, examples, results, gold, metadata, settings)
+        responses = Path(settings.judge.cache) if settings.judge.cache else folder.path / JUDGE_RESPONSES
+        judge = Judge(settings.judge, cache_path=responses)
+        questions = [e.question for e in examples]
+        sent = _judge([*results, gold], questions, passages, judge, cache, progress)
+        if settings.judge_pairwise is not None:
+            by_name = {r.system: r for r in [*results, gold]}
+            pair = [by_name[name] for name in settings.judge_pairwise]
+
+            def cached(name: str, keys: list[str], compute: Callable) -> list[list[float]]:
+                return _cached_batches(name, keys, cache, compute, progress, batch=8)
+
+            answers = (pair[0].answers, pair[1].answers)
+            names = (pair[0].system, pair[1].system)
+            compared.append(
+                pairwise.judge_pair(judge, names, questions, answers, passages, cache.key, cached)
+            )
+            sent += compared[-1].requests_sent
+        metadata["judge"] = {
+            **judge.metadata(),
+            "model_loaded": judge.model_name,
+            "samples": settings.judge.samples,
+            "price_per_million_tokens": settings.judge.price,
+            "response_cache": None if settings.judge.backend == "local" else str(responses),
+            "requests_sent": sent,
+        }
+    return Evaluation(
+        str(folder.path), settings.split, examples, results, gold, metadata, settings, compared
+    )

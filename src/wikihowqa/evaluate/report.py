@@ -21,7 +21,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from wikihowqa import __version__
-from wikihowqa.evaluate import significance
+from wikihowqa.evaluate import judge_report, significance
 from wikihowqa.evaluate.pipeline import (
     BERT_COLUMNS,
     GROUNDING_COLUMNS,
@@ -119,6 +119,7 @@ class EvaluationReport:
     leaderboard: list[LeaderboardRow]  # best first (by R-L)
     gold_grounding: dict[str, Interval] | None  # grounding and judge of the gold answers, for reference
     comparisons: list[Comparison]
+    judge: judge_report.JudgeSummary | None = None  # the judge's cost, spread and pairwise results
 
     @property
     def bertscore_note(self) -> str | None:
@@ -140,6 +141,7 @@ class EvaluationReport:
             if self.gold_grounding is None
             else {label: m.to_dict() for label, m in self.gold_grounding.items()},
             "comparisons": [c.to_dict() for c in self.comparisons],
+            "judge": None if self.judge is None else self.judge.to_dict(),
         }
 
 
@@ -235,6 +237,7 @@ def build_report(evaluation: Evaluation) -> EvaluationReport:
         leaderboard=leaderboard,
         gold_grounding=gold,
         comparisons=comparisons,
+        judge=judge_report.build(evaluation),
     )
 
 
@@ -343,6 +346,8 @@ def render_markdown(report: EvaluationReport) -> str:
             " usefulness, 1–5; a reply not in the exact format is unparseable and scores nothing (means"
             " are over parsed replies; *Judge parsed* is the share parsed)."
         )
+    if report.judge is not None:
+        lines += judge_report.markdown(report.judge, pct)
     if report.comparisons:
         lines += [
             "",

@@ -252,14 +252,20 @@ class ChatClient:
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
     def complete(self, messages: Messages) -> str:
+        return self.respond(messages)[0]
+
+    def respond(self, messages: Messages, *, sample: int = 0) -> tuple[str, dict[str, Any], bool]:
+        """(answer, the whole response — its ``usage`` holds the tokens —, whether the cache had it).
+
+        ``sample`` k > 0 asks the same request once more as draw k (temperature > 0): cached apart."""
         body = self.request_body(messages)
-        key = self.cache_key(body)
+        key = self.cache_key(body if sample == 0 else {**body, "wikihowqa_sample": sample})
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
-            return _content(hit)
+            return _content(hit), hit, True
         response = self._post(body)
         if self.cache is not None:
             self.cache.put(key, body, response)
-        return _content(response)
+        return _content(response), response, False
 
     def complete_many(self, conversations: Sequence[Messages]) -> list[str]:
         return [self.complete(m) for m in conversations]

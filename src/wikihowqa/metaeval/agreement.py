@@ -15,6 +15,16 @@ Three views, each with percentile-bootstrap intervals:
   system level, Kendall's tau between the systems' preference scores (wins + ties / 2 against gold) and
   their mean metric scores. Units resampled: tasks, and questions for the system level.
 
+Floor and ceiling (Xu et al., ACL 2023: on expert preference pairs ROUGE agreed 58 % of the time, "the
+longer answer wins" 68 %, experts with each other 80 %): the controls include the two length rules — the
+answer's word count and its negative — and ``floor`` says, per statistic, which rule is the better one
+and whether each metric's interval lies above it; ``ceiling`` is the assessors' agreement with each other,
+leave one assessor out: each judgment against the mean of the other judgments of the same answer (answer
+level, resampling answers), and each non-tie A/B choice against the majority of the other assessors'
+non-tie choices on that task (a split majority counts one half), averaged over tasks — the same statistic
+the metrics get. Ties are counted as Xu et al. count them on their binary pairs: a pair the assessors
+judged a tie has no preferred side and is left out; a metric's (or rule's) tie counts one half.
+
 A reference-based metric (ROUGE, BERTScore) scores every answer against the dataset's answer — which is
 the original of every trial answer and the gold side of every A/B task. Its trial and pair numbers
 measure the distance from the original, which the deterioration itself defines, and its A/B choice is
@@ -31,7 +41,7 @@ import numpy as np
 
 from wikihowqa.errors import SettingsError
 from wikihowqa.metaeval import stats
-from wikihowqa.metaeval.join import JoinedStudy, MetricSpec, ShownAnswer
+from wikihowqa.metaeval.join import LENGTH_RULES, JoinedStudy, MetricSpec, ShownAnswer
 
 PARTS = ("trial_a", "trial_b")
 
@@ -170,6 +180,121 @@ def _human_reference(answers: Sequence[ShownAnswer], s: MetaSettings) -> dict[st
     }
 
 
+def _leave_one_out(groups: Sequence[Sequence[float]]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per answer with two or more judgments: (the others' mean, the held-out judgment) for each."""
+    out = []
+    for g in groups:
+        values = np.asarray(g, dtype=float)
+        if values.size >= 2:
+            out.append(((values.sum() - values) / (values.size - 1), values))
+    return out
+
+
+def _ceiling_correlations(pairs: list[tuple[np.ndarray, np.ndarray]], s: MetaSettings) -> dict[str, Any]:
+    """Kendall's tau-b and Spearman's rho of the others' mean with the held-out judgment over all
+    judgments, resampling answers (a cluster bootstrap: one answer's judgments are not independent).
+    Each answer is a small contingency table of its (others' mean, held-out) values; a resample's table
+    is the sum of its answers' tables (``stats.table_correlations``)."""
+    total = sum(p[0].size for p in pairs)
+    if len(pairs) < 2:
+        empty = stats.Estimate(None, None, None, total).to_dict()
+        return {"kendall": empty, "spearman": dict(empty)}
+    xs, ys = (
+        np.unique(np.concatenate([p[0] for p in pairs])),
+        np.unique(np.concatenate([p[1] for p in pairs])),
+    )
+    per_answer = np.zeros((len(pairs), xs.size * ys.size))
+    for k, (x, y) in enumerate(pairs):
+        np.add.at(per_answer[k], np.searchsorted(xs, x) * ys.size + np.searchsorted(ys, y), 1)
+    indices = stats.resample_indices(len(pairs), s.resamples, s.seed)
+    counts = np.stack([np.bincount(row, minlength=len(pairs)) for row in indices])
+    tau, rho = stats.table_correlations((counts @ per_answer).reshape(-1, xs.size, ys.size))
+    out = {}
+    for name, values in (("kendall", tau), ("spearman", rho)):
+        point, rest = values[0], values[1:]
+        defined = rest[np.isfinite(rest)]
+        if not np.isfinite(point) or not defined.size:
+            out[name] = stats.Estimate(None, None, None, total, int(rest.size - defined.size)).to_dict()
+            continue
+        alpha = (1 - s.confidence) / 2
+        low, high = np.percentile(defined, [100 * alpha, 100 * (1 - alpha)])
+        estimate = stats.Estimate(float(point), float(low), float(high), total, int(rest.size - defined.size))
+        out[name] = estimate.to_dict()
+    return out
+
+
+def _ceiling(joined: JoinedStudy, by_part: dict[str, list[ShownAnswer]], s: MetaSettings) -> dict[str, Any]:
+    """The assessors against each other, leave one assessor out, in the metrics' own statistics."""
+    answer_level = {}
+    for part, answers in by_part.items():
+        targets = {
+            "usefulness": _leave_one_out([a.usefulness for a in answers]),
+            "fewer_errors_found": _leave_one_out([[-e for e in a.errors_found] for a in answers]),
+        }
+        answer_level[part] = {name: _ceiling_correlations(pairs, s) for name, pairs in targets.items()}
+    per_task = []
+    for p in joined.preferences:
+        choices = [o for o in p.outcomes if o != "tie"]
+        if len(choices) < 2:
+            continue
+        agreement = []
+        for k, held in enumerate(choices):
+            others = choices[:k] + choices[k + 1 :]
+            share = sum(o == "model" for o in others) / len(others)
+            pick = 0.5 if share == 0.5 else (1.0 if share > 0.5 else 0.0)  # 1: the others prefer the model
+            agreement.append(pick if held == "model" else 1.0 - pick)
+        per_task.append(float(np.mean(agreement)))
+    pair_agreement = stats.mean_estimate(
+        per_task, n_resamples=s.resamples, confidence=s.confidence, seed=s.seed
+    )
+    return {
+        "method": "leave one assessor out",
+        "answer_level": answer_level,
+        "pair_agreement": pair_agreement.to_dict(),
+    }
+
+
+def _floor(result: dict[str, Any], metrics: Sequence[MetricSpec]) -> dict[str, Any]:
+    """Per statistic: the better length rule and whether each metric's interval lies above its value."""
+    rules = [m.label for m in LENGTH_RULES if any(x.label == m.label for x in metrics)]
+    judged = [m.label for m in metrics if not m.control]
+
+    def compare(cells: dict[str, Any]) -> dict[str, Any] | None:
+        values = {r: (cells.get(r) or {}).get("value") for r in rules}
+        known = {r: v for r, v in values.items() if v is not None}
+        if not known:
+            return None
+        rule = max(known, key=lambda r: known[r])
+        above = {}
+        for label in judged:
+            low = (cells.get(label) or {}).get("low")
+            above[label] = None if low is None else bool(low > known[rule])
+        return {"rule": rule, "value": known[rule], "above": above}
+
+    answer_level = {
+        part: {
+            target: {
+                method: compare({label: by_metric[label][target][method] for label in by_metric})
+                for method in ("kendall", "spearman")
+            }
+            for target in ("usefulness", "fewer_errors_found")
+        }
+        for part, by_metric in result["answer_level"].items()
+        if by_metric
+    }
+    pairs = result["pairs"]
+    return {
+        "answer_level": answer_level,
+        "pairs": {
+            stat: compare({label: pairs[label][stat] for label in pairs}) for stat in ("accuracy", "auc")
+        },
+        "preference": {
+            "pair_agreement": compare(result["preference"]["pair_agreement"]),
+            "kendall": compare(result["preference"]["kendall"]),
+        },
+    }
+
+
 def _preference_agreement(joined: JoinedStudy, metric: MetricSpec, s: MetaSettings) -> dict[str, Any]:
     def statistic(score_of: Getter, resamples: int) -> stats.Estimate:
         per_task = []
@@ -303,5 +428,7 @@ def meta_evaluate(joined: JoinedStudy, settings: MetaSettings = MetaSettings()) 
             "pair_agreement": {m.label: _preference_agreement(joined, m, settings) for m in metrics},
             **_system_level(joined, metrics, settings),
         },
+        "ceiling": _ceiling(joined, by_part, settings),
     }
+    result["floor"] = _floor(result, metrics)
     return result

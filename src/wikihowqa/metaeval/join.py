@@ -60,6 +60,11 @@ CONTROL_KEY = MetricSpec("control: −edits (key)", "control_edits", False, True
 #: A single random score's tau at 45 answers has a standard deviation of about 0.12, so one draw can land
 #: 0.25 from zero; the mean and 95% range over many draws is the floor a real metric must clear.
 CONTROL_RANDOM = MetricSpec("control: random", "control_random", False, True, draws=200)
+#: The length rules (Xu et al., ACL 2023: on expert preference pairs "the longer answer wins" beat every
+#: metric): the answer's word count, and its negative. A metric is informative only above the better one.
+CONTROL_LONGER = MetricSpec("control: longer answer", "control_longer", False, True)
+CONTROL_SHORTER = MetricSpec("control: shorter answer", "control_shorter", False, True)
+LENGTH_RULES = (CONTROL_LONGER, CONTROL_SHORTER)
 
 
 @dataclass(frozen=True)
@@ -108,6 +113,10 @@ class JoinedStudy:
         was unparseable). A random control's score depends on the draw."""
         if metric.column == CONTROL_RANDOM.column:
             return _random_score(f"{self.seed}:{draw}", article_id, text)
+        if metric.column == CONTROL_LONGER.column:
+            return float(len(text.split()))
+        if metric.column == CONTROL_SHORTER.column:
+            return -float(len(text.split()))
         return self.scores.get((article_id, text), {}).get(metric.column, math.nan)
 
 
@@ -276,7 +285,7 @@ def join(
         for k in needed:
             # the key knows the edits of trial answers and that gold has none; nothing about A/B models
             table.setdefault(k, {})[CONTROL_KEY.column] = -float(edits_of[k]) if k in edits_of else math.nan
-        metrics += [CONTROL_KEY, CONTROL_RANDOM]
+        metrics += [CONTROL_KEY, CONTROL_RANDOM, *LENGTH_RULES]
     return JoinedStudy(
         study.manifest.get("study_id"),
         answers,
@@ -296,9 +305,12 @@ def join(
 
 __all__ = [
     "CONTROL_KEY",
+    "CONTROL_LONGER",
     "CONTROL_RANDOM",
+    "CONTROL_SHORTER",
     "DETERIORATED_SYSTEM",
     "KNOWN_METRICS",
+    "LENGTH_RULES",
     "ORIGINAL_SYSTEM",
     "JoinedStudy",
     "MetricSpec",

@@ -12,6 +12,9 @@ from wikihowqa.io import atomic_write, write_json
 FILES = ("meta_evaluation.json", "meta_evaluation.md", "meta_evaluation.png")
 _PART_NAMES = {"trial_a": "trial A (answer only)", "trial_b": "trial B (with passages)"}
 _FLAG = "†"
+_ABOVE = "▲"
+_SHORTER = "control: shorter answer"
+_CEILING = "human ceiling (leave one assessor out)"
 
 
 def _v(e: Mapping[str, Any] | None, digits: int = 2) -> str:
@@ -34,6 +37,24 @@ def _label(metric: Mapping[str, Any]) -> str:
     return metric["label"] + (_FLAG if metric["reference_based"] else "")
 
 
+def _floor(result: Mapping[str, Any], *path: str) -> Mapping[str, Any] | None:
+    """The length-rule comparison of one statistic (``agreement.floor``), or None."""
+    node: Any = result.get("floor") or {}
+    for key in path:
+        node = node.get(key) if isinstance(node, Mapping) else None
+    return node if isinstance(node, Mapping) else None
+
+
+def _mark(cell: str, floor: Mapping[str, Any] | None, label: str) -> str:
+    """The cell, with ▲ when the metric's interval lies above the better length rule."""
+    return cell + _ABOVE if floor and (floor.get("above") or {}).get(label) else cell
+
+
+def _shown(metric: Mapping[str, Any], floors: list[Mapping[str, Any] | None]) -> bool:
+    """The shorter-answer rule is shown only where it is the better length rule."""
+    return metric["label"] != _SHORTER or any(f and f.get("rule") == _SHORTER for f in floors)
+
+
 def agreement_rows(result: Mapping[str, Any]) -> tuple[list[str], list[tuple[str, list[str]]]]:
     """Column names and one row per metric: tau with usefulness and with fewer errors found per trial,
     pair AUC, A/B agreement and system tau — the values, without intervals (the Markdown has them)."""
@@ -46,8 +67,17 @@ def agreement_rows(result: Mapping[str, Any]) -> tuple[list[str], list[tuple[str
         "A/B\nagree",
         "sys\nτ",
     ]
+    floors = [
+        *(_floor(result, "answer_level", p, "usefulness", "kendall") for p in parts),
+        *(_floor(result, "answer_level", p, "fewer_errors_found", "kendall") for p in parts),
+        _floor(result, "pairs", "auc"),
+        _floor(result, "preference", "pair_agreement"),
+        _floor(result, "preference", "kendall"),
+    ]
     rows = []
     for metric in result["metrics"]:
+        if not _shown(metric, floors):
+            continue
         label = metric["label"]
         cells = [
             *(_v(result["answer_level"][p][label]["usefulness"]["kendall"]) for p in parts),
@@ -56,7 +86,22 @@ def agreement_rows(result: Mapping[str, Any]) -> tuple[list[str], list[tuple[str
             _v(result["preference"]["pair_agreement"][label]),
             _v(result["preference"]["kendall"].get(label)),
         ]
-        rows.append((_label(metric), cells))
+        rows.append((_label(metric), [_mark(c, f, label) for c, f in zip(cells, floors, strict=True)]))
+    ceiling = result.get("ceiling")
+    if ceiling:
+        levels = ceiling["answer_level"]
+        rows.append(
+            (
+                _CEILING,
+                [
+                    *(_v(levels[p]["usefulness"]["kendall"]) for p in parts),
+                    *(_v(levels[p]["fewer_errors_found"]["kendall"]) for p in parts),
+                    "–",
+                    _v(ceiling["pair_agreement"]),
+                    "–",
+                ],
+            )
+        )
     return columns, rows
 
 
@@ -74,12 +119,14 @@ def agreement_table(result: Mapping[str, Any], where: Path | str) -> Any:
             "τ use / τ err: Kendall's tau of the score with the answer's usefulness / with fewer errors"
             " found, in trial A (answer only) and B (with passages); pair AUC: original above its"
             " deteriorated version; A/B agree: the assessors' A/B choices the metric makes too; sys τ:"
-            f" system ranking; random: mean of {_draws(result)} draws. {_FLAG} reference-based: the"
+            f" system ranking; random: mean of {_draws(result)} draws; longer/shorter answer: the length"
+            f" rules, the floor; {_ABOVE}: the metric's interval lies above the better length rule; human"
+            f" ceiling: each assessor against the others. {_FLAG} reference-based: the"
             " originals are its references, so its trial, pair and A/B cells agree by construction."
         ),
         caption_justify="left",
     )
-    table.add_column("metric", no_wrap=True)
+    table.add_column("metric")  # a long label wraps, so an 80-column terminal keeps every value whole
     for name in columns:
         table.add_column(name, justify="right", no_wrap=True)
     for label, cells in rows:
@@ -103,7 +150,14 @@ def render_markdown(result: Mapping[str, Any]) -> str:
         " records (what the assessors were asked to catch: a metric that knew the planted errors);"
         " *random* is a seeded random score, drawn"
         f" {_draws(result)} times: its cells give the draws' mean and their central {pct}% range, the"
-        " spread a metric unrelated to the answers has at this sample size.",
+        " spread a metric unrelated to the answers has at this sample size. The floor: *longer answer*"
+        " scores an answer by its word count (*shorter answer*, its negative, is shown where it is the"
+        f" better rule); {_ABOVE} marks a metric whose interval lies above the better length rule's value,"
+        " the only place a metric tells more than length does. The ceiling: the assessors against each"
+        " other, leave one assessor out (each judgment against the mean of the other judgments of the same"
+        " answer, resampling answers; each A/B choice against the other assessors' majority). Ties, as"
+        " Xu et al. (ACL 2023) count them on binary pairs: a pair the assessors judged a tie has no"
+        " preferred side and is left out; a metric's tie counts one half.",
         "",
     ]
     if result["unscored_answers"]:
@@ -125,12 +179,17 @@ def render_markdown(result: Mapping[str, Any]) -> str:
             "| metric | τ usefulness | ρ usefulness | τ −errors found | ρ −errors found |",
             "|---|---:|---:|---:|---:|",
         ]
+        cells = [(t, m) for t in ("usefulness", "fewer_errors_found") for m in ("kendall", "spearman")]
+        floors = [_floor(result, "answer_level", part, t, m) for t, m in cells]
         for metric in result["metrics"]:
-            r = by_metric[metric["label"]]
-            lines.append(
-                f"| {_label(metric)} | {_ci(r['usefulness']['kendall'])} | {_ci(r['usefulness']['spearman'])}"
-                f" | {_ci(r['fewer_errors_found']['kendall'])} | {_ci(r['fewer_errors_found']['spearman'])} |"
-            )
+            if not _shown(metric, floors):
+                continue
+            r, label = by_metric[metric["label"]], metric["label"]
+            values = [_mark(_ci(r[t][m]), f, label) for (t, m), f in zip(cells, floors, strict=True)]
+            lines.append(f"| {_label(metric)} | " + " | ".join(values) + " |")
+        ceiling = (result.get("ceiling") or {}).get("answer_level", {}).get(part)
+        if ceiling:
+            lines.append(f"| {_CEILING} | " + " | ".join(_ci(ceiling[t][m]) for t, m in cells) + " |")
         lines.append("")
     first = next(iter(result["pairs"].values()), None)
     lines += [
@@ -143,9 +202,15 @@ def render_markdown(result: Mapping[str, Any]) -> str:
         "| metric | pairwise accuracy | AUC | tied pairs |",
         "|---|---:|---:|---:|",
     ]
+    floors = [_floor(result, "pairs", "accuracy"), _floor(result, "pairs", "auc")]
     for metric in result["metrics"]:
-        r = result["pairs"][metric["label"]]
-        lines.append(f"| {_label(metric)} | {_ci(r['accuracy'])} | {_ci(r['auc'])} | {r['ties']:.0%} |")
+        if not _shown(metric, floors):
+            continue
+        r, label = result["pairs"][metric["label"]], metric["label"]
+        accuracy, area = (
+            _mark(_ci(r[k]), f, label) for k, f in zip(("accuracy", "auc"), floors, strict=True)
+        )
+        lines.append(f"| {_label(metric)} | {accuracy} | {area} | {r['ties']:.0%} |")
     refs = result.get("human_reference") or {}
     if refs:
         lines += [
@@ -171,11 +236,17 @@ def render_markdown(result: Mapping[str, Any]) -> str:
         "| metric | A/B agreement | system τ |",
         "|---|---:|---:|",
     ]
+    floors = [_floor(result, "preference", "pair_agreement"), _floor(result, "preference", "kendall")]
     for metric in result["metrics"]:
+        if not _shown(metric, floors):
+            continue
+        label = metric["label"]
         lines.append(
-            f"| {_label(metric)} | {_ci(pref['pair_agreement'][metric['label']])}"
-            f" | {_ci(pref['kendall'].get(metric['label']))} |"
+            f"| {_label(metric)} | {_mark(_ci(pref['pair_agreement'][label]), floors[0], label)}"
+            f" | {_mark(_ci(pref['kendall'].get(label)), floors[1], label)} |"
         )
+    if result.get("ceiling"):
+        lines.append(f"| {_CEILING} | {_ci(result['ceiling']['pair_agreement'])} | – |")
     if pref["systems"]:
         labels = [m["label"] for m in result["metrics"] if not m["control"]]
         lines += [

@@ -109,6 +109,39 @@ def auc(positives: np.ndarray, negatives: np.ndarray) -> np.ndarray:
     return out
 
 
+def table_correlations(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Kendall's tau-b and Spearman's rho of each contingency table (resamples × x values × y values,
+    both in ascending order): the values scipy's ``kendalltau`` and ``spearmanr`` give on the pairs the
+    table counts, in O(cells) whatever the number of pairs — judgments take few distinct values, so a
+    bootstrap over thousands of them costs a few small tables per resample. NaN where a margin is constant.
+    """
+    t = np.asarray(tables, dtype=float)
+    n = t.sum(axis=(1, 2))
+    # pairs concordant with a cell: counts strictly above it in both; discordant: above in x, below in y
+    above = np.flip(np.cumsum(np.cumsum(np.flip(t, (1, 2)), axis=1), axis=2), (1, 2))
+    above = np.pad(above[:, 1:, 1:], ((0, 0), (0, 1), (0, 1)))
+    below = np.cumsum(np.flip(np.cumsum(np.flip(t, 1), axis=1), 1), axis=2)
+    below = np.pad(below[:, 1:, :-1], ((0, 0), (0, 1), (1, 0)))
+    concordant = (t * above).sum(axis=(1, 2))
+    discordant = (t * below).sum(axis=(1, 2))
+    rows, cols = t.sum(axis=2), t.sum(axis=1)
+    pairs = n * (n - 1) / 2
+    tied_x = (rows * (rows - 1) / 2).sum(axis=1)
+    tied_y = (cols * (cols - 1) / 2).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tau = (concordant - discordant) / np.sqrt((pairs - tied_x) * (pairs - tied_y))
+        # midranks of each value, then Pearson's r of the ranks weighted by the counts
+        rank_x = np.cumsum(rows, axis=1) - rows + (rows + 1) / 2
+        rank_y = np.cumsum(cols, axis=1) - cols + (cols + 1) / 2
+        mean = ((n + 1) / 2)[:, None]
+        dx, dy = rank_x - mean, rank_y - mean
+        covariance = np.einsum("rij,ri,rj->r", t, dx, dy)
+        rho = covariance / np.sqrt((rows * dx * dx).sum(axis=1) * (cols * dy * dy).sum(axis=1))
+    tau[~np.isfinite(tau)] = np.nan
+    rho[~np.isfinite(rho)] = np.nan
+    return tau, rho
+
+
 # --------------------------------------------------------------------------- the bootstrap
 
 

@@ -9,12 +9,15 @@ by the systems; the retrievers' option models mirror their constructors' default
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 
 from wikihowqa.schema.base import Float, Int, PositiveInt, Section, check, problem
+
+#: A price or another amount that cannot be negative (never ``true`` or ``false``).
+NonNegativeFloat = Annotated[Float, Field(ge=0)]
 
 RetrieverName = Literal["bm25", "dense", "hybrid"]
 RetrievalMode = Literal["supporting", "open"]
@@ -229,6 +232,9 @@ class ChatSettings(Section):
     #: tokenizer the prompt budget is counted with: ``auto`` (the model's, if ``model`` is a local folder,
     #: a .gguf file or a Hugging Face model in the local cache), a name/folder/.gguf file, or ``estimate``
     tokenizer: str = "auto"
+    #: USD per million [input, output] tokens: the schema of ``evaluate --judge-price IN,OUT`` (checked
+    #: here); the LLM baselines (``answer``) do not yet report their tokens or price
+    price: tuple[NonNegativeFloat, NonNegativeFloat] | None = None
 
 
 class LocalSettings(Section):

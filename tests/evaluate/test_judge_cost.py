@@ -1,0 +1,116 @@
+"""What judging cost: the tokens of every judge call (the server's ``usage``, or an estimate where it gives
+none) summed per system in the report, with a price from --judge-price."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from wikihowqa.errors import SettingsError
+from wikihowqa.evaluate.judge import JudgeConfig
+from wikihowqa.evaluate.judge_cost import Tokens, parse_price
+from wikihowqa.evaluate.pipeline import GOLD_SYSTEM, EvaluationSettings, evaluate
+from wikihowqa.evaluate.report import write_report
+from wikihowqa.generate.llm import estimated_chat_counter
+
+from . import judge_servers
+from .judge_servers import ScriptedServer, answered, usage_of
+
+
+def test_a_price_is_two_non_negative_numbers_per_million_tokens():
+    assert parse_price("0.15,0.6") == (0.15, 0.6)
+    assert parse_price(" 3 , 15 ") == (3.0, 15.0)
+    assert Tokens(2_000_000, 500_000, 3, 0).price((3.0, 15.0)) == pytest.approx(6.0 + 7.5)
+    assert Tokens(10, 10).price(None) is None
+    for bad in ("0.15", "a,b", "1,2,3", "1,-2", "nan,1"):
+        with pytest.raises(SettingsError, match="--judge-price"):
+            parse_price(bad)
+
+
+def _evaluate(tmp_path, url, out, **judge):
+    ds, predictions = judge_servers.dataset(tmp_path)
+    config = JudgeConfig(model="j", base_url=url, requests_per_minute=None, price=(1.0, 2.0), **judge)
+    settings = EvaluationSettings(split="test", bertscore=None, grounding=None, judge=config, resamples=200)
+    evaluation = evaluate(ds, [predictions], settings, cache_dir=tmp_path / out)
+    return write_report(evaluation, tmp_path / out)
+
+
+def _graded(body: dict) -> str:
+    return body["messages"][-1]["content"].split("Answer to grade:\n")[1].split("\n\nRate the answer")[0]
+
+
+def test_token_sums_per_system_equal_the_usage_the_server_reported(tmp_path):
+    with ScriptedServer(default=lambda body: answered(judge_servers.POINTWISE, body)) as server:
+        report = _evaluate(tmp_path, server.url, "report")
+        bodies = [b for b, _ in server.requests]
+    assert len(bodies) == 15  # five questions × (two systems + the gold answers)
+    system_of = {}
+    for t in judge_servers.TOPICS:
+        system_of[f"Clean {t}."] = "terse"
+        system_of[f"Clean the {t} every week with a damp cloth, then keep them dry."] = "verbose"
+        system_of[f"Clean the {t} weekly."] = GOLD_SYSTEM
+    expected: dict[str, Tokens] = {}
+    for body in bodies:
+        system = system_of[_graded(body)]
+        prompt, completion = usage_of(body)
+        expected[system] = expected.get(system, Tokens()) + Tokens(prompt, completion, 1, 0)
+    assert report.judge.tokens == expected
+    assert {t.calls for t in expected.values()} == {5}
+    total = report.judge.total
+    assert total.prompt == sum(usage_of(b)[0] for b in bodies) and total.completion == 3 * 15
+    saved = json.loads((tmp_path / "report" / "evaluation.json").read_text())["judge"]
+    assert saved["total"]["price_usd"] == pytest.approx((total.prompt * 1.0 + total.completion * 2.0) / 1e6)
+    assert saved["tokens"]["terse"]["prompt_tokens"] == expected["terse"].prompt
+    markdown = (tmp_path / "report" / "evaluation.md").read_text()
+    assert "## What judging cost" in markdown and f"| **total** | 15 | 0 | {total.prompt} | 45 |" in markdown
+
+
+def test_a_second_report_folder_asks_the_server_nothing_and_reports_the_same_tokens(tmp_path):
+    """The judge's responses live with the dataset (DATASET/cache/judge-responses.sqlite), not in one
+    report folder: a report written elsewhere reuses them, usage included."""
+    with ScriptedServer(default=lambda body: answered(judge_servers.POINTWISE, body)) as server:
+        first = _evaluate(tmp_path, server.url, "report")
+        asked = len(server.requests)
+        second = _evaluate(tmp_path, server.url, "elsewhere")
+        assert len(server.requests) == asked == 15  # the second run sent 0 requests
+    assert second.judge.requests_sent == 0 and first.judge.requests_sent == 15
+    assert second.judge.tokens == first.judge.tokens
+    assert (tmp_path / "ds" / "cache" / "judge-responses.sqlite").is_file()
+    assert not (tmp_path / "report" / "judge-responses.sqlite").exists()
+
+
+def test_without_usage_from_the_server_the_tokens_are_estimated_and_say_so(tmp_path):
+    with ScriptedServer(default=lambda body: answered(judge_servers.POINTWISE, body, usage=False)) as server:
+        report = _evaluate(tmp_path, server.url, "report")
+        bodies = [b for b, _ in server.requests]
+    total = report.judge.total
+    assert total.calls == total.estimated == 15
+    assert total.prompt == sum(estimated_chat_counter(0.0)(b["messages"]) for b in bodies)
+    assert total.completion == 15 * math.ceil(len(judge_servers.POINTWISE) / 4)
+
+
+def test_a_client_without_usage_is_counted_with_its_tokenizer_or_else_estimated():
+    from wikihowqa.evaluate.judge_cost import ask
+
+    messages = [{"role": "user", "content": "x" * 40}]
+
+    class Local:  # a local model: no server, but its own tokenizer
+        def complete_many(self, conversations):
+            return ["consistency: 5\nusefulness: 5"] * len(conversations)
+
+        def count_chat_tokens(self, m):
+            return 7
+
+        def count_tokens(self, text):
+            return 2
+
+    class Bare:
+        def complete_many(self, conversations):
+            return ["abcdefghi"] * len(conversations)
+
+    (local,) = ask(Local(), [messages])
+    assert local.tokens == Tokens(7, 2, 1, 1) and local.sent
+    (bare,) = ask(Bare(), [messages])
+    assert bare.tokens == Tokens(estimated_chat_counter(0.0)(messages), 3, 1, 1)  # 9 characters: 3 tokens
