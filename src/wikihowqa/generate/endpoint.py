@@ -14,6 +14,9 @@ import httpx
 
 from wikihowqa.errors import SettingsError
 
+#: A chat prompt: OpenAI's ``messages`` (``role``, ``content``), which both backends take.
+Messages = list[dict[str, str]]
+
 #: A reply is read up to this many bytes plus ``REPLY_BYTES_PER_TOKEN`` a token of ``max_tokens`` (JSON
 #: escapes make a token up to a few dozen bytes; the envelope, usage and ids take a few hundred): enough
 #: for any honest reply, and a server streaming megabytes to a 32-token request fills neither memory nor
