@@ -61,7 +61,7 @@ def bars(rows: Sequence[tuple[str, int | float]], width: int = 420) -> dict[str,
 def _cell(metric: Mapping[str, Any] | None, label: str) -> dict[str, Any]:
     d = _DECIMALS.get(label, 1)
     if not metric or metric.get("mean") is None:
-        return {"text": "–", "value": ""}
+        return {"text": "–", "ci": "", "value": ""}
     text = f"{metric['mean']:.{d}f}"
     if metric.get("low") is not None and metric.get("high") is not None:
         ci = f"[{metric['low']:.{d}f}, {metric['high']:.{d}f}]"

@@ -40,7 +40,7 @@
   }
 
   // el("p", {className: "x"}, "text", child, ...): attributes by property or setAttribute, children as
-  // text nodes (strings) or elements. Never innerHTML.
+  // text nodes (strings) or elements; no text is ever parsed as HTML.
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
     for (const [key, value] of Object.entries(attrs || {})) {

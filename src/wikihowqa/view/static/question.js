@@ -155,7 +155,7 @@
       const [k, passage] = piece;
       const pid = record.id + ":" + d + ":" + k;
       const node = el("span", { className: "passage", role: "button", tabIndex: 0, "aria-pressed": "false",
-        "aria-label": "passage " + pid, dataset: { pid } }, passage);
+        dataset: { pid } }, passage);
       node.addEventListener("click", () => choosePassage(node));
       node.addEventListener("keydown", (event) => {
         if (event.key === "Enter" || event.key === " ") {
