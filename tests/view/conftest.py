@@ -85,7 +85,8 @@ def build_inputs(root: Path, *, payloads: bool) -> dict[str, Path]:
                 URL_PAYLOAD if hostile else d.original_url,
                 URL_PAYLOAD if hostile else d.archive_url,
                 text,
-                (MD_PAYLOAD if payloads else "") + "## Steps\n\n- one *item*\n- [a link](https://example.org)\n",
+                (MD_PAYLOAD if payloads else "")
+                + "## Steps\n\n- one *item*\n- [a link](https://example.org)\n",
                 prefix + (d.title or "a page"),
                 tuple(split_passages(text)),
                 {"parse": {"page_type": "article" if k % 2 else prefix + "forum"}},
@@ -108,7 +109,11 @@ def build_inputs(root: Path, *, payloads: bool) -> dict[str, Path]:
     for system, words in systems.items():
         path = root / f"predictions-{words}.jsonl"
         write_predictions(
-            path, [Prediction(e.article_id, system, prefix + _lead(by_article[e.article_id][0], words)) for e in examples]
+            path,
+            [
+                Prediction(e.article_id, system, prefix + _lead(by_article[e.article_id][0], words))
+                for e in examples
+            ],
         )
         paths.append(path)
     settings = EvaluationSettings(split="all", bertscore=None, grounding=GroundingConfig(), resamples=100)
@@ -129,18 +134,24 @@ def build_explorer(root: Path, *, payloads: bool) -> Path:
 
 @pytest.fixture(scope="session")
 def explorer_inputs(tmp_path_factory) -> dict[str, Path]:
+
     return build_inputs(tmp_path_factory.mktemp("explorer-inputs"), payloads=False)
 
 
 @pytest.fixture(scope="session")
 def explorer_site(explorer_inputs, tmp_path_factory) -> Path:
     site = tmp_path_factory.mktemp("explorer") / "site"
-    build_site(explorer_inputs["dataset"], site, report=explorer_inputs["report"], study=explorer_inputs["meta"])
+    build_site(
+        explorer_inputs["dataset"], site, report=explorer_inputs["report"], study=explorer_inputs["meta"]
+    )
     return site
 
 
 @pytest.fixture(scope="session")
 def hostile_site(tmp_path_factory) -> Path:
+
+        build_site(
+            d / HOSTILE_FOLDER, d / "site", report=d / "report", study=d / "meta-evaluation"
     return build_explorer(tmp_path_factory.mktemp("hostile"), payloads=True)
 
 
@@ -165,4 +176,6 @@ def axe_source(tmp_path_factory) -> str:
 
 
 def per_question_rows(report: Path) -> list[dict]:
-    return [json.loads(line) for line in (report / "per_question.jsonl").read_text(encoding="utf-8").splitlines()]
+    return [
+        json.loads(line) for line in (report / "per_question.jsonl").read_text(encoding="utf-8").splitlines()
+    ]

@@ -15,7 +15,13 @@ from .conftest import PAYLOAD, per_question_rows
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--no-first-run",
+]
 GOLD = "gold answer (human)"
 PAGE_TYPES = ["index.html", "leaderboard.html", "questions.html", "question.html#id=1366001", "compare.html"]
 
@@ -42,7 +48,9 @@ class Tab:
         self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
-        self.page.goto((site / name.split("#")[0]).as_uri() + ("#" + name.split("#")[1] if "#" in name else ""))
+        self.page.goto(
+            (site / name.split("#")[0]).as_uri() + ("#" + name.split("#")[1] if "#" in name else "")
+        )
         if not name.startswith(("index", "leaderboard")):
             self.page.wait_for_selector("body[data-ready='1']")
 
@@ -68,7 +76,10 @@ def test_the_leaderboard_sorts_by_any_metric_best_first_then_reversed(tab, explo
     report = json.loads((explorer_inputs["report"] / "evaluation.json").read_text())
     t = tab("leaderboard.html")
     by_rl = {row["system"]: row["metrics"]["R-1"]["mean"] for row in report["leaderboard"]}
-    systems = lambda: t.page.eval_on_selector_all("#leaderboard tbody th", "ths => ths.map(t => t.dataset.value)")  # noqa: E731
+
+    def systems() -> list[str]:
+        return t.page.eval_on_selector_all("#leaderboard tbody th", "ths => ths.map(t => t.dataset.value)")
+
     t.page.click("#leaderboard thead button:text-is('R-1')")
     assert systems() == sorted(by_rl, key=lambda s: -by_rl[s])
     assert t.page.get_attribute("#leaderboard th:has(button:text-is('R-1'))", "aria-sort") == "descending"
@@ -107,7 +118,9 @@ def test_an_answer_sentence_highlights_exactly_the_passages_grounding_reported(t
             button = card.locator("button.sentence").nth(k)
             assert button.inner_text() == sentence["sentence"]
             button.click()
-            lit = t.page.eval_on_selector_all(".passage.hl", "ps => ps.map(p => [p.dataset.pid, p.dataset.rank])")
+            lit = t.page.eval_on_selector_all(
+                ".passage.hl", "ps => ps.map(p => [p.dataset.pid, p.dataset.rank])"
+            )
             assert sorted(lit) == sorted([p["id"], str(r + 1)] for r, p in enumerate(sentence["passages"]))
             assert button.get_attribute("aria-pressed") == "true"
             checked += 1
@@ -115,7 +128,10 @@ def test_an_answer_sentence_highlights_exactly_the_passages_grounding_reported(t
     # a passage: the sentences of every answer whose passages include it
     pid = rows[0]["grounding"]["sentences"][0]["passages"][0]["id"]
     supported = sorted(
-        s["sentence"] for r in rows for s in r["grounding"]["sentences"] if pid in [p["id"] for p in s["passages"]]
+        s["sentence"]
+        for r in rows
+        for s in r["grounding"]["sentences"]
+        if pid in [p["id"] for p in s["passages"]]
     )
     t.page.click(f".passage[data-pid='{pid}']")
     assert sorted(t.page.locator("button.sentence.hl").all_inner_texts()) == supported
@@ -139,14 +155,18 @@ def test_the_keyboard_alone_reaches_a_sentence_and_a_passage(tab, explorer_input
 
 def test_side_by_side_lists_the_largest_score_difference_first_with_both_answers(tab, explorer_inputs):
     rows = per_question_rows(explorer_inputs["report"])
-    score = {(r["article_id"], r["system"]): 100 * r["scores"]["rougeL_f"] for r in rows if r["system"] != GOLD}
+    score = {
+        (r["article_id"], r["system"]): 100 * r["scores"]["rougeL_f"] for r in rows if r["system"] != GOLD
+    }
     articles = sorted({r["article_id"] for r in rows})
     expected = sorted(articles, key=lambda a: (-abs(score[(a, "lead-15")] - score[(a, "lead-60")]), a))
     t = tab("compare.html#a=lead-15&b=lead-60&m=R-L")
     links = t.page.eval_on_selector_all("#diffs-body tr th a", "as => as.map(a => a.getAttribute('href'))")
     assert links == [f"question.html#id={a}" for a in expected]
     deltas = [float(x) for x in t.page.locator("#diffs-body td.delta").all_inner_texts()]
-    assert deltas == pytest.approx([score[(a, "lead-15")] - score[(a, "lead-60")] for a in expected], abs=1e-3)
+    assert deltas == pytest.approx(
+        [score[(a, "lead-15")] - score[(a, "lead-60")] for a in expected], abs=1e-3
+    )
     t.page.click("#diffs-body tr >> nth=0 >> button")
     pair = t.page.locator(".answers-row")
     assert pair.count() == 1 and pair.locator("mark.only").count() > 0  # words only one answer has
@@ -168,8 +188,12 @@ def test_hostile_text_in_every_field_runs_nothing_on_any_page(browser, hostile_s
         page.wait_for_timeout(300)
         assert page.evaluate("window.__pwned") is None, name
         assert not t.dialogs, name
-        assert PAYLOAD.strip()[:40] in page.inner_text("body") or name.startswith(("index", "leaderboard")), name
-        assert page.locator("main script, main img, main svg[onload], main a[href^='javascript']").count() == 0, name
+        assert PAYLOAD.strip()[:40] in page.inner_text("body") or name.startswith(("index", "leaderboard")), (
+            name
+        )
+        assert (
+            page.locator("main script, main img, main svg[onload], main a[href^='javascript']").count() == 0
+        ), name
         hrefs = page.eval_on_selector_all("a[href]", "as => as.map(a => a.getAttribute('href'))")
         assert all(not h.lower().startswith("javascript") for h in hrefs), name
         assert [e for e in t.errors if "Content Security Policy" not in e] == [], name

@@ -45,10 +45,14 @@ def test_the_scripts_never_make_markup_from_text():
     static = Path(__file__).parents[2] / "src" / "wikihowqa" / "view" / "static"
     for path in static.glob("*.js"):
         source = path.read_text(encoding="utf-8")
-        assert not re.search(r"innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function", source), path
+        assert not re.search(
+            r"innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function", source
+        ), path
 
 
-def test_question_shards_hold_every_answer_with_the_passages_grounding_reported(explorer_site, explorer_inputs):
+def test_question_shards_hold_every_answer_with_the_passages_grounding_reported(
+    explorer_site, explorer_inputs
+):
     site = read_data(explorer_site, "site")
     rows = per_question_rows(explorer_inputs["report"])
     assert site["systems"] and set(site["systems"]) == {r["system"] for r in rows} - {"gold answer (human)"}
@@ -91,7 +95,9 @@ def test_scores_files_hold_the_leaderboard_values_per_question(explorer_site, ex
 
 
 def test_markdown_keeps_only_whitelisted_elements_and_http_links():
-    tree = markdown_tree("# Hi <b>x</b>\n\n[a](javascript:alert(1)) [b](https://x.org) [c](/up)\n\n<script>y</script>\n")
+    tree = markdown_tree(
+        "# Hi <b>x</b>\n\n[a](javascript:alert(1)) [b](https://x.org) [c](/up)\n\n<script>y</script>\n"
+    )
     flat = json.dumps(tree)
     assert tree[0] == ["h1", "Hi <b>x</b>"]  # inline HTML stays text
     assert tree[1] == ["p", "[a](javascript:alert(1)) ", ["a", "https://x.org", "b"], " ", ["a", "", "c"]]
@@ -117,9 +123,9 @@ def test_a_report_of_another_dataset_is_one_error_naming_it(explorer_inputs, tmp
     other = write_dataset_folder(
         tmp_path / "other", [Example(1, "q", "a", ("u",))], [Document(1, "o", "u", "text")], {}
     ).path
-    with pytest.raises(DatasetError, match="per_question.jsonl: none of its answers"):
+    with pytest.raises(DatasetError, match=r"per_question\.jsonl: none of its answers"):
         build_site(other, tmp_path / "site", report=explorer_inputs["report"])
-    with pytest.raises(DatasetError, match="no evaluation.json"):
+    with pytest.raises(DatasetError, match=r"no evaluation\.json"):
         build_site(other, tmp_path / "site", report=tmp_path)
 
 

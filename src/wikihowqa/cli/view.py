@@ -24,7 +24,9 @@ def view_command(
         "and per-sentence grounding.",
     ),
     study: Path | None = typer.Option(
-        None, "--study", help="Folder `wikihowqa meta-evaluate` wrote (meta_evaluation.json): metric agreement."
+        None,
+        "--study",
+        help="Folder `wikihowqa meta-evaluate` wrote (meta_evaluation.json): metric agreement.",
     ),
     stats: Path | None = typer.Option(
         None,

@@ -16,7 +16,33 @@ from markdown_it.tree import SyntaxTreeNode
 
 #: The only elements a document's Markdown becomes (the script checks the same list).
 TAGS = frozenset(
-    "p h1 h2 h3 h4 h5 h6 ul ol li blockquote pre code em strong s a hr br table thead tbody tr th td".split()
+    [
+        "p",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "ul",
+        "ol",
+        "li",
+        "blockquote",
+        "pre",
+        "code",
+        "em",
+        "strong",
+        "s",
+        "a",
+        "hr",
+        "br",
+        "table",
+        "thead",
+        "tbody",
+        "tr",
+        "th",
+        "td",
+    ]
 )
 _SAFE_SCHEMES = ("http://", "https://")
 _PARSER = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(["table", "strikethrough"])

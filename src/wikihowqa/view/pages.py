@@ -118,6 +118,11 @@ def _counts(values: Sequence[str]) -> list[tuple[str, int]]:
     return sorted(found.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
+def _mapping(value: Any) -> Mapping[str, Any]:
+    """A manifest's section, or nothing where a hand-made manifest has another shape."""
+    return value if isinstance(value, Mapping) else {}
+
+
 def overview_context(sources: Sources) -> dict[str, Any]:
     """The dataset card: ``stats.json``'s figures when there is one, else the counts read here."""
     stats = sources.stats or {}
@@ -132,13 +137,13 @@ def overview_context(sources: Sources) -> dict[str, Any]:
     )
     splits = _counts([e.split or "none" for e in sources.examples])
     manifest = sources.manifest
-    funnel = manifest.get("funnel") if isinstance(manifest.get("funnel"), Mapping) else {}
+    funnel = _mapping(manifest.get("funnel"))
     funnels = [
         {"name": name, "chart": bars([(k, v) for k, v in steps.items() if isinstance(v, int | float)])}
         for name, steps in funnel.items()
         if isinstance(steps, Mapping)
     ]
-    rejections = manifest.get("rejections") if isinstance(manifest.get("rejections"), Mapping) else {}
+    rejections = _mapping(manifest.get("rejections"))
     documents = sum(len(sources.documents.get(e.article_id, [])) for e in sources.examples)
     return {
         "name": sources.dataset.path.name,
@@ -153,7 +158,7 @@ def overview_context(sources: Sources) -> dict[str, Any]:
         "funnels": funnels,
         "rejections": sorted(((k, v) for k, v in rejections.items() if v), key=lambda kv: -kv[1]),
         "stage": manifest.get("stage"),
-        "tool": (manifest.get("tool") or {}).get("version") if isinstance(manifest.get("tool"), Mapping) else None,
+        "tool": _mapping(manifest.get("tool")).get("version"),
         "has_stats": sources.stats is not None,
     }
 
@@ -175,5 +180,6 @@ def render_pages(sources: Sources) -> dict[str, str]:
         "compare.html": {},
     }
     return {
-        name: env.get_template(name).render(**{"page": name, **common, **context}) for name, context in contexts.items()
+        name: env.get_template(name).render(**{"page": name, **common, **context})
+        for name, context in contexts.items()
     }

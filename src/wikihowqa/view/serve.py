@@ -21,7 +21,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         self.send_header("Referrer-Policy", "no-referrer")
         super().end_headers()
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002  the base class's name
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
 
@@ -31,7 +31,9 @@ def server(site: Path, port: int = 0) -> http.server.ThreadingHTTPServer:
     return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
 
 
-def serve(site: Path, port: int = 0, *, open_browser: bool = True, ready: Callable[[str], None] = print) -> None:
+def serve(
+    site: Path, port: int = 0, *, open_browser: bool = True, ready: Callable[[str], None] = print
+) -> None:
     """Serve ``site`` until interrupted; ``ready`` is told the address first."""
     httpd = server(site, port)
     url = f"http://127.0.0.1:{httpd.server_address[1]}/index.html"

@@ -152,7 +152,9 @@ def _document(document: Document) -> dict[str, Any]:
 
 
 def _metric_values(answer: Answer, metrics: Sequence[Metric]) -> dict[str, float | None]:
-    return {m.label: _round(answer.scores.get(m.column), m.scale) for m in metrics if m.column in answer.scores}
+    return {
+        m.label: _round(answer.scores.get(m.column), m.scale) for m in metrics if m.column in answer.scores
+    }
 
 
 def question_record(sources: Sources, example: Example) -> dict[str, Any]:
@@ -163,7 +165,9 @@ def question_record(sources: Sources, example: Example) -> dict[str, Any]:
         "answer": example.answer,
         "split": example.split or "none",
         "category": example.category or "(none)",
-        "gold": None if gold is None else {"scores": _metric_values(gold, sources.metrics), "s": _sentences(gold)},
+        "gold": None
+        if gold is None
+        else {"scores": _metric_values(gold, sources.metrics), "s": _sentences(gold)},
         "answers": [
             {
                 "system": a.system,
@@ -188,7 +192,9 @@ def question_shards(sources: Sources, shards: int) -> Iterator[DataFile]:
             f"md/{n}.js",
             f"md/{n}",
             {
-                str(e.article_id): [markdown_tree(d.parsed_md or "") for d in sources.documents.get(e.article_id, [])]
+                str(e.article_id): [
+                    markdown_tree(d.parsed_md or "") for d in sources.documents.get(e.article_id, [])
+                ]
                 for e in group
             },
         )

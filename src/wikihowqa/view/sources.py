@@ -116,7 +116,9 @@ def metrics_of(evaluation: Mapping[str, Any] | None) -> list[Metric]:
     if evaluation is None:
         return []
     scales = evaluation.get("scales") or {}
-    return [Metric(label, column, float(scales[label])) for label, column, _ in LEADERBOARD if label in scales]
+    return [
+        Metric(label, column, float(scales[label])) for label, column, _ in LEADERBOARD if label in scales
+    ]
 
 
 def _report_answers(
@@ -130,9 +132,13 @@ def _report_answers(
         try:
             article, system = int(row["article_id"]), str(row["system"])
             scores = {str(k): _finite(v) for k, v in (row.get("scores") or {}).items()}
-            answer = Answer(system, str(row.get("answer") or ""), scores, sentence_supports(row.get("grounding")))
+            answer = Answer(
+                system, str(row.get("answer") or ""), scores, sentence_supports(row.get("grounding"))
+            )
         except (KeyError, TypeError, ValueError) as exc:
-            raise DatasetError(f"{path}:{line}: not a per-question row of the evaluate report ({exc})") from None
+            raise DatasetError(
+                f"{path}:{line}: not a per-question row of the evaluate report ({exc})"
+            ) from None
         if article not in wanted:
             continue
         if system == GOLD_SYSTEM:
@@ -185,7 +191,9 @@ def read_sources(
         evaluation = _json(report / EVALUATION_JSON)
         by_key, gold, seen = _report_answers(report / PER_QUESTION, wanted)
         if not by_key:
-            raise DatasetError(f"{report / PER_QUESTION}: none of its answers is to a question of {folder.path}")
+            raise DatasetError(
+                f"{report / PER_QUESTION}: none of its answers is to a question of {folder.path}"
+            )
         ranked = [str(row["system"]) for row in evaluation.get("leaderboard", [])]
         systems = [s for s in ranked if s in seen] + [s for s in seen if s not in ranked]
     for path in predictions:

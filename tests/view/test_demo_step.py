@@ -1,0 +1,28 @@
+"""The demo's last step writes the explorer of everything before it and names it in the closing table."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+from wikihowqa.demo.run import DemoContext, explore_results
+
+
+def test_the_demo_writes_the_explorer_of_its_dataset_report_and_meta_evaluation(explorer_inputs, tmp_path):
+    ctx = DemoContext(out=tmp_path / "demo")
+    shutil.copytree(explorer_inputs["dataset"], ctx.out / "dataset")
+    shutil.copytree(explorer_inputs["report"], ctx.out / "report")
+    shutil.copytree(explorer_inputs["meta"], ctx.out / "meta-evaluation")
+    explore_results(ctx)
+    files = sum(1 for p in (ctx.out / "site").rglob("*") if p.is_file())
+    assert ctx.produced == [
+        (
+            "results explorer (static site: open it in a browser)",
+            "site/index.html",
+            f"3 questions, 2 systems, {files} files",
+        )
+    ]
+    made = json.loads((ctx.out / "site" / "site.json").read_text())
+    assert made["report"] == str(ctx.out / "report") and made["study"] == str(ctx.out / "meta-evaluation")
+    explore_results(ctx)  # a rerun replaces the site it wrote
+    assert len(ctx.produced) == 2
