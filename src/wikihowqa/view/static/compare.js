@@ -29,12 +29,18 @@
     return [onlyA, onlyB];
   }
 
+  // The words in order, each run of words only this answer has in one <mark>.
   function marked(words, only, label) {
     const p = el("p", { className: "diff-text" });
-    words.forEach((w, k) => {
-      p.appendChild(only[k] ? el("mark", { className: "only", title: "only in " + label }, w) : document.createTextNode(w));
-      p.appendChild(document.createTextNode(" "));
-    });
+    let k = 0;
+    while (k < words.length) {
+      let end = k;
+      while (end < words.length && only[end] === only[k]) end++;
+      const text = words.slice(k, end).join(" ");
+      p.appendChild(only[k] ? el("mark", { className: "only", title: "only in " + label }, text) : document.createTextNode(text));
+      if (end < words.length) p.appendChild(document.createTextNode(" "));
+      k = end;
+    }
     return p;
   }
 
@@ -75,7 +81,7 @@
         el("th", { scope: "row" }, el("a", { href: questionHref(index.ids[i]) }, index.q[i])),
         el("td", { className: "n" + (d > 0 ? " win" : "") }, fmt(x)),
         el("td", { className: "n" + (d < 0 ? " win" : "") }, fmt(y)),
-        el("td", { className: "n delta" }, (d > 0 ? "+" : "") + fmt(d)),
+        el("td", { className: "n delta" }, (d > 0 ? "+" : "") + fmt(d, Math.max(Math.abs(x), Math.abs(y)) >= 10 ? 1 : 3)),
         el("td", {}, better === "tie" ? "tie" : better + " (" + site.systems[better === "A" ? a : b] + ")"),
         el("td", {}, button));
       button.addEventListener("click", () => showAnswers(i, tr, button).catch((e) => fail(status, e)));
@@ -127,6 +133,7 @@
     $("more").addEventListener("click", () => { shown += PAGE; render(); });
     await update();
     document.body.dataset.ready = "1";
+    performance.mark("wikihowqa-ready");  // benchmarks/view.py reads when the first view was drawn
   }
 
   start().catch((e) => fail(status, e));
