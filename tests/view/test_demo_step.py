@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 import shutil
 
+import pytest
+
 from wikihowqa.demo.run import DemoContext, explore_results
+from wikihowqa.errors import SettingsError
 
 
 def test_the_demo_writes_the_explorer_of_its_dataset_report_and_meta_evaluation(explorer_inputs, tmp_path):
@@ -24,5 +27,15 @@ def test_the_demo_writes_the_explorer_of_its_dataset_report_and_meta_evaluation(
     ]
     made = json.loads((ctx.out / "site" / "site.json").read_text())
     assert made["report"] == str(ctx.out / "report") and made["study"] == str(ctx.out / "meta-evaluation")
-    explore_results(ctx)  # a rerun replaces the site it wrote
+    explore_results(ctx)  # a rerun replaces the site an earlier run wrote
     assert len(ctx.produced) == 2
+
+
+def test_the_demo_never_replaces_a_site_folder_it_did_not_create(explorer_inputs, tmp_path):
+    ctx = DemoContext(out=tmp_path / "demo")
+    shutil.copytree(explorer_inputs["dataset"], ctx.out / "dataset")
+    (ctx.out / "site").mkdir()
+    (ctx.out / "site" / "mine.html").write_text("mine")
+    with pytest.raises(SettingsError, match="already holds files"):
+        explore_results(ctx)
+    assert (ctx.out / "site" / "mine.html").read_text() == "mine"

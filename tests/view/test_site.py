@@ -104,16 +104,18 @@ def test_markdown_keeps_only_whitelisted_elements_and_http_links():
     assert "<script>y</script>" in flat  # as text, which the page shows as text
 
 
-def test_a_folder_that_is_not_a_site_is_replaced_only_with_overwrite(explorer_inputs, tmp_path):
+def test_an_existing_folder_even_a_site_is_replaced_only_with_overwrite(explorer_inputs, tmp_path):
     target = tmp_path / "mine"
     target.mkdir()
     (target / "notes.txt").write_text("mine")
-    with pytest.raises(SettingsError, match="--overwrite"):
+    with pytest.raises(SettingsError, match="already holds files"):
         build_site(explorer_inputs["dataset"], target)
     assert (target / "notes.txt").read_text() == "mine"
     build_site(explorer_inputs["dataset"], target, overwrite=True)
-    build_site(explorer_inputs["dataset"], target)  # a site is rebuilt in place
     assert (target / "site.json").is_file() and not (target / "notes.txt").exists()
+    with pytest.raises(SettingsError, match="already holds an explorer site"):
+        build_site(explorer_inputs["dataset"], target)
+    build_site(explorer_inputs["dataset"], target, overwrite=True)
 
 
 def test_a_report_of_another_dataset_is_one_error_naming_it(explorer_inputs, tmp_path):

@@ -351,7 +351,7 @@ def explore_results(ctx: DemoContext) -> None:
     report, meta = ctx.out / REPORT, ctx.out / META_EVALUATION
     summary = build_site(
         _dataset(ctx, "to explore").path,
-        ctx.out / SITE,
+        fresh_folder(ctx.out, SITE),  # an earlier demo's site is replaced; a folder of the user's refused
         report=report if (report / "evaluation.json").is_file() else None,
         study=meta if (meta / "meta_evaluation.json").is_file() else None,
     )

@@ -47,14 +47,16 @@ def bars(rows: Sequence[tuple[str, int | float]], width: int = 420) -> dict[str,
     """A horizontal bar chart's geometry (SVG attributes only: the CSP allows no inline styles)."""
     top = max((v for _, v in rows), default=0) or 1
     height = 22
+    x0 = round(width * 0.4)
+    room = width - x0 - 56  # the value's label after the longest bar
     return {
         "width": width,
         "height": height * len(rows) + 4,
         "bars": [
-            {"label": label, "value": value, "y": 2 + k * height, "w": round(width * 0.55 * value / top, 1)}
+            {"label": label, "value": value, "y": 2 + k * height, "w": round(room * value / top, 1)}
             for k, (label, value) in enumerate(rows)
         ],
-        "x0": round(width * 0.4),
+        "x0": x0,
     }
 
 

@@ -1,7 +1,7 @@
 """The explorer's folder: pages, their scripts and styles, and the data files, written as one set.
 
-The site is staged beside ``--out`` and swapped in whole, so a failed build leaves the previous site; a
-folder that is not an explorer site (no ``site.json``) is replaced only with ``overwrite``.
+The site is staged beside ``--out`` and swapped in whole, so a failed build leaves the previous site; an
+existing folder is replaced only with ``overwrite``. ``site.json`` records what the site was built from.
 """
 
 from __future__ import annotations
@@ -42,12 +42,13 @@ class SiteSummary:
 
 
 def check_target(out: Path, overwrite: bool) -> None:
-    """An existing folder is replaced when it is an explorer site or ``overwrite`` is given."""
+    """A folder that holds anything (an earlier site too) is replaced only with ``overwrite``."""
     out = Path(out)
     if out.is_file():
         raise SettingsError(f"--out {out}: is a file, not a folder")
-    if out.is_dir() and any(out.iterdir()) and not (out / MARKER).is_file() and not overwrite:
-        raise SettingsError(f"--out {out}: holds files but no explorer site; give --overwrite to replace it")
+    if out.is_dir() and any(out.iterdir()) and not overwrite:
+        what = "an explorer site" if (out / MARKER).is_file() else "files"
+        raise SettingsError(f"--out {out}: already holds {what} (use --overwrite to replace it)")
 
 
 def _summary(out: Path, seconds: float, questions: int, systems: int) -> SiteSummary:
