@@ -212,6 +212,8 @@ def main() -> None:
     print(f"| total size | {summary.bytes / 1e6:,.0f} MB |")
     print(f"| largest file | {summary.largest[0]}, {summary.largest[1] / 1e6:.2f} MB |")
     print(f"| 99th-percentile file | {files[len(files) // 100] / 1e6:.2f} MB |")
+    first = sum((site / "data" / name).stat().st_size for name in ("site.js", "index.js", "scores/0.js"))
+    print(f"| data the questions page loads first (site, index, one metric) | {first / 1e6:.2f} MB |")
     print(f"\nFirst interactive view in Chromium from file:// (median of {args.repeat}, fresh context each):")
     print("| page | first interactive | × blank page (peer) |\n|---|---:|---:|")
     for name, values in times.items():
