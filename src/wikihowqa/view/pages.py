@@ -32,6 +32,7 @@ def environment() -> Environment:
         lstrip_blocks=True,
     )
     env.filters["num"] = _num
+    env.filters["p"] = lambda value: "<0.001" if value < 0.001 else f"{value:.3f}"
     return env
 
 
