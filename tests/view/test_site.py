@@ -140,3 +140,16 @@ def test_the_command_writes_the_site_and_says_what_it_wrote(cli, explorer_inputs
     assert "3 questions, 2 systems" in result.stdout and (tmp_path / "site" / "index.html").is_file()
     missing = cli("view", explorer_inputs["dataset"], "--study", tmp_path, "--out", tmp_path / "s2")
     assert missing.exit_code == 2 and len(missing.lines) == 1 and "meta_evaluation.json" in missing.lines[0]
+
+
+def test_the_overview_draws_a_flat_funnel_as_one_stage_and_a_staged_one_per_stage(explorer_inputs):
+    from wikihowqa.view.pages import overview_context
+    from wikihowqa.view.sources import read_sources
+
+    sources = read_sources(explorer_inputs["dataset"])
+    staged = overview_context(sources)["funnels"]
+    assert [f["name"] for f in staged] == ["articles", "references"]
+    assert [(b["label"], b["value"]) for b in staged[1]["chart"]["bars"]] == [("cited", 20), ("kept", 16)]
+    sources.manifest = {"funnel": {"requested": 10, "hydrated": 7, "note": "text is skipped"}}
+    flat = overview_context(sources)["funnels"]
+    assert [(b["label"], b["value"]) for b in flat[0]["chart"]["bars"]] == [("requested", 10), ("hydrated", 7)]

@@ -141,9 +141,11 @@ def overview_context(sources: Sources) -> dict[str, Any]:
     splits = _counts([e.split or "none" for e in sources.examples])
     manifest = sources.manifest
     funnel = _mapping(manifest.get("funnel"))
+    # a build's funnel has stages of steps ({"articles": {...}, "references": {...}}); a flat one is one stage
+    stages = {"items": funnel} if any(isinstance(v, int | float) for v in funnel.values()) else funnel
     funnels = [
         {"name": name, "chart": bars([(k, v) for k, v in steps.items() if isinstance(v, int | float)])}
-        for name, steps in funnel.items()
+        for name, steps in stages.items()
         if isinstance(steps, Mapping)
     ]
     rejections = _mapping(manifest.get("rejections"))
