@@ -134,7 +134,6 @@ def build_explorer(root: Path, *, payloads: bool) -> Path:
 
 @pytest.fixture(scope="session")
 def explorer_inputs(tmp_path_factory) -> dict[str, Path]:
-
     return build_inputs(tmp_path_factory.mktemp("explorer-inputs"), payloads=False)
 
 
@@ -149,9 +148,6 @@ def explorer_site(explorer_inputs, tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def hostile_site(tmp_path_factory) -> Path:
-
-        build_site(
-            d / HOSTILE_FOLDER, d / "site", report=d / "report", study=d / "meta-evaluation"
     return build_explorer(tmp_path_factory.mktemp("hostile"), payloads=True)
 
 

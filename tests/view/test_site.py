@@ -151,5 +151,5 @@ def test_the_overview_draws_a_flat_funnel_as_one_stage_and_a_staged_one_per_stag
     assert [f["name"] for f in staged] == ["articles", "references"]
     assert [(b["label"], b["value"]) for b in staged[1]["chart"]["bars"]] == [("cited", 20), ("kept", 16)]
     sources.manifest = {"funnel": {"requested": 10, "hydrated": 7, "note": "text is skipped"}}
-    flat = overview_context(sources)["funnels"]
-    assert [(b["label"], b["value"]) for b in flat[0]["chart"]["bars"]] == [("requested", 10), ("hydrated", 7)]
+    flat = overview_context(sources)["funnels"][0]["chart"]["bars"]
+    assert [(b["label"], b["value"]) for b in flat] == [("requested", 10), ("hydrated", 7)]
