@@ -10,6 +10,9 @@ import pytest
 from wikihowqa.demo.run import DemoContext, explore_results
 from wikihowqa.errors import SettingsError
 
+#: The fixtures evaluate a small dataset (grounding loads MiniLM) and meta-evaluate a planted study.
+pytestmark = pytest.mark.slow
+
 
 def test_the_demo_writes_the_explorer_of_its_dataset_report_and_meta_evaluation(explorer_inputs, tmp_path):
     ctx = DemoContext(out=tmp_path / "demo")

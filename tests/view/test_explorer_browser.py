@@ -167,6 +167,7 @@ def test_side_by_side_lists_the_largest_score_difference_first_with_both_answers
     shown = pytest.approx([score[(a, "lead-15")] - score[(a, "lead-60")] for a in expected], abs=0.051)
     assert deltas == shown  # ROUGE × 100 shown to one decimal
     t.page.click("#diffs-body tr >> nth=0 >> button")
+    t.page.wait_for_selector(".answers-row")  # drawn once the question's shard has loaded
     pair = t.page.locator(".answers-row")
     assert pair.count() == 1 and pair.locator("mark.only").count() > 0  # words only one answer has
 
@@ -184,6 +185,7 @@ def test_hostile_text_in_every_field_runs_nothing_on_any_page(browser, hostile_s
             page.click(".passage")
         if name.startswith("compare"):
             page.click("#diffs-body tr >> nth=0 >> button")
+            page.wait_for_selector(".answers-row")
         page.wait_for_timeout(300)
         assert page.evaluate("window.__pwned") is None, name
         assert not t.dialogs, name

@@ -5,9 +5,13 @@ from __future__ import annotations
 import threading
 
 import httpx
+import pytest
 
 from wikihowqa.view.pages import CSP
 from wikihowqa.view.serve import server
+
+#: The fixtures evaluate a small dataset (grounding loads MiniLM) and meta-evaluate a planted study.
+pytestmark = pytest.mark.slow
 
 
 def test_the_site_is_served_on_loopback_with_the_csp_header(explorer_site):

@@ -18,6 +18,9 @@ from wikihowqa.view.shards import CALLBACK
 
 from .conftest import per_question_rows
 
+#: The fixtures evaluate a small dataset (grounding loads MiniLM) and meta-evaluate a planted study.
+pytestmark = pytest.mark.slow
+
 _CALL = re.compile(rf'^{CALLBACK}\(("(?:[^"\\]|\\.)*"),("(?:[^"\\]|\\.)*")\);\n$', re.S)
 
 
