@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -252,6 +252,3 @@ def passage_spans(document: Document) -> list[tuple[int, int]]:
         at = start + len(passage)
     return spans
 
-
-def unique(values: Iterable[str]) -> list[str]:
-    return list(dict.fromkeys(values))
