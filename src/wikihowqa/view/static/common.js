@@ -80,6 +80,13 @@
     return value.toFixed(d);
   }
 
+  // Decimals a metric is shown with: as the leaderboard (ROUGE and shares × 100: one; 0–1 scores: three).
+  function digits(metric) {
+    if (!metric) return undefined;
+    if (metric.scale >= 100) return 1;
+    return /^Judge/.test(metric.label) ? 2 : 3;
+  }
+
   function params() {
     return new URLSearchParams(location.hash.replace(/^#/, ""));
   }
@@ -99,5 +106,5 @@
     status.classList.add("error");
   }
 
-  window.WHQA = { load, el, safeHref, link, fmt, params, setParams, questionHref, fail };
+  window.WHQA = { load, el, safeHref, link, fmt, digits, params, setParams, questionHref, fail };
 })();

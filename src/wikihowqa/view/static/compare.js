@@ -3,7 +3,7 @@
 "use strict";
 
 (function () {
-  const { load, el, fmt, params, setParams, questionHref, fail } = window.WHQA;
+  const { load, el, fmt, digits, params, setParams, questionHref, fail } = window.WHQA;
   const PAGE = 50;
   const $ = (id) => document.getElementById(id);
   const status = $("status");
@@ -74,14 +74,15 @@
     const body = $("diffs-body");
     body.textContent = "";
     const a = +$("sys-a").value, b = +$("sys-b").value;
+    const places = digits(site.metrics[+$("metric").value]);
     for (const [i, x, y, d] of rows.slice(0, shown)) {
       const button = el("button", { type: "button", "aria-expanded": "false" }, "Show");
       const better = d > 0 ? "A" : d < 0 ? "B" : "tie";
       const tr = el("tr", { className: d > 0 ? "a-better" : d < 0 ? "b-better" : "" },
         el("th", { scope: "row" }, el("a", { href: questionHref(index.ids[i]) }, index.q[i])),
-        el("td", { className: "n" + (d > 0 ? " win" : "") }, fmt(x)),
-        el("td", { className: "n" + (d < 0 ? " win" : "") }, fmt(y)),
-        el("td", { className: "n delta" }, (d > 0 ? "+" : "") + fmt(d, Math.max(Math.abs(x), Math.abs(y)) >= 10 ? 1 : 3)),
+        el("td", { className: "n" + (d > 0 ? " win" : "") }, fmt(x, places)),
+        el("td", { className: "n" + (d < 0 ? " win" : "") }, fmt(y, places)),
+        el("td", { className: "n delta" }, (d > 0 ? "+" : "") + fmt(d, places)),
         el("td", {}, better === "tie" ? "tie" : better + " (" + site.systems[better === "A" ? a : b] + ")"),
         el("td", {}, button));
       button.addEventListener("click", () => showAnswers(i, tr, button).catch((e) => fail(status, e)));

@@ -4,11 +4,11 @@
 "use strict";
 
 (function () {
-  const { load, el, fmt, params, link, fail } = window.WHQA;
+  const { load, el, fmt, digits, params, link, fail } = window.WHQA;
   const $ = (id) => document.getElementById(id);
   const status = $("status");
   const TAGS = new Set("p h1 h2 h3 h4 h5 h6 ul ol li blockquote pre code em strong s a hr br table thead tbody tr th td".split(" "));
-  let record, shard, selected = null;
+  let record, shard, site, selected = null;
   const sentenceInfo = new Map();  // sentence element -> {passages: [[pid, score]], ...}
 
   function clear() {
@@ -98,7 +98,10 @@
     const entries = Object.entries(scores || {});
     if (!entries.length) return null;
     const dl = el("dl", { className: "scores" });
-    for (const [label, value] of entries) dl.appendChild(el("div", {}, el("dt", {}, label), el("dd", {}, fmt(value))));
+    for (const [label, value] of entries) {
+      const metric = site.metrics.find((m) => m.label === label);
+      dl.appendChild(el("div", {}, el("dt", {}, label), el("dd", {}, fmt(value, digits(metric)))));
+    }
     return dl;
   }
 
@@ -181,7 +184,7 @@
 
   async function start() {
     const id = params().get("id");
-    const site = await load("site");
+    site = await load("site");
     if (!id || !/^-?\d+$/.test(id)) {
       status.textContent = "No question chosen: open one from the questions page.";
       return;

@@ -3,7 +3,7 @@
 "use strict";
 
 (function () {
-  const { load, el, fmt, params, setParams, questionHref, fail } = window.WHQA;
+  const { load, el, fmt, digits, params, setParams, questionHref, fail } = window.WHQA;
   const PAGE = 100;
   const $ = (id) => document.getElementById(id);
   const status = $("status");
@@ -83,15 +83,16 @@
         el("th", { scope: "row" }, el("a", { href: questionHref(index.ids[i]) }, index.q[i])),
         el("td", {}, site.splits[index.split[i]]),
         el("td", {}, site.categories[index.cat[i]]));
+      const d = scores ? digits(site.metrics[+$("metric").value]) : undefined;
       site.systems.forEach((_, s) => {
         const v = scores ? scores.values[s][i] : null;
-        tr.appendChild(el("td", { className: "n" }, fmt(v)));
+        tr.appendChild(el("td", { className: "n" }, fmt(v, d)));
       });
       fragment.appendChild(tr);
     }
     body.appendChild(fragment);
     const metric = scores ? " · scores: " + scores.label : "";
-    status.textContent = rows.length + " of " + index.ids.length + " questions" + (rows.length > shown ? ", the first " + shown + " shown" : "") + metric;
+    status.textContent = rows.length.toLocaleString("en") + " of " + index.ids.length.toLocaleString("en") + " questions" + (rows.length > shown ? ", the first " + shown + " shown" : "") + metric;
     $("more").hidden = rows.length <= shown;
     setParams({ q: $("search").value, split: $("split").value, cat: $("category").value, m: $("metric").value,
       sys: $("system").value, min: $("min").value, max: $("max").value });
