@@ -137,6 +137,20 @@ def test_a_resumed_run_reports_the_grounding_it_cached(files, fast_models, tmp_p
         assert all("sentences" in d for d in new.grounding_details)  # none is {"from_cache": True}
 
 
+def test_grounding_cached_without_its_details_is_scored_again(files, fast_models, tmp_path):
+    """A cache from before details were kept: its grounding is scored again, so the report has them."""
+    ds, a, b, _ = files
+    settings = EvaluationSettings(bertscore=None, grounding=GroundingConfig())
+    first = evaluate(ds, [a, b], settings, cache_dir=tmp_path / "out")
+    cache = tmp_path / "out" / pipeline.CACHE_FILE
+    lines = cache.read_text().splitlines(keepends=True)
+    cache.write_text("".join(line for line in lines if '"details"' not in line))
+    again = evaluate(ds, [a, b], settings, cache_dir=tmp_path / "out")
+    for old, new in zip(first.systems, again.systems, strict=True):
+        assert new.grounding_details == old.grounding_details
+        assert new.scores == old.scores
+
+
 def test_a_system_answering_a_question_twice_is_an_error(files, tmp_path):
     ds, a, _, _ = files
     twice = _predictions(tmp_path / "twice.jsonl", "copy-gold", {100: "again"})

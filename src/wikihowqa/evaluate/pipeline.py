@@ -234,6 +234,11 @@ class ScoreCache:
     def details(self, key: str) -> dict[str, Any] | None:
         return self._details.get(key)
 
+    def forget(self, keys: Iterable[str]) -> None:
+        """Score these keys again (their cached values lack what the report needs)."""
+        for key in keys:
+            self._values.pop(key, None)
+
     def put_details(self, items: list[tuple[str, dict[str, Any]]]) -> None:
         """What a score was computed from (grounding's per-sentence passages), so that a resumed run's
         ``per_question.jsonl`` has it too; a line the readers of values skip."""
@@ -374,6 +379,8 @@ def _grounding(
             done = executor.map_model(spec, "score_many", map(pairs, chunks), gpus=gpus)
             return (keep(c, g) for c, g in zip(chunks, done, strict=True))
 
+    # scores cached before their details were (older caches) are scored again, details and all
+    cache.forget(k for k in keys if cache.get(k) is not None and cache.details(k) is None)
     batches = _cached_batches("grounding", keys, cache, compute, progress, 64, compute_all)
     values = dict(zip(jobs, batches, strict=True))
     for s, result in enumerate(results):
