@@ -37,6 +37,11 @@ if ! command -v chromium >/dev/null 2>&1; then
     missing "chromium not installed (run as root to install it)"
   fi
 fi
+# The explorer's accessibility test runs axe-core, which it fetches with `npm pack` at test time.
+if ! command -v npm >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null) \
+    || echo "warning: could not install npm; the axe-core test will be skipped" >&2
+fi
 # Collector tests run Debian's MediaWiki 1.39 (SQLite, PHP's built-in server) on loopback.
 if ! [ -f /usr/share/mediawiki/maintenance/install.php ] || ! php -m 2>/dev/null | grep -qi '^pdo_sqlite$'; then
   if [ "$(id -u)" = 0 ]; then

@@ -195,7 +195,7 @@ def test_every_overwrite_replaces_an_existing_output_and_refuses_without_it():
     found = _options("--overwrite")
     assert {c for c, _ in found} >= {
         "deteriorate", "export-hub", "export-judgments", "export-lm-eval", "hydrate", "import",
-        "simulate-judgments", "tasks",
+        "simulate-judgments", "tasks", "view",
     }  # fmt: skip
     for command, option in found:
         assert _overwrite_conforms(option), command
@@ -205,7 +205,7 @@ def test_every_out_option_says_where_its_output_goes_by_default():
     found = _options("--out")
     assert {c for c, _ in found} >= {
         "analyze", "answer", "demo", "deteriorate", "evaluate", "export-judgments", "hydrate",
-        "meta-evaluate", "simulate-judgments", "stats", "train",
+        "meta-evaluate", "simulate-judgments", "stats", "train", "view",
     }  # fmt: skip
     for command, option in found:
         assert _out_conforms(option), command

@@ -120,6 +120,37 @@ def test_an_interrupted_run_resumes_from_the_score_cache(files, fast_models, tmp
     assert [s.scores for s in again.systems] == [s.scores for s in first.systems]
 
 
+def test_a_resumed_run_reports_the_grounding_it_cached(files, fast_models, tmp_path, monkeypatch):
+    """``per_question.jsonl``'s grounding (what ``wikihowqa view`` highlights) survives a resume."""
+    ds, a, b, _ = files
+    settings = EvaluationSettings(bertscore=None, grounding=GroundingConfig())
+    first = evaluate(ds, [a, b], settings, cache_dir=tmp_path / "out")
+
+    def must_not_run(*args, **kwargs):
+        raise AssertionError("grounding should come from the cache")
+
+    monkeypatch.setattr(GroundingScorer, "score_many", must_not_run)
+    again = evaluate(ds, [a, b], settings, cache_dir=tmp_path / "out")
+    before, after = [*first.systems, first.gold_grounding], [*again.systems, again.gold_grounding]
+    for old, new in zip(before, after, strict=True):
+        assert new.grounding_details == old.grounding_details
+        assert all("sentences" in d for d in new.grounding_details)  # none is {"from_cache": True}
+
+
+def test_grounding_cached_without_its_details_is_scored_again(files, fast_models, tmp_path):
+    """A cache from before details were kept: its grounding is scored again, so the report has them."""
+    ds, a, b, _ = files
+    settings = EvaluationSettings(bertscore=None, grounding=GroundingConfig())
+    first = evaluate(ds, [a, b], settings, cache_dir=tmp_path / "out")
+    cache = tmp_path / "out" / pipeline.CACHE_FILE
+    lines = cache.read_text().splitlines(keepends=True)
+    cache.write_text("".join(line for line in lines if '"details"' not in line))
+    again = evaluate(ds, [a, b], settings, cache_dir=tmp_path / "out")
+    for old, new in zip(first.systems, again.systems, strict=True):
+        assert new.grounding_details == old.grounding_details
+        assert new.scores == old.scores
+
+
 def test_a_system_answering_a_question_twice_is_an_error(files, tmp_path):
     ds, a, _, _ = files
     twice = _predictions(tmp_path / "twice.jsonl", "copy-gold", {100: "again"})
@@ -252,10 +283,11 @@ def test_demo_step_evaluates_predictions_and_lower_bounds(fast_models, tmp_path,
         ]
 
 
-def test_the_demo_ends_with_the_evaluation_report():
+def test_the_demo_ends_with_the_evaluation_report_then_its_explorer():
     from wikihowqa.demo.run import STEPS
 
-    assert STEPS[-1][0].startswith("evaluate the predictions")
+    assert STEPS[-2][0].startswith("evaluate the predictions")
+    assert STEPS[-1][0].startswith("write the results explorer")
 
 
 def _cli(*args):

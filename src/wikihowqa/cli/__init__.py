@@ -26,6 +26,7 @@ from wikihowqa.cli import serve  # noqa: F401  isort: skip
 from wikihowqa.cli import metaeval  # noqa: F401  isort: skip
 from wikihowqa.cli import export  # noqa: F401  isort: skip
 from wikihowqa.cli import replay  # noqa: F401  isort: skip
+from wikihowqa.cli import view  # noqa: F401  isort: skip
 from wikihowqa.cli import demo  # noqa: F401  isort: skip
 
 

@@ -1,11 +1,11 @@
 """``wikihowqa demo``: the whole pipeline on the embedded corpus, everything written under one folder.
 
 Layout: ``real-examples/`` (the release instances imported), ``real-examples-hydrated/`` (their QA part
-alone, hydrated from a local archive), ``dataset/`` (the demo corpus built from
-the replay site), ``predictions/<system>.jsonl``, ``report/``, ``study/`` and ``meta-evaluation/``. Each
-step is a function of the :class:`DemoContext` that records rows for the closing table, so a stage adds
-itself by adding one step here. The steps call only the stages' public functions: the stages do not know
-the demo (its folder names live here), and ``import-linter`` keeps it so (``pyproject.toml``).
+alone, hydrated from a local archive), ``dataset/`` (the demo corpus built from the replay site),
+``predictions/<system>.jsonl``, ``report/``, ``study/``, ``meta-evaluation/`` and ``site/`` (the results
+explorer). Each step is a function of the :class:`DemoContext` that records rows for the closing table, so a
+stage adds itself by adding one step here. The steps call only the stages' public functions: the stages do
+not know the demo (its folder names live here), and ``import-linter`` keeps it so (``pyproject.toml``).
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ from wikihowqa.replay import ReplaySite
 from wikihowqa.replay.release_pages import archive_corpus, release_captures
 from wikihowqa.split import SplitSettings, split_dataset
 from wikihowqa.stats.report import REPORT_MD, describe
+from wikihowqa.view import build_site
 
 #: In the demo's output folder: the names of the subfolders the demo created there, and so may rewrite.
 OWNED_FILE = ".wikihowqa-demo.json"
@@ -106,6 +107,7 @@ REAL_EXAMPLES_HYDRATED = "real-examples-hydrated"
 REPORT = "report"
 STUDY = "study"
 META_EVALUATION = "meta-evaluation"
+SITE = "site"
 #: A local site answers in milliseconds and never throttles: pace generously, retry quickly.
 LOCAL_RATE = 200.0
 
@@ -379,6 +381,23 @@ def evaluate_predictions(ctx: DemoContext) -> None:
         console.print(f"BERTScore: {note}", markup=False, highlight=False)
 
 
+def explore_results(ctx: DemoContext) -> None:
+    """Write the results explorer into ``site/``: the dataset, the leaderboard, every answer with the
+    passages behind its sentences, and the meta-evaluation; ``site/index.html`` opens from disk."""
+    report, meta = ctx.out / REPORT, ctx.out / META_EVALUATION
+    summary = build_site(
+        _dataset(ctx, "to explore").path,
+        fresh_folder(ctx.out, SITE),  # an earlier demo's site is replaced; a folder of the user's refused
+        report=report if (report / "evaluation.json").is_file() else None,
+        study=meta if (meta / "meta_evaluation.json").is_file() else None,
+    )
+    ctx.record(
+        "results explorer (static site: open it in a browser)",
+        summary.out / "index.html",
+        f"{summary.questions} questions, {summary.systems} systems, {summary.files} files",
+    )
+
+
 STEPS: list[tuple[str, Step]] = [
     ("import the real WikiHowNFQA examples", import_real_examples),
     (
@@ -392,6 +411,7 @@ STEPS: list[tuple[str, Step]] = [
     ("human evaluation: deteriorate, build a study, simulate judgments, analyse", human_evaluation),
     ("meta-evaluation: which metric agrees with the (simulated) assessors", meta_evaluation),
     ("evaluate the predictions (the leaderboard ends the demo)", evaluate_predictions),
+    ("write the results explorer (a static site of all of the above)", explore_results),
 ]
 
 

@@ -214,11 +214,15 @@ class ScoreCache:
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self._values: dict[str, list[float]] = {}
+        self._details: dict[str, dict[str, Any]] = {}
         if path is not None and path.is_file():
             with path.open(encoding="utf-8") as fh:
                 for line in fh:
                     try:
                         row = json.loads(line)
+                        if "details" in row:
+                            self._details[row["key"]] = row["details"]
+                            continue
                         self._values[row["key"]] = row["values"]
                     except (json.JSONDecodeError, KeyError, TypeError):
                         continue  # a line cut by a crash: recompute it
@@ -237,11 +241,29 @@ class ScoreCache:
     def put_many(self, items: list[tuple[str, list[float]]]) -> None:
         for key, values in items:
             self._values[key] = values
-        if self.path is not None and items:
+        self._append([{"key": key, "values": values} for key, values in items])
+
+    def details(self, key: str) -> dict[str, Any] | None:
+        return self._details.get(key)
+
+    def forget(self, keys: Iterable[str]) -> None:
+        """Score these keys again (their cached values lack what the report needs)."""
+        for key in keys:
+            self._values.pop(key, None)
+
+    def put_details(self, items: list[tuple[str, dict[str, Any]]]) -> None:
+        """What a score was computed from (grounding's per-sentence passages), so that a resumed run's
+        ``per_question.jsonl`` has it too; a line the readers of values skip."""
+        for key, details in items:
+            self._details[key] = details
+        self._append([{"key": key, "details": details} for key, details in items])
+
+    def _append(self, rows: list[dict[str, Any]]) -> None:
+        if self.path is not None and rows:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with naming(self.path), self.path.open("a", encoding="utf-8") as fh:
-                for key, values in items:
-                    fh.write(json.dumps({"key": key, "values": values}) + "\n")
+                for row in rows:
+                    fh.write(json.dumps(row) + "\n")
 
 
 # --------------------------------------------------------------------------- metric groups
@@ -351,6 +373,7 @@ def _grounding(
     def keep(chunk: list[int], grounded: list[Any]) -> list[list[float]]:
         for job, g in zip((jobs[i] for i in chunk), grounded, strict=True):
             details[job] = g.to_dict()
+        cache.put_details([(keys[i], details[jobs[i]]) for i in chunk])
         return [[g.mean_support, g.supported_share] for g in grounded]
 
     def pairs(chunk: list[int]) -> list[tuple[str, list]]:
@@ -368,12 +391,17 @@ def _grounding(
             done = executor.map_model(spec, "score_many", map(pairs, chunks), gpus=gpus)
             return (keep(c, g) for c, g in zip(chunks, done, strict=True))
 
+    # scores cached before their details were (older caches) are scored again, details and all
+    cache.forget(k for k in keys if cache.get(k) is not None and cache.details(k) is None)
     batches = _cached_batches("grounding", keys, cache, compute, progress, 64, compute_all)
     values = dict(zip(jobs, batches, strict=True))
     for s, result in enumerate(results):
         for k, column in enumerate(GROUNDING_COLUMNS):
             result.scores[column] = [values[(q, s)][k] for q in range(len(passages))]
-        result.grounding_details = [details.get((q, s), {"from_cache": True}) for q in range(len(passages))]
+        result.grounding_details = [
+            details.get((q, s)) or cache.details(keys[q * len(results) + s]) or {"from_cache": True}
+            for q in range(len(passages))
+        ]
 
 
 def _judge(

@@ -1,0 +1,79 @@
+"""``wikihowqa view``: the results explorer, a static site of the dataset, answers, scores and passages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from wikihowqa.cli._app import app, console, out
+from wikihowqa.cli._options import Overwrite, out_option
+
+
+@app.command("view")
+def view_command(
+    dataset: Path = typer.Argument(..., help="Dataset folder (QA part, document part, manifest.json)."),
+    predictions: list[Path] = typer.Option(
+        [], "--predictions", help="Predictions file of a system the report does not score (repeatable)."
+    ),
+    report: Path | None = typer.Option(
+        None,
+        "--report",
+        help="Folder `wikihowqa evaluate` wrote (evaluation.json, per_question.jsonl): leaderboard, scores "
+        "and per-sentence grounding.",
+    ),
+    study: Path | None = typer.Option(
+        None,
+        "--study",
+        help="Folder `wikihowqa meta-evaluate` wrote (meta_evaluation.json): metric agreement.",
+    ),
+    stats: Path | None = typer.Option(
+        None,
+        "--stats",
+        help="Folder `wikihowqa stats` wrote (default: stats.json beside the report, else DATASET/stats).",
+    ),
+    out_dir: Annotated[Path | None, out_option("the site", "DATASET/site")] = None,
+    overwrite: Overwrite = False,
+    serve: bool = typer.Option(
+        False, "--serve", help="Afterwards, serve the site on 127.0.0.1 and open the browser (Ctrl+C stops)."
+    ),
+    port: int = typer.Option(0, "--port", help="Port with --serve (0: any free port)."),
+) -> None:
+    """Write a static site to explore a dataset and its results: overview, leaderboard, questions, each
+    question with its answers' supporting passages highlighted, and two systems side by side.
+
+    The site is plain files: open SITE/index.html from disk, or host the folder anywhere.
+    """
+    from rich.progress import BarColumn, Progress, TextColumn
+
+    from wikihowqa.io import DatasetFolder
+    from wikihowqa.progress import Bars
+    from wikihowqa.view import build_site  # heavy: the stages' report modules
+
+    target = out_dir or DatasetFolder(dataset).path / "site"
+    columns = (TextColumn("[cyan]{task.description}"), BarColumn(), TextColumn("{task.completed} files"))
+    with Progress(*columns, console=console, transient=True) as bar:
+        summary = build_site(
+            dataset,
+            target,
+            report=report,
+            predictions=predictions,
+            study=study,
+            stats=stats,
+            overwrite=overwrite,
+            progress=Bars(bar),
+        )
+    out.print(
+        f"{summary.questions} questions, {summary.systems} systems: {summary.files} files, "
+        f"{summary.bytes / 1e6:.1f} MB (largest {summary.largest[0]}, {summary.largest[1] / 1e6:.2f} MB) in "
+        f"{summary.seconds:.1f} s",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
+    out.print(f"open {summary.out / 'index.html'}", markup=False, highlight=False, soft_wrap=True)
+    if serve:
+        from wikihowqa.view.serve import serve as serve_site
+
+        serve_site(summary.out, port, ready=lambda url: console.print(f"serving on {url} (Ctrl+C stops)"))

@@ -1,0 +1,44 @@
+"""The demo's last step writes the explorer of everything before it and names it in the closing table."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from wikihowqa.demo.run import DemoContext, explore_results
+from wikihowqa.errors import SettingsError
+
+#: The fixtures evaluate a small dataset (grounding loads MiniLM) and meta-evaluate a planted study.
+pytestmark = pytest.mark.slow
+
+
+def test_the_demo_writes_the_explorer_of_its_dataset_report_and_meta_evaluation(explorer_inputs, tmp_path):
+    ctx = DemoContext(out=tmp_path / "demo")
+    shutil.copytree(explorer_inputs["dataset"], ctx.out / "dataset")
+    shutil.copytree(explorer_inputs["report"], ctx.out / "report")
+    shutil.copytree(explorer_inputs["meta"], ctx.out / "meta-evaluation")
+    explore_results(ctx)
+    files = sum(1 for p in (ctx.out / "site").rglob("*") if p.is_file())
+    assert ctx.produced == [
+        (
+            "results explorer (static site: open it in a browser)",
+            "site/index.html",
+            f"3 questions, 2 systems, {files} files",
+        )
+    ]
+    made = json.loads((ctx.out / "site" / "site.json").read_text())
+    assert made["report"] == str(ctx.out / "report") and made["study"] == str(ctx.out / "meta-evaluation")
+    explore_results(ctx)  # a rerun replaces the site an earlier run wrote
+    assert len(ctx.produced) == 2
+
+
+def test_the_demo_never_replaces_a_site_folder_it_did_not_create(explorer_inputs, tmp_path):
+    ctx = DemoContext(out=tmp_path / "demo")
+    shutil.copytree(explorer_inputs["dataset"], ctx.out / "dataset")
+    (ctx.out / "site").mkdir()
+    (ctx.out / "site" / "mine.html").write_text("mine")
+    with pytest.raises(SettingsError, match="already holds files"):
+        explore_results(ctx)
+    assert (ctx.out / "site" / "mine.html").read_text() == "mine"
