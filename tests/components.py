@@ -1,4 +1,4 @@
-"""Real components some tests need (MediaWiki, pywb, Chromium, Ray): skipped here, never in CI.
+"""Real components some tests need (MediaWiki, pywb, Chromium, Ray, axe-core): skipped here, never in CI.
 
 On a developer's machine a test whose component did not install is skipped with the reason printed (and
 listed by ``-ra``). In CI (``CI=true``, as ``.ci/run`` and most CI services set it) the same test fails,
@@ -18,6 +18,7 @@ MEDIAWIKI = "MediaWiki"
 PYWB = "pywb"
 CHROMIUM = "Chromium"
 RAY = "Ray"
+AXE = "axe-core (npm)"
 
 
 def in_ci() -> bool:

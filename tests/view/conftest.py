@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.components import AXE, require
 from wikihowqa.demo import real_examples_path
 from wikihowqa.evaluate.grounding import GroundingConfig
 from wikihowqa.evaluate.pipeline import EvaluationSettings, evaluate
@@ -155,8 +156,11 @@ def hostile_site(tmp_path_factory) -> Path:
 def axe_source(tmp_path_factory) -> str:
     """axe-core's axe.min.js, from the npm registry at test time (``npm pack``), not vendored."""
     npm = shutil.which("npm")
-    if npm is None:
-        pytest.skip("npm is not installed (apt-get install npm): axe-core comes from the npm registry")
+    require(
+        AXE,
+        None if npm else "npm is not installed (apt-get install npm): axe-core comes from the npm registry",
+    )
+    assert npm is not None
     where = tmp_path_factory.mktemp("axe")
     done = subprocess.run(
         [npm, "pack", "axe-core@4", "--silent", "--pack-destination", str(where)],
@@ -164,7 +168,7 @@ def axe_source(tmp_path_factory) -> str:
     )  # fmt: skip
     tarballs = list(where.glob("axe-core-*.tgz"))
     if done.returncode != 0 or not tarballs:
-        pytest.skip(f"npm pack axe-core failed: {done.stderr.strip()[-300:]}")
+        require(AXE, f"npm pack axe-core failed: {done.stderr.strip()[-300:]}")
     with tarfile.open(tarballs[0]) as tar:
         member = tar.extractfile("package/axe.min.js")
         assert member is not None

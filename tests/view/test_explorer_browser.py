@@ -6,15 +6,19 @@ difference first, hostile text runs nothing on any page, and axe-core finds no s
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
+
+from tests.components import CHROMIUM as CHROMIUM_BROWSER
+from tests.components import require, require_module
 
 from .conftest import PAYLOAD, per_question_rows
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = Path(os.environ.get("WIKIHOWQA_CHROMIUM", "/usr/bin/chromium"))
 ARGS = [
     "--headless=new",
     "--no-sandbox",
@@ -28,9 +32,13 @@ PAGE_TYPES = ["index.html", "leaderboard.html", "questions.html", "question.html
 
 @pytest.fixture(scope="module")
 def browser():
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's Chromium is not installed at /usr/bin/chromium (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    require(
+        CHROMIUM_BROWSER,
+        None
+        if CHROMIUM.exists()
+        else f"Debian's Chromium is not installed at {CHROMIUM} (apt-get install chromium)",
+    )
+    sync_api = require_module("playwright.sync_api", CHROMIUM_BROWSER, install="pip install playwright")
     with sync_api.sync_playwright() as p:
         b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         yield b
