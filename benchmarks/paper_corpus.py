@@ -131,7 +131,9 @@ def _render(paragraphs: tuple[str, ...] | list[str], title: str) -> str:
 
 
 def _wikitext(question: str, urls: list[str]) -> str:
-    steps = "\n".join(f"# Step {k + 1} of {question}.<ref>[{url} Source {k}]</ref>" for k, url in enumerate(urls))
+    steps = "\n".join(
+        f"# Step {k + 1} of {question}.<ref>[{url} Source {k}]</ref>" for k, url in enumerate(urls)
+    )
     return (
         f"{question} is explained here.\n== Steps ==\n{steps}\n== Quick Summary ==\n"
         f"{{{{Summary:{question}}}}}\n== Sources and Citations ==\n{{{{reflist}}}}\n"
@@ -144,7 +146,9 @@ def _split_answer(answer: str) -> tuple[str, str]:
     return (head + ".", tail) if sep else ("", answer)
 
 
-def write_paper_corpus(out: Path, questions: int, documents: int, seed: int = 0, templates: int = 300) -> CorpusInfo:
+def write_paper_corpus(
+    out: Path, questions: int, documents: int, seed: int = 0, templates: int = 300
+) -> CorpusInfo:
     """Write the replay corpus under ``out`` (created): articles, one 200 capture per cited page."""
     from wikihowqa.synthetic import generate_corpus
 

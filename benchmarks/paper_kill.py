@@ -53,7 +53,9 @@ def kill_check(base: Size, results: Results, seed: int) -> bool:
     """Run the chain; record every check in ``results``; True when all passed."""
     missing = [s for s in STAGES if s != "corpus" and not results.stage(base, s)]
     if missing:
-        raise SystemExit(f"the kill check at {base.label} needs the uninterrupted run first ({', '.join(missing)})")
+        raise SystemExit(
+            f"the kill check at {base.label} needs the uninterrupted run first ({', '.join(missing)})"
+        )
     size = base.chain("kill")
     if size.dataset.parent.exists():
         shutil.rmtree(size.dataset.parent)
@@ -79,7 +81,8 @@ def kill_check(base: Size, results: Results, seed: int) -> bool:
         good = check["identical"] and check["not_redone"]
         ok &= good
         print(
-            f"  kill check {stage}: killed after {check['killed_after_s']:.1f} s, done before: {check['done']}; "
+            f"  kill check {stage}: killed after {check['killed_after_s']:.1f} s, "
+            f"done before: {check['done']}; "
             f"redone: {check['redone']}; identical: {check['identical']}"
             + ("" if good else "  *** FAILED ***"),
             flush=True,
@@ -103,7 +106,8 @@ def _kill_and_rerun(size: Size, stage: str, at: float, reference: dict) -> dict:
         before = r1 - r0
         check = {
             "done": f"{stored} responses stored ({before} requests before the kill)",
-            "redone": f"{before + asked - reference['requests']} requests beyond the uninterrupted {reference['requests']}"
+            "redone": f"{before + asked - reference['requests']} requests beyond the uninterrupted "
+            f"{reference['requests']}"
             f" (rerun asked {asked}, allowed {reference['requests'] - stored})",
             "not_redone": asked <= reference["requests"] - stored,
         }
@@ -133,7 +137,8 @@ def _kill_and_rerun(size: Size, stage: str, at: float, reference: dict) -> dict:
         check = {
             "done": f"{rows - start_rows} passages embedded and cached, {answered} answers written",
             "redone": f"{embedded - reference['passages_embedded']} passages (cache grew {embedded}, "
-            f"uninterrupted {reference['passages_embedded']}); rerun took {earlier[-1] if earlier else '?'} answers as done",
+            f"uninterrupted {reference['passages_embedded']}); rerun took "
+            f"{earlier[-1] if earlier else '?'} answers as done",
             "not_redone": embedded == reference["passages_embedded"]
             and (not earlier or int(earlier[-1]) == answered),
         }

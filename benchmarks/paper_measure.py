@@ -62,14 +62,18 @@ def _tree_rss(proc: psutil.Process) -> tuple[int, int]:
     return total, largest
 
 
-def run_measured(cmd: list[str], log: Path, *, kill_after_s: float | None = None, env: dict | None = None) -> Run:
+def run_measured(
+    cmd: list[str], log: Path, *, kill_after_s: float | None = None, env: dict | None = None
+) -> Run:
     """Run ``cmd`` to the end (or kill its group after ``kill_after_s``), its output appended to ``log``."""
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("ab") as out:
         out.write(("\n$ " + " ".join(cmd) + "\n").encode())
         out.flush()
         started = time.perf_counter()
-        child = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env or cli_env(), start_new_session=True)
+        child = subprocess.Popen(
+            cmd, stdout=out, stderr=subprocess.STDOUT, env=env or cli_env(), start_new_session=True
+        )
         proc = psutil.Process(child.pid)
         peak = largest = 0
         killed = False

@@ -1,4 +1,4 @@
-"""Every stage a user runs, at 1 % and 10 % of the paper's size (and 100 % with ``--full``), as a user runs it.
+"""Every stage a user runs, as a user runs it, at 1 % and 10 % of the paper's size (100 % with ``--full``).
 
 One generated corpus per size (``paper_corpus``: ``wikihowqa.synthetic``'s questions, summaries and
 documents, each cited page served in the chrome of a real page of the web-extraction dev set, so pages
@@ -46,7 +46,7 @@ ROOT = BENCH.parent
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(BENCH))
 
-from paper_measure import Run, digest, run_measured, size_mb, wikihowqa  # noqa: E402
+from paper_measure import digest, run_measured, size_mb, wikihowqa  # noqa: E402
 
 from wikihowqa.synthetic import PAPER_DOCUMENTS, PAPER_QUESTIONS  # noqa: E402
 
@@ -271,7 +271,9 @@ def run_stage(size: Size, stage: str, results: Results, *, site: Site | None = N
     embedded_before = _embedded(size.dataset)
     run = run_measured(cmd, size.logs / f"{stage}.log")
     if run.rc not in (0, 1) or (run.rc == 1 and not stage.startswith("answer")):
-        raise SystemExit(f"{stage} at {size.label} failed with exit status {run.rc}: see {size.logs / (stage + '.log')}")
+        raise SystemExit(
+            f"{stage} at {size.label} failed with exit status {run.rc}: see {size.logs / (stage + '.log')}"
+        )
     counts = _counts(size)
     _, _, outs, state = plan(size, stage, site)
     n = units(size, stage, counts)
@@ -294,7 +296,10 @@ def run_stage(size: Size, stage: str, results: Results, *, site: Site | None = N
     if stage == "evaluate":
         row["scores_cached"] = _valid_lines(size.dataset / "report" / "scores-cache.jsonl")
     results.record(size, stage, row)
-    print(f"  {size.label} {stage}: {run.wall_s:.1f} s, {n} {unit}, peak RSS {run.peak_rss_mb:.0f} MB", flush=True)
+    print(
+        f"  {size.label} {stage}: {run.wall_s:.1f} s, {n} {unit}, peak RSS {run.peak_rss_mb:.0f} MB",
+        flush=True,
+    )
     return row
 
 
@@ -430,13 +435,15 @@ def main() -> None:
 
 def kill_table(results: Results) -> str:
     lines = [
-        "| size | stage | killed after s (of uninterrupted) | done before the kill | rerun s | redone | output identical |",
+        "| size | stage | killed after s (of uninterrupted) | done before the kill | rerun s | redone "
+        "| output identical |",
         "|---|---|---:|---|---:|---|---|",
     ]
     for name, checks in results.data.get("kill", {}).items():
         for stage, c in checks.items():
             lines.append(
-                f"| {name} | {stage} | {c['killed_after_s']:.1f} ({c['uninterrupted_s']:.1f}) | {c['done']} | "
+                f"| {name} | {stage} | {c['killed_after_s']:.1f} ({c['uninterrupted_s']:.1f}) | "
+                f"{c['done']} | "
                 f"{c['rerun_s']:.1f} | {c['redone']} | {'yes' if c['identical'] else '**NO**'} |"
             )
     return "\n".join(lines)

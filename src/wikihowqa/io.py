@@ -416,18 +416,22 @@ def iter_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     raise DatasetError(f"{path}: unsupported file type (expected .jsonl or .parquet)")
 
 
-def read_records(path: Path, convert: Callable[[Mapping[str, Any]], R]) -> list[R]:
+def iter_records(path: Path, convert: Callable[[Mapping[str, Any]], R]) -> Iterator[R]:
+    """Records one at a time, for a stage that must not hold a whole file (a paper-scale document part)."""
     path = Path(path)
     unit = "row" if path.suffix == ".parquet" else "line"
-    records = []
     for number, row in iter_rows(path):
         try:
-            records.append(convert(row))
+            record = convert(row)
         except _RowError as exc:
             raise DatasetError(
                 f"{path}:{number}: {exc}" if unit == "line" else f"{path}: row {number}: {exc}"
             ) from None
-    return records
+        yield record
+
+
+def read_records(path: Path, convert: Callable[[Mapping[str, Any]], R]) -> list[R]:
+    return list(iter_records(path, convert))
 
 
 def read_examples(path: Path) -> list[Example]:
@@ -436,6 +440,10 @@ def read_examples(path: Path) -> list[Example]:
 
 def read_documents(path: Path, *, split_passages: Callable[[str], list[str]] | None = None) -> list[Document]:
     return read_records(path, lambda row: document_from_dict(row, split_passages=split_passages))
+
+
+def iter_documents(path: Path) -> Iterator[Document]:
+    return iter_records(path, document_from_dict)
 
 
 def read_predictions(path: Path) -> list[Prediction]:
