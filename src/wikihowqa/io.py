@@ -16,7 +16,7 @@ import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -624,10 +624,13 @@ class DatasetFolder:
     def documents(self) -> list[Document]:
         return read_documents(self.documents_path)
 
-    def documents_by_article(self) -> dict[int, list[Document]]:
+    def documents_by_article(self, articles: Collection[int] | None = None) -> dict[int, list[Document]]:
+        """Documents grouped by article; ``articles``: only theirs (a split's), read one document at a
+        time, so a stage that needs a split holds that split's documents, not the corpus's."""
         grouped: dict[int, list[Document]] = {}
-        for doc in self.documents():
-            grouped.setdefault(doc.article_id, []).append(doc)
+        for doc in iter_documents(self.documents_path):
+            if articles is None or doc.article_id in articles:
+                grouped.setdefault(doc.article_id, []).append(doc)
         return grouped
 
     def manifest(self) -> dict[str, Any]:
