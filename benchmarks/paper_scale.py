@@ -61,6 +61,16 @@ SYSTEMS = {
 }
 STAGES = ("corpus", "build", "parse", "split", "stats", *SYSTEMS, "evaluate", "export-hub")
 KILLED = ("build", "parse", "answer-dense", "evaluate")
+#: What each stage reads (an answer stage: ``answer``).
+NEEDS = {
+    "build": ("corpus",),
+    "parse": ("build",),
+    "split": ("parse",),
+    "stats": ("split",),
+    "answer": ("split",),
+    "evaluate": tuple(SYSTEMS),
+    "export-hub": ("split",),
+}
 
 
 def label(fraction: float) -> str:
@@ -340,7 +350,7 @@ def run_size(size: Size, stages: list[str], results: Results, redo: bool) -> Non
         if stage == "corpus":
             run_corpus(size, results)
             continue
-        missing = [s for s in STAGES[: STAGES.index(stage)] if not results.stage(size, s)]
+        missing = [s for s in NEEDS.get(stage, NEEDS["answer"]) if not results.stage(size, s)]
         if missing:
             raise SystemExit(f"{stage} at {size.label} needs {', '.join(missing)} first")
         if stage == "build":
@@ -397,14 +407,73 @@ def tables(results: Results) -> str:
     return "\n".join(lines)
 
 
+#: Stages whose work runs on every core (a process pool or a Ray cluster's workers); the others run in one
+#: process and gain nothing from more cores.
+PARALLEL = {"build", "parse", "split", "stats", "answer-dense", "answer-hybrid", "evaluate"}
+#: The paper's units; its test split taken as the split's default 20 % (smaller sizes have fewer
+#: unclustered questions, so a smaller test share).
+PAPER_UNITS = {
+    "documents": PAPER_DOCUMENTS,
+    "questions": PAPER_QUESTIONS,
+    "test_questions": round(0.2 * PAPER_QUESTIONS),
+    "answers": round(0.2 * PAPER_QUESTIONS),
+}
+#: Cores of the two larger machines of the budget.
+BUDGET_CORES = (16, 64)
+
+
+def _at(points: list[tuple[float, float]], n: float) -> float:
+    """A quantity at ``n`` units from its measurements ``(units, value)``: the line through the last two
+    (a fixed cost, such as loading a model, plus a cost per unit), or proportional from one."""
+    (n1, v1), (n2, v2) = points[-2] if len(points) > 1 else (0.0, 0.0), points[-1]
+    slope = (v2 - v1) / (n2 - n1) if n2 != n1 else 0.0
+    if slope <= 0:
+        return v2 if len(points) > 1 else v2 * n / n2
+    return v2 + slope * (n - n2)
+
+
+def budget(results: Results, cores_here: int = 2) -> str:
+    """Each stage at the paper's size, from its two largest measured sizes: time, peak memory, output and
+    state as a fixed part plus a part per unit (the growth exponents say the stages are about linear),
+    on this machine's cores and on more (the parallel stages' time divided among them)."""
+    sizes = sorted(results.data["sizes"].values(), key=lambda e: e["fraction"])
+    lines = [
+        f"| stage | paper-scale units | {cores_here} cores | {BUDGET_CORES[0]} cores "
+        f"| Ray, {BUDGET_CORES[1]} worker cores | peak RSS | output + state |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for stage in STAGES[1:]:
+        rows = [e["stages"][stage] for e in sizes if stage in e["stages"]]
+        if not rows:
+            continue
+        unit = rows[-1]["unit"]
+        n = PAPER_UNITS[unit] * (len(SYSTEMS) if stage == "evaluate" else 1)
+        here = _at([(r["units"], r["wall_s"]) for r in rows], n)
+        rss = _at([(r["units"], r["peak_rss_mb"]) for r in rows], n)
+        disk = _at([(r["units"], r["output_mb"] + r["state_mb"]) for r in rows], n)
+        more = [here * cores_here / c if stage in PARALLEL else here for c in BUDGET_CORES]
+        lines.append(
+            f"| {stage} | {n:,} {unit} | {_hours(here)} | {_hours(more[0])} | {_hours(more[1])} "
+            f"| {rss / 1024:.1f} GB | {disk / 1024:.1f} GB |"
+        )
+    return "\n".join(lines)
+
+
+def _hours(seconds: float) -> str:
+    return f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.0f} min"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--work", type=Path, default=Path("/tmp/wikihowqa-paper-scale"), help="work folder")
     parser.add_argument("--sizes", default="0.01,0.1", help="fractions of the paper's size, comma-separated")
     parser.add_argument("--full", action="store_true", help="also the paper's full size (hours to days here)")
-    parser.add_argument("--stage", choices=STAGES, help="run only this stage (at each selected size)")
+    parser.add_argument(
+        "--stage", help=f"run only these stages, comma-separated, at each selected size ({', '.join(STAGES)})"
+    )
     parser.add_argument("--redo", action="store_true", help="measure stages already recorded again")
     parser.add_argument("--table", action="store_true", help="only print the recorded tables")
+    parser.add_argument("--budget", action="store_true", help="also print the paper-scale budget")
     parser.add_argument("--kill-check", action="store_true", help="kill -9 the long stages and rerun them")
     parser.add_argument("--kill-size", type=float, default=0.1, help="fraction the kill check runs at")
     parser.add_argument("--seed", type=int, default=0, help="seed of the kill points")
@@ -424,10 +493,16 @@ def main() -> None:
         sys.exit(0 if ok else 1)
     if not args.table:
         fractions = [float(f) for f in args.sizes.split(",") if f] + ([1.0] if args.full else [])
-        stages = [args.stage] if args.stage else list(STAGES)
+        stages = args.stage.split(",") if args.stage else list(STAGES)
+        unknown = sorted(set(stages) - set(STAGES))
+        if unknown:
+            parser.error(f"unknown stage {unknown[0]!r} (stages: {', '.join(STAGES)})")
         for fraction in fractions:
             run_size(Size(args.work, fraction), stages, results, args.redo)
     print(tables(results))
+    if args.budget:
+        print()
+        print(budget(results))
     if results.data.get("kill"):
         print()
         print(kill_table(results))
