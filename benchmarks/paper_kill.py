@@ -1,8 +1,9 @@
 """Issue 27, item 2: each long stage killed with SIGKILL at a random point, then run again.
 
 A fresh dataset folder goes through the stages again (``Size.chain("kill")``); build, parse, answer
-dense+lead (the embedding cache) and evaluate are each killed once at a seeded random point between a
-quarter and three quarters of their uninterrupted wall time, then rerun to the end. Each must end with
+dense+lead (the embedding cache) and evaluate are each killed once at a seeded random point of their work
+— when a random share (20–80 %) of what the uninterrupted run stored is stored: responses, parsed pages,
+passage vectors, scores — then rerun to the end. Each must end with
 the uninterrupted run's bytes (``identity_files``) and must not do again what was done before the kill:
 
 * build: the rerun asks the replay site at most (the uninterrupted run's requests − responses stored
@@ -56,6 +57,7 @@ def kill_check(base: Size, results: Results, seed: int) -> bool:
         raise SystemExit(
             f"the kill check at {base.label} needs the uninterrupted run first ({', '.join(missing)})"
         )
+    references = _references(base, results)
     size = base.chain("kill")
     if size.dataset.parent.exists():
         shutil.rmtree(size.dataset.parent)
@@ -66,16 +68,16 @@ def kill_check(base: Size, results: Results, seed: int) -> bool:
     for stage in STAGES[1:]:
         if stage in ("stats", "export-hub"):
             continue
-        reference = results.stage(base, stage)
-        assert reference is not None
+        reference = references[stage]
         if stage not in KILLED:
             cmd = plan(size, stage)[0]
             run = run_measured(cmd, size.logs / f"{stage}.log")
             if run.rc not in (0, 1):
                 raise SystemExit(f"kill check: {stage} failed ({size.logs / (stage + '.log')})")
             continue
-        at = reference["wall_s"] * rng.uniform(0.25, 0.75)
-        check = _kill_and_rerun(size, stage, at, reference)
+        share = rng.uniform(0.2, 0.8)
+        check = _kill_and_rerun(size, stage, share, reference)
+        check["share"] = share
         check["uninterrupted_s"] = reference["wall_s"]
         checks[stage] = check
         good = check["identical"] and check["not_redone"]
@@ -92,13 +94,39 @@ def kill_check(base: Size, results: Results, seed: int) -> bool:
     return ok
 
 
-def _kill_and_rerun(size: Size, stage: str, at: float, reference: dict) -> dict:
+def _references(base: Size, results: Results) -> dict[str, dict]:
+    """What each stage's rerun is held to: the uninterrupted run's figures and the digest of its output
+    — for build, of an uninterrupted build run now beside (the main folder's build output has since been
+    rewritten by parse and split); for the others, of their output in the main folder, which is final."""
+    references = {stage: dict(results.stage(base, stage) or {}) for stage in STAGES[1:]}
+    for stage in KILLED[1:]:
+        references[stage]["digest"] = digest(*[p for p in identity_files(base, stage) if p.exists()])
+    side = base.chain("kill-reference")
+    if side.dataset.parent.exists():
+        shutil.rmtree(side.dataset.parent)
+    side.dataset.mkdir(parents=True)
+    with Site(side.corpus, side.logs) as site:
+        before = site.requests()
+        run = run_measured(plan(side, "build", site)[0], side.logs / "build.log")
+        if run.rc != 0:
+            raise SystemExit(f"kill check: the reference build failed ({side.logs / 'build.log'})")
+        references["build"].update(
+            digest=digest(*identity_files(side, "build")),
+            requests=site.requests() - before,
+            responses_stored=_responses(side.dataset),
+            wall_s=run.wall_s,
+        )
+    return references
+
+
+def _kill_and_rerun(size: Size, stage: str, share: float, reference: dict) -> dict:
     log = size.logs / f"{stage}.log"
     if stage == "build":
         with Site(size.corpus, size.logs) as site:
             cmd = plan(size, stage, site)[0]
             r0 = site.requests()
-            killed = run_measured(cmd, log, kill_after_s=at)
+            goal = share * reference["responses_stored"]
+            killed = run_measured(cmd, log, kill_when=lambda: _responses(size.dataset) >= goal)
             stored = _responses(size.dataset)
             r1 = site.requests()
             rerun = run_measured(cmd, log)
@@ -113,7 +141,8 @@ def _kill_and_rerun(size: Size, stage: str, at: float, reference: dict) -> dict:
         }
     elif stage == "parse":
         cmd = plan(size, stage)[0]
-        killed = run_measured(cmd, log, kill_after_s=at)
+        goal = share * reference["units"]
+        killed = run_measured(cmd, log, kill_when=lambda: _progress_rows(size.dataset) >= goal)
         held = _progress_rows(size.dataset)
         rerun = run_measured(cmd, log)
         resumed = _resumed(log)
@@ -126,7 +155,8 @@ def _kill_and_rerun(size: Size, stage: str, at: float, reference: dict) -> dict:
         cmd = plan(size, stage)[0]
         start_rows = _embedded(size.dataset)
         out = plan(size, stage)[2][0]
-        killed = run_measured(cmd, log, kill_after_s=at)
+        goal = start_rows + share * reference["passages_embedded"]
+        killed = run_measured(cmd, log, kill_when=lambda: _embedded(size.dataset) >= goal)
         rows = _embedded(size.dataset)
         answered = _valid_lines(out.with_name(out.name + ".partial"))
         rerun = run_measured(cmd, log)
@@ -145,7 +175,8 @@ def _kill_and_rerun(size: Size, stage: str, at: float, reference: dict) -> dict:
     elif stage == "evaluate":
         cmd = plan(size, stage)[0]
         cache = size.dataset / "report" / "scores-cache.jsonl"
-        killed = run_measured(cmd, log, kill_after_s=at)
+        goal = share * reference["scores_cached"]
+        killed = run_measured(cmd, log, kill_when=lambda: _valid_lines(cache) >= goal)
         held = _valid_lines(cache)
         rerun = run_measured(cmd, log)
         total = _valid_lines(cache)

@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
+import resource
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -41,6 +44,7 @@ class Run:
     peak_proc_rss_mb: float  # the largest single process
     rc: int
     killed: bool
+    cpu_s: float = 0.0  # user + system seconds of the tree (its processes waited for), load-independent
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -63,14 +67,21 @@ def _tree_rss(proc: psutil.Process) -> tuple[int, int]:
 
 
 def run_measured(
-    cmd: list[str], log: Path, *, kill_after_s: float | None = None, env: dict | None = None
+    cmd: list[str],
+    log: Path,
+    *,
+    kill_after_s: float | None = None,
+    kill_when: Callable[[], bool] | None = None,
+    env: dict | None = None,
 ) -> Run:
-    """Run ``cmd`` to the end (or kill its group after ``kill_after_s``), its output appended to ``log``."""
+    """Run ``cmd`` to the end, its output appended to ``log``; or kill its group with SIGKILL after
+    ``kill_after_s`` or as soon as ``kill_when()`` says so (polled five times a second)."""
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("ab") as out:
         out.write(("\n$ " + " ".join(cmd) + "\n").encode())
         out.flush()
         started = time.perf_counter()
+        cpu_before = _children_cpu()
         child = subprocess.Popen(
             cmd, stdout=out, stderr=subprocess.STDOUT, env=env or cli_env(), start_new_session=True
         )
@@ -81,7 +92,8 @@ def run_measured(
             while child.poll() is None:
                 total, big = _tree_rss(proc)
                 peak, largest = max(peak, total), max(largest, big)
-                if kill_after_s is not None and time.perf_counter() - started >= kill_after_s:
+                due = kill_after_s is not None and time.perf_counter() - started >= kill_after_s
+                if due or (kill_when is not None and kill_when()):
                     os.killpg(child.pid, signal.SIGKILL)
                     killed = True
                     child.wait()
@@ -92,7 +104,14 @@ def run_measured(
             child.wait()
             raise
         wall = time.perf_counter() - started
-    return Run(wall, peak / 2**20, largest / 2**20, child.returncode, killed)
+    cpu = _children_cpu() - cpu_before
+    return Run(wall, peak / 2**20, largest / 2**20, child.returncode, killed, cpu)
+
+
+def _children_cpu() -> float:
+    """CPU seconds of this process's children that have ended (a stage, with every worker it waited for)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def size_mb(*paths: Path) -> float:
@@ -106,14 +125,18 @@ def size_mb(*paths: Path) -> float:
     return total / 2**20
 
 
+_PORT = re.compile(rb"//127\.0\.0\.1:\d+/")
+
+
 def digest(*paths: Path) -> str:
-    """SHA-256 over the files' names and bytes, in order (a folder: its files, sorted)."""
+    """SHA-256 over the files' names and lines, in order (a folder: its files, sorted); the replay site's
+    port, which archive URLs carry and which each run of the site draws anew, is left out."""
     h = hashlib.sha256()
     for path in paths:
         files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
         for f in files:
             h.update(f.name.encode() + b"\0")
             with f.open("rb") as fh:
-                for block in iter(lambda fh=fh: fh.read(1 << 20), b""):
-                    h.update(block)
+                for line in fh:
+                    h.update(_PORT.sub(b"//127.0.0.1:PORT/", line))
     return h.hexdigest()

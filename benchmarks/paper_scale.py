@@ -372,9 +372,9 @@ def exponent(a: float, b: float, na: float, nb: float) -> float | None:
 def tables(results: Results) -> str:
     sizes = sorted(results.data["sizes"].items(), key=lambda kv: kv[1]["fraction"])
     lines = [
-        "| stage | size | units | wall s | units/s | peak RSS MB (tree / largest process) | output MB "
-        "| state MB | time exponent | memory exponent |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| stage | size | units | wall s | CPU s | units/s | peak RSS MB (tree / largest process) "
+        "| output MB | state MB | time exponent | memory exponent |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for stage in STAGES:
         previous = None
@@ -384,22 +384,26 @@ def tables(results: Results) -> str:
                 continue
             if stage == "corpus":
                 lines.append(
-                    f"| corpus (generated) | {name} | {row['units']:,} documents | {row['wall_s']:.1f} | "
+                    f"| corpus (generated) | {name} | {row['units']:,} documents | {row['wall_s']:.1f} | — | "
                     f"{row['units'] / row['wall_s']:.1f} | — | {row['snapshot_bytes'] / 2**20:.0f} "
                     f"(median page {row['page_bytes_median'] / 1024:.0f} KB) | — | — | — |"
                 )
                 continue
             et = em = "—"
             if previous is not None:
-                t = exponent(previous["wall_s"], row["wall_s"], previous["units"], row["units"])
-                m = exponent(previous["peak_rss_mb"], row["peak_rss_mb"], previous["units"], row["units"])
+                na, nb = previous["units"], row["units"]
+                if stage == "answer-dense":  # its work is passages, not questions
+                    na, nb = previous["passages_embedded"], row["passages_embedded"]
+                t = exponent(previous["wall_s"], row["wall_s"], na, nb)
+                m = exponent(previous["peak_rss_mb"], row["peak_rss_mb"], na, nb)
                 et = f"{t:.2f}" if t is not None else "—"
                 em = f"{m:.2f}" if m is not None else "—"
             extra = ""
             if stage == "answer-dense" and row.get("passages_embedded"):
                 extra = f" ({row['passages_embedded'] / row['wall_s']:.1f} passages/s)"
+            cpu = f"{row['cpu_s']:.0f}" if row.get("cpu_s") else "—"
             lines.append(
-                f"| {stage} | {name} | {row['units']:,} {row['unit']} | {row['wall_s']:.1f} | "
+                f"| {stage} | {name} | {row['units']:,} {row['unit']} | {row['wall_s']:.1f} | {cpu} | "
                 f"{row['per_s']:.2f}{extra} | {row['peak_rss_mb']:.0f} / {row['peak_proc_rss_mb']:.0f} | "
                 f"{row['output_mb']:.1f} | {row['state_mb']:.1f} | {et} | {em} |"
             )
