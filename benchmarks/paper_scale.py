@@ -305,6 +305,7 @@ def run_stage(size: Size, stage: str, results: Results, *, site: Site | None = N
         row["per_passage_s"] = row["passages_embedded"] / run.wall_s
     if stage == "evaluate":
         row["scores_cached"] = _valid_lines(size.dataset / "report" / "scores-cache.jsonl")
+    row["load_1m"] = os.getloadavg()[0]  # the shared machine's load when the stage ended
     results.record(size, stage, row)
     print(
         f"  {size.label} {stage}: {run.wall_s:.1f} s, {n} {unit}, peak RSS {run.peak_rss_mb:.0f} MB",
@@ -437,9 +438,10 @@ def _at(points: list[tuple[float, float]], n: float) -> float:
 
 
 def budget(results: Results, cores_here: int = 2) -> str:
-    """Each stage at the paper's size, from its two largest measured sizes: time, peak memory, output and
-    state as a fixed part plus a part per unit (the growth exponents say the stages are about linear),
-    on this machine's cores and on more (the parallel stages' time divided among them)."""
+    """Each stage at the paper's size, from its two largest measured sizes: CPU time (else wall time),
+    peak memory, output and state as a fixed part plus a part per unit (the growth exponents say the
+    stages are about linear); the time on this machine's cores and on more: a parallel stage's CPU time
+    divided among them (ideal scaling), a one-process stage's on one core."""
     sizes = sorted(results.data["sizes"].values(), key=lambda e: e["fraction"])
     lines = [
         f"| stage | paper-scale units | {cores_here} cores | {BUDGET_CORES[0]} cores "
@@ -452,10 +454,15 @@ def budget(results: Results, cores_here: int = 2) -> str:
             continue
         unit = rows[-1]["unit"]
         n = PAPER_UNITS[unit] * (len(SYSTEMS) if stage == "evaluate" else 1)
-        here = _at([(r["units"], r["wall_s"]) for r in rows], n)
+        if all(r.get("cpu_s") for r in rows):  # CPU seconds: what the stage costs, whatever the load
+            cpu = _at([(r["units"], r["cpu_s"]) for r in rows], n)
+            here = cpu / cores_here if stage in PARALLEL else cpu
+            more = [cpu / c if stage in PARALLEL else cpu for c in BUDGET_CORES]
+        else:  # wall time on this machine's cores
+            here = _at([(r["units"], r["wall_s"]) for r in rows], n)
+            more = [here * cores_here / c if stage in PARALLEL else here for c in BUDGET_CORES]
         rss = _at([(r["units"], r["peak_rss_mb"]) for r in rows], n)
         disk = _at([(r["units"], r["output_mb"] + r["state_mb"]) for r in rows], n)
-        more = [here * cores_here / c if stage in PARALLEL else here for c in BUDGET_CORES]
         lines.append(
             f"| {stage} | {n:,} {unit} | {_hours(here)} | {_hours(more[0])} | {_hours(more[1])} "
             f"| {rss / 1024:.1f} GB | {disk / 1024:.1f} GB |"
