@@ -340,6 +340,8 @@ def test_dataset_folder_filters_by_split_and_groups_documents(tmp_path):
     )
     assert [e.article_id for e in folder.examples("test")] == [2]
     assert [d.original_url for d in folder.documents_by_article()[2]] == ["u1", "u3"]
+    only_test = folder.documents_by_article({2})  # a split's documents, read one at a time
+    assert list(only_test) == [2] and [d.original_url for d in only_test[2]] == ["u1", "u3"]
     with pytest.raises(DatasetError, match="no such dataset folder"):
         DatasetFolder(tmp_path / "nope").examples()
 

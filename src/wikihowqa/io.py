@@ -16,7 +16,7 @@ import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -445,6 +445,11 @@ def read_documents(path: Path, *, split_passages: Callable[[str], list[str]] | N
     return read_records(path, lambda row: document_from_dict(row, split_passages=split_passages))
 
 
+def iter_documents(path: Path) -> Iterator[Document]:
+    """Documents one at a time, for a stage that must not hold a whole file (a paper-scale document part)."""
+    return (document for _, document in iter_records(path, document_from_dict))
+
+
 def read_predictions(path: Path) -> list[Prediction]:
     return read_records(path, prediction_from_dict)
 
@@ -623,10 +628,13 @@ class DatasetFolder:
     def documents(self) -> list[Document]:
         return read_documents(self.documents_path)
 
-    def documents_by_article(self) -> dict[int, list[Document]]:
+    def documents_by_article(self, articles: Collection[int] | None = None) -> dict[int, list[Document]]:
+        """Documents grouped by article; ``articles``: only theirs (a split's), read one document at a
+        time, so a stage that needs a split holds that split's documents, not the corpus's."""
         grouped: dict[int, list[Document]] = {}
-        for doc in self.documents():
-            grouped.setdefault(doc.article_id, []).append(doc)
+        for doc in iter_documents(self.documents_path):
+            if articles is None or doc.article_id in articles:
+                grouped.setdefault(doc.article_id, []).append(doc)
         return grouped
 
     def manifest(self) -> dict[str, Any]:

@@ -223,7 +223,8 @@ def test_reparse_folder_rewrites_documents_and_counts_rejections(tmp_path, fixtu
         {"empty_text": 1},
         1,
     )
-    assert ticks.totals == {"pages": 2} and ticks.done == {"pages": 2}  # the gone page has no snapshot
+    # every page to do is counted, the gone page (no snapshot) as it is kept as it was
+    assert ticks.totals == {"pages": 3} and ticks.done == {"pages": 3}
     docs = {d.original_url: d for d in read_documents(folder.documents_path)}
     kettle = docs["https://site.example/kettle"]
     assert "limescale" in kettle.parsed_text and "worked brilliantly" not in kettle.parsed_text
@@ -253,6 +254,53 @@ def test_reparse_resumes_from_the_progress_of_an_interrupted_run(tmp_path, fixtu
     report = reparse_folder(folder.path, FolderSnapshots(raw), settings, workers=1)
     assert report.resumed == 1 and report.parsed == 1
     assert read_documents(folder.documents_path)[0].parsed_text == "resumed text"
+
+
+def test_a_rerun_after_a_torn_line_keeps_every_row_it_resumes_and_parses(tmp_path):
+    pages = {
+        f"p{i}": ARTICLE.format(f"Page {i} says to press flowers for {i} weeks.").encode() for i in range(3)
+    }
+    folder, raw = make_dataset(tmp_path, pages)
+    settings = ParseSettings()
+    first = json.loads((raw / "index.jsonl").read_text().splitlines()[0])["archive_url"]
+    done = {
+        "settings": stage_module._settings_key(settings),
+        "archive_url": first,
+        "rejection": None,
+        "text": "resumed text",
+        "markdown": "resumed",
+        "title": "R",
+        "passages": ["resumed text"],
+        "info": {"flags": []},
+    }
+    (folder.path / stage_module.PROGRESS_FILE).write_text(json.dumps(done) + "\n" + '{"cut sho')
+    report = reparse_folder(folder.path, FolderSnapshots(raw), settings, workers=1)
+    texts = [d.parsed_text for d in read_documents(folder.documents_path)]
+    assert (report.resumed, report.parsed) == (1, 3)
+    assert texts[0] == "resumed text" and "1 weeks" in texts[1] and "2 weeks" in texts[2]
+
+
+class CountingSource(FolderSnapshots):
+    """Snapshots handed out, against pages the stage has finished (its progress)."""
+
+    def __init__(self, folder, ticks: Ticks) -> None:
+        super().__init__(folder)
+        self.ticks, self.handed, self.most_ahead = ticks, 0, 0
+
+    def get(self, archive_url):
+        self.handed += 1
+        self.most_ahead = max(self.most_ahead, self.handed - self.ticks.done.get("pages", 0))
+        return super().get(archive_url)
+
+
+def test_reparse_reads_raw_snapshots_as_the_pool_takes_them_not_all_first(tmp_path):
+    pages = {f"p{i}": ARTICLE.format(f"Page {i} on pressing flowers.").encode() for i in range(30)}
+    folder, raw = make_dataset(tmp_path, pages)
+    ticks = Ticks()
+    source = CountingSource(raw, ticks)
+    reparse_folder(folder.path, source, ParseSettings(), workers=1, progress=ticks)
+    assert source.handed == 31  # 30 pages and the gone one
+    assert source.most_ahead <= 6  # the pool's bounded queue (4 per worker) and the page being read
 
 
 def test_paginated_documents_are_joined_from_the_raw_folder(tmp_path, fixture_bytes):

@@ -101,3 +101,11 @@ def test_standard_articles_fixture_is_what_the_files_hold(corpus_dir):
     # guards the other tests: they assume the fixture wrote exactly these pages
     ids = sorted(a["pageid"] for a in standard_articles())
     assert sorted(p.pageid for p in load_corpus(corpus_dir).pages) == ids
+
+
+def test_a_lazy_corpus_serves_the_same_captures_from_disk_without_holding_their_bodies(corpus_dir):
+    eager, lazy = load_corpus(corpus_dir), load_corpus(corpus_dir, lazy=True)
+    assert lazy.captures == eager.captures  # digests and lengths computed at load, as for the eager one
+    assert sorted(lazy.snapshots) == sorted(eager.snapshots) and len(lazy.snapshots) == len(eager.snapshots)
+    assert all(lazy.snapshots[name] == body for name, body in eager.snapshots.items())
+    assert not isinstance(lazy.snapshots, dict) and lazy.snapshots.get("no-such-file") is None

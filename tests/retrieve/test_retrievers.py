@@ -104,3 +104,17 @@ def test_unknown_retriever_and_mode_are_user_errors():
         get_retriever("tfidf")
     with pytest.raises(SettingsError, match="unknown retrieval mode"):
         list(rank_questions(get_retriever("bm25"), [("q", [])], mode="closed"))
+
+
+def test_the_embedding_cache_stores_a_minilm_vector_in_little_more_than_its_bytes(tmp_path):
+    from wikihowqa.retrieve.cache import EmbeddingCache, text_key
+
+    cache = EmbeddingCache(tmp_path / "e.sqlite")
+    vectors = np.random.default_rng(0).random((600, 384), dtype=np.float32)
+    cache.put("m", {text_key(f"passage {i}"): v for i, v in enumerate(vectors)})
+    cache._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    cache.close()
+    per_row = (tmp_path / "e.sqlite").stat().st_size / len(vectors)
+    assert per_row < 2.2 * 1024, per_row  # 1,536 bytes of float32 (4 KB pages: about 4.7 KB a row)
+    again = EmbeddingCache(tmp_path / "e.sqlite")
+    assert np.array_equal(again.get("m", [text_key("passage 7")])[text_key("passage 7")], vectors[7])

@@ -20,6 +20,7 @@ import asyncio
 import json
 import os
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,21 +39,31 @@ from wikihowqa.collect.articles import (
 )
 from wikihowqa.collect.categories import find_root
 from wikihowqa.collect.documents import make_documents
-from wikihowqa.collect.funnel import assemble
+from wikihowqa.collect.funnel import assemble, documents
 from wikihowqa.collect.http import HttpClient, HttpSettings
 from wikihowqa.collect.progress import QuietReporter, Reporter
 from wikihowqa.collect.references import fetch_references, forget_failed, plan_references
 from wikihowqa.collect.store import STATE_FILE, StateStore
 from wikihowqa.collect.wiki_queries import SUMMARY_NAMESPACE, MediaWiki, category_name
 from wikihowqa.errors import SettingsError
-from wikihowqa.io import MANIFEST_FILE, DatasetFolder, write_dataset_folder, write_jsonl
+from wikihowqa.io import (
+    MANIFEST_FILE,
+    DatasetFolder,
+    document_to_dict,
+    iter_documents,
+    write_dataset_folder,
+    write_jsonl,
+)
 from wikihowqa.parse import ParseSettings
 from wikihowqa.records import Document, Example
 
 DEFAULT_API_URL = "https://www.wikihow.com/api.php"
 REFERENCE_TIMES = ("created", "modified")
 REJECTIONS_FILE = "rejections.jsonl"
+#: The documents, read out of the state store before it is parked (a kill leaves it to be rewritten).
+STAGED_DOCUMENTS = ".documents-staged.jsonl"
 _OWN_FILES = {
+    STAGED_DOCUMENTS,
     STATE_FILE,
     f"{STATE_FILE}-wal",
     f"{STATE_FILE}-shm",
@@ -233,16 +244,24 @@ def publish(
     out: Path,
     store: StateStore,
     examples: list[Example],
-    documents: list[Document],
+    documents: Iterable[Document],
     manifest: dict[str, Any],
     rejections: list[dict[str, Any]],
 ) -> DatasetFolder:
     """Write the dataset folder atomically, keeping the state file: it is parked beside the folder while
-    the folder is swapped, and a run killed meanwhile finds it there (:func:`prepare_out`)."""
+    the folder is swapped, and a run killed meanwhile finds it there (:func:`prepare_out`). ``documents``
+    may read the store: they are written out, one at a time, to a staged file before the store closes."""
+    staged = out / STAGED_DOCUMENTS
+    count = 0
+    with staged.open("w", encoding="utf-8") as fh:
+        for doc in documents:
+            fh.write(json.dumps(document_to_dict(doc), ensure_ascii=False) + "\n")
+            count += 1
     store.close()
     parked = parked_state(out)
     os.replace(out / STATE_FILE, parked)
-    folder = write_dataset_folder(out, examples, documents, manifest, overwrite=True)
+    docs = iter_documents(staged) if count else iter(())
+    folder = write_dataset_folder(out, examples, docs, manifest, overwrite=True)
     write_jsonl(out / REJECTIONS_FILE, rejections)
     os.replace(parked, out / STATE_FILE)
     return folder
@@ -326,7 +345,7 @@ def no_question(manifest: dict[str, Any]) -> str | None:
 
 async def _collect(
     settings: BuildSettings, store: StateStore, reporter: Reporter
-) -> tuple[list[Example], list[Document], dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
+) -> tuple[list[Example], Iterator[Document], int, dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
     workers = settings.http.concurrency
     async with HttpClient(settings.http, cache=store, on_event=reporter.event) as http:
         wiki = MediaWiki(
@@ -371,7 +390,7 @@ async def _collect(
         parsed = await make_documents(finder, store, outcomes, settings.parse, 2 * workers, reporter)
         http_stats = http.stats_dict()
         events = list(http.events)
-    examples, documents, funnel, rejections = assemble(
+    examples, kept, funnel, rejections = assemble(
         seen, created, parents, outcomes, parsed, category_root=category_root
     )
     general = site.get("general") or {}
@@ -393,7 +412,7 @@ async def _collect(
         "outside_window": outside,
     }
     run = {"http": http_stats, "events": events, "sources": sources, "selection": selection}
-    return examples, documents, funnel, rejections, run
+    return examples, documents(kept, parsed), len(kept), funnel, rejections, run
 
 
 def build(out: Path, settings: BuildSettings, *, reporter: Reporter | None = None) -> BuildResult:
@@ -410,7 +429,7 @@ def build(out: Path, settings: BuildSettings, *, reporter: Reporter | None = Non
         runs = int(store.get_meta("runs") or 0) + 1
         store.set_meta("runs", str(runs))
         forget_other_archive(store, settings)
-        examples, documents, funnel, rejections, run = asyncio.run(_collect(settings, store, reporter))
+        examples, docs, n_docs, funnel, rejections, run = asyncio.run(_collect(settings, store, reporter))
     except BaseException:
         store.close()
         raise
@@ -422,10 +441,10 @@ def build(out: Path, settings: BuildSettings, *, reporter: Reporter | None = Non
         "selection": run.pop("selection"),
         "funnel": {"articles": funnel["articles"], "references": funnel["references"]},
         "rejections": funnel["rejections"],
-        "counts": {"questions": len(examples), "documents": len(documents)},
+        "counts": {"questions": len(examples), "documents": n_docs},
         "files": {"rejections": REJECTIONS_FILE, "state": STATE_FILE},
         "dates": {"started": started, "finished": _now()},
         "run": {**run, "runs": runs},
     }
-    folder = publish(out, store, examples, documents, manifest, rejections)
+    folder = publish(out, store, examples, docs, manifest, rejections)
     return BuildResult(folder, manifest)

@@ -8,6 +8,7 @@ nothing new.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -58,6 +59,32 @@ class _RecordingSource:
         return self.stored.find(url, near)
 
 
+class StoredDocuments(Mapping[str, dict[str, Any]]):
+    """The build's parsed documents (the ``document`` results, by archive URL), read from the state store
+    when asked for: the build holds one document's text at a time, not the corpus's (tens of KB a
+    document, gigabytes at the paper's scale)."""
+
+    def __init__(self, store: StateStore, keys: list[str]) -> None:
+        self.store, self.keys, self._known = store, keys, set(keys)
+
+    def __getitem__(self, archive_url: str) -> dict[str, Any]:
+        value = self.store.get_result("document", archive_url) if archive_url in self._known else None
+        if value is None:
+            raise KeyError(archive_url)
+        return value  # type: ignore[no-any-return]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def verdicts(self) -> dict[str, dict[str, Any]]:
+        """Each document's ``rejection`` and ``detail`` alone, read in one pass over the store: what a
+        caller needs to count and place the documents, without holding their texts."""
+        return {k: _verdict(v) for k, v in self.store.iter_results("document") if k in self._known}
+
+
 async def make_documents(
     finder: CaptureFinder,
     store: StateStore,
@@ -65,19 +92,12 @@ async def make_documents(
     settings: ParseSettings,
     workers: int,
     reporter: Reporter,
-    *,
-    verdicts_only: bool = False,
-) -> dict[str, dict[str, Any]]:
+) -> StoredDocuments:
     """Each fetched snapshot parsed (the ``document`` result, by archive URL), read back from the state
     store; a paginated article's further pages are fetched (the captures closest to its first page's) and
-    joined by the parse stage. ``verdicts_only``: only each result's ``rejection`` and ``detail`` are
-    returned (the texts stay in the store, to be read back one at a time: memory stays flat)."""
+    joined by the parse stage. The documents stay in the store (:class:`StoredDocuments`)."""
     wanted = sorted({o["archive_url"] for o in outcomes.values() if o["status"] == FETCHED})
-    done = (
-        {k: _verdict(v) for k, v in store.iter_results("document")}
-        if verdicts_only
-        else store.results("document")
-    )
+    done = store.result_keys("document")
     todo = [a for a in wanted if a not in done]
     reporter.phase("documents parsed", len(wanted))
     reporter.advance("documents parsed", len(wanted) - len(todo))
@@ -90,17 +110,15 @@ async def make_documents(
         if settings.pagination == "join" and page.ok and page.pagination.paginated:
             paginated[archive_url] = page
             continue
-        result = store.put_result("document", archive_url, _document(page))
-        done[archive_url] = _verdict(result) if verdicts_only else result
+        store.put_result("document", archive_url, _document(page))
         reporter.advance("documents parsed")
     if paginated:
         await fetch_continuations(finder, store, paginated, settings, workers, reporter)
         for archive_url, page in sorted(paginated.items()):
             joined = complete_pagination(page, stored, settings, archive_url)
-            result = store.put_result("document", archive_url, _document(joined))
-            done[archive_url] = _verdict(result) if verdicts_only else result
+            store.put_result("document", archive_url, _document(joined))
             reporter.advance("documents parsed")
-    return {a: done[a] for a in wanted}
+    return StoredDocuments(store, wanted)
 
 
 async def fetch_continuations(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from wikihowqa.collect.articles import ArticleRecord
@@ -20,7 +22,34 @@ from wikihowqa.collect.outcomes import (
 from wikihowqa.records import Document, Example
 
 
-def final_status(outcome: dict[str, Any], parsed: dict[str, dict[str, Any]]) -> str:
+@dataclass(frozen=True, slots=True)
+class KeptReference:
+    """A reference kept for an article: its document, whose text stays in the state store until the
+    dataset is written (:func:`documents`)."""
+
+    article_id: int
+    url: str
+    archive_url: str
+    redirects: list[Any] | None = None
+
+
+def documents(kept: Iterable[KeptReference], parsed: Mapping[str, dict[str, Any]]) -> Iterator[Document]:
+    """The documents of the kept references, in order, each read from ``parsed`` as it is needed."""
+    for ref in kept:
+        d = parsed[ref.archive_url]
+        yield Document(
+            article_id=ref.article_id,
+            original_url=ref.url,
+            archive_url=ref.archive_url,
+            parsed_text=d["text"],
+            parsed_md=d["markdown"],
+            title=d["title"],
+            passages=tuple(d["passages"]),
+            extra={"parse": d["info"], **({"redirects": ref.redirects} if ref.redirects else {})},
+        )
+
+
+def final_status(outcome: dict[str, Any], parsed: Mapping[str, dict[str, Any]]) -> str:
     """A reference's place in the funnel; a page the parser gives up on (too large, too deep, a crash,
     a timeout) yields no text, so it counts as ``empty_text`` (its detail names the parser's reason)."""
     if outcome["status"] != FETCHED:
@@ -37,11 +66,12 @@ def assemble(
     created: dict[int, str | None],
     parents: dict[str, list[str]],
     outcomes: dict[str, dict[str, Any]],
-    parsed: dict[str, dict[str, Any]],
+    parsed: Mapping[str, dict[str, Any]],
     *,
     category_root: CategoryRoot | None = None,
-) -> tuple[list[Example], list[Document], dict[str, Any], list[dict[str, Any]]]:
-    """Examples, documents, the funnel and the rejection records, all in a deterministic order."""
+) -> tuple[list[Example], list[KeptReference], dict[str, Any], list[dict[str, Any]]]:
+    """Examples, the kept references (whose :func:`documents` are read as they are written), the funnel
+    and the rejection records, all in a deterministic order."""
     seen = sorted(seen, key=lambda a: a.article_id)
     with_summary = [a for a in seen if a.answer]
     with_refs = [a for a in with_summary if a.references]
@@ -57,7 +87,7 @@ def assemble(
                 {"kind": "article", "article_id": a.article_id, "title": a.title, "reason": "no_references"}
             )
     examples: list[Example] = []
-    documents: list[Document] = []
+    kept_refs: list[KeptReference] = []
     cited_by: dict[str, list[int]] = {}
     for a in with_refs:
         for url in a.references:
@@ -66,22 +96,8 @@ def assemble(
         for url in a.references:
             if status.get(url) != KEPT:
                 continue
-            o, d = outcomes[url], parsed[outcomes[url]["archive_url"]]
-            docs.append(
-                Document(
-                    article_id=a.article_id,
-                    original_url=url,
-                    archive_url=o["archive_url"],
-                    parsed_text=d["text"],
-                    parsed_md=d["markdown"],
-                    title=d["title"],
-                    passages=tuple(d["passages"]),
-                    extra={
-                        "parse": d["info"],
-                        **({"redirects": o["redirects"]} if o.get("redirects") else {}),
-                    },
-                )
-            )
+            o = outcomes[url]
+            docs.append(KeptReference(a.article_id, url, o["archive_url"], o.get("redirects") or None))
         if not docs:
             rejections.append(
                 {
@@ -92,7 +108,7 @@ def assemble(
                 }
             )
             continue
-        documents.extend(docs)
+        kept_refs.extend(docs)
         examples.append(
             Example(
                 article_id=a.article_id,
@@ -167,4 +183,4 @@ def assemble(
             **{f"reference_{reason}": values.count(reason) for reason in REFERENCE_REJECTIONS},
         },
     }
-    return examples, documents, funnel, rejections
+    return examples, kept_refs, funnel, rejections

@@ -377,9 +377,8 @@ async def _fetch(
             absent = {"status": FETCH_FAILED, "failed_at": "warc", "detail": "not in the WARC files"}
             outcomes = {t.key: done.get(t.key, absent) for t in tasks}
         # Each capture is parsed alone (pagination flagged, never fetched): the finder asks nothing here.
-        parsed = await make_documents(
-            finder, store, outcomes, settings.parse, 2 * workers, reporter, verdicts_only=True
-        )
+        stored = await make_documents(finder, store, outcomes, settings.parse, 2 * workers, reporter)
+        parsed = stored.verdicts()  # the texts stay in the store, read back one at a time: memory flat
         return outcomes, parsed, http.stats_dict()
 
 

@@ -128,6 +128,10 @@ class StateStore(StateReader):
         ):
             yield key, json.loads(value)
 
+    def result_keys(self, stage: str) -> set[str]:
+        """The keys of a stage's results, without reading the results."""
+        return {k for (k,) in self._db.execute("SELECT key FROM results WHERE stage = ?", (stage,))}
+
     def delete_results(self, stage: str, keys: Iterable[str]) -> None:
         with self._transaction():
             self._db.executemany(

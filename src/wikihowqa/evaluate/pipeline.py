@@ -268,6 +268,7 @@ class ScoreCache:
 
 # --------------------------------------------------------------------------- metric groups
 
+
 def _cached_batches(
     name: str,
     keys: list[str],
@@ -484,7 +485,7 @@ def evaluate(
     check_coverage(folder, settings.split, examples, systems)
     documents: dict[int, list[Document]] = {}
     if settings.grounding is not None or settings.judge is not None or settings.lower_bounds:
-        documents = folder.documents_by_article()
+        documents = folder.documents_by_article({e.article_id for e in examples})
     if settings.lower_bounds:
         copied = lower_bounds.copy_passages_all(examples, documents, max_words=settings.copy_max_words)
         systems.setdefault(lower_bounds.COPY_SYSTEM, ("lower bound (computed)", copied))

@@ -18,12 +18,13 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import islice
 from pathlib import Path
+from typing import BinaryIO
 
 from pebble import ProcessExpired, ProcessFuture
 
 from wikihowqa.errors import DatasetError
 from wikihowqa.executor import Executor, LocalExecutor, WorkerLost, worker_count
-from wikihowqa.io import DatasetFolder, write_documents, write_json
+from wikihowqa.io import DatasetFolder, iter_documents, write_documents, write_json
 from wikihowqa.parse.page import (
     PARSE_ERROR,
     TIMEOUT,
@@ -35,6 +36,7 @@ from wikihowqa.parse.page import (
     rejected,
 )
 from wikihowqa.progress import QUIET, Progress
+from wikihowqa.records import Document
 from wikihowqa.snapshots import STATE_FILE, RawSnapshot, SnapshotSource, snapshot_source
 from wikihowqa.workers import limited_pool
 
@@ -313,39 +315,33 @@ def reparse_folder(
     """Re-parse every document of a dataset folder from its raw snapshot and rewrite ``documents`` in place.
 
     Resumable: finished pages go to a progress file as they come, and a rerun with the same settings
-    skips them; the documents file and manifest are replaced atomically at the end.
+    skips them; the documents file and manifest are replaced atomically at the end. Streaming: raw
+    snapshots are read as the pool takes them, parsed rows stay in the progress file (only their offsets
+    are held) and the documents are rewritten one at a time, so memory does not grow with the corpus.
     """
     dataset = DatasetFolder(Path(folder))
-    documents = dataset.documents()
     target = dataset.documents_path
     progress_path = Path(folder) / PROGRESS_FILE
     key = _settings_key(settings)
-    done: dict[str, dict] = {}
-    if progress_path.is_file():
-        with progress_path.open(encoding="utf-8") as fh:
-            for line in fh:
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError:
-                    continue  # the line a kill cut short
-                if row.get("settings") == key:
-                    done[row["archive_url"]] = row
+    done = _finished_rows(progress_path, key)  # archive URL -> offset of its row in the progress file
     report = ReparseReport(resumed=len(done))
-    wanted = list(dict.fromkeys(doc.archive_url for doc in documents))
-    todo: list[RawSnapshot] = []
-    missing: set[str] = set()
-    for archive_url in wanted:
-        if archive_url in done:
-            continue
-        snapshot = source.get(archive_url)
-        if snapshot is None:
-            missing.add(archive_url)
-        else:
-            todo.append(replace(snapshot, key=archive_url))
-    progress.phase(PAGES, len(todo))
-    with progress_path.open("a", encoding="utf-8") as log:
+    wanted = dict.fromkeys(doc.archive_url for doc in iter_documents(target))
+    pending = [archive_url for archive_url in wanted if archive_url not in done]
+    progress.phase(PAGES, len(pending))
+
+    def snapshots() -> Iterator[RawSnapshot]:
+        for archive_url in pending:
+            snapshot = source.get(archive_url)
+            if snapshot is None:
+                progress.advance(PAGES)  # kept as it was
+            else:
+                yield replace(snapshot, key=archive_url)
+
+    with progress_path.open("ab") as log:
+        if log.tell() and _last_byte(progress_path) != b"\n":
+            log.write(b"\n")  # after the line a kill cut short
         for archive_url, page in parse_snapshots(
-            todo, settings, workers=workers, progress=progress, executor=executor
+            snapshots(), settings, workers=workers, progress=progress, executor=executor
         ):
             page = complete_pagination(page, source, settings, archive_url)
             row = {"settings": key, "archive_url": archive_url, "rejection": page.rejection}
@@ -357,16 +353,54 @@ def reparse_folder(
                     passages=list(page.passages),
                     info=page.info(),
                 )
-            log.write(json.dumps(row, ensure_ascii=False) + "\n")
+            done[archive_url] = log.tell()
+            log.write((json.dumps(row, ensure_ascii=False) + "\n").encode("utf-8"))
             log.flush()
-            done[archive_url] = row
-    kept = []
+    with progress_path.open("rb") as rows:
+        write_documents(target, _reparsed(iter_documents(target), done, rows, report))
+    manifest = dataset.manifest()
+    manifest["parse"] = {"settings": settings.as_dict(), "report": report.__dict__}
+    write_json(Path(folder) / "manifest.json", manifest)
+    progress_path.unlink(missing_ok=True)
+    return report
+
+
+def _finished_rows(path: Path, key: str) -> dict[str, int]:
+    """Offsets of the rows an earlier run of these settings finished (a torn last line is skipped)."""
+    done: dict[str, int] = {}
+    if not path.is_file():
+        return done
+    offset = 0
+    with path.open("rb") as fh:
+        for line in fh:
+            try:
+                row = json.loads(line)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                row = None  # the line a kill cut short
+            if isinstance(row, dict) and row.get("settings") == key:
+                done[row["archive_url"]] = offset
+            offset += len(line)
+    return done
+
+
+def _last_byte(path: Path) -> bytes:
+    with path.open("rb") as fh:
+        fh.seek(-1, 2)
+        return fh.read(1)
+
+
+def _reparsed(
+    documents: Iterator[Document], done: dict[str, int], rows: BinaryIO, report: ReparseReport
+) -> Iterator[Document]:
+    """Each document with its parsed row (read back from the progress file), counted in ``report``."""
     for doc in documents:
-        row = done.get(doc.archive_url)
-        if row is None:
+        offset = done.get(doc.archive_url)
+        if offset is None:
             report.unchanged += 1
-            kept.append(doc)
+            yield doc
             continue
+        rows.seek(offset)
+        row = json.loads(rows.readline())
         if row["rejection"]:
             report.rejected[row["rejection"]] = report.rejected.get(row["rejection"], 0) + 1
             continue
@@ -376,19 +410,11 @@ def reparse_folder(
         report.truncated += "truncated" in info["flags"]
         report.joined += "pages_joined" in info["flags"]
         report.flagged += "paginated" in info["flags"] and "pages_joined" not in info["flags"]
-        kept.append(
-            replace(
-                doc,
-                parsed_text=row["text"],
-                parsed_md=row["markdown"],
-                title=row["title"] or doc.title,
-                passages=tuple(row["passages"]),
-                extra={**doc.extra, "parse": info},
-            )
+        yield replace(
+            doc,
+            parsed_text=row["text"],
+            parsed_md=row["markdown"],
+            title=row["title"] or doc.title,
+            passages=tuple(row["passages"]),
+            extra={**doc.extra, "parse": info},
         )
-    write_documents(target, kept)
-    manifest = dataset.manifest()
-    manifest["parse"] = {"settings": settings.as_dict(), "report": report.__dict__}
-    write_json(Path(folder) / "manifest.json", manifest)
-    progress_path.unlink(missing_ok=True)
-    return report

@@ -1,7 +1,9 @@
 """Read a rendered corpus folder (docs/demo-corpus.md) into typed records, validating as it goes.
 
 The whole corpus is loaded into memory once (the demo corpus is a few MB): the site then answers from
-dictionaries and never touches the disk while serving, so injected latency is the only latency.
+dictionaries and never touches the disk while serving, so injected latency is the only latency. A corpus
+too large for memory (paper-scale pages: gigabytes of snapshots) loads with ``lazy=True``: each snapshot is
+read once for its digest and length, then again from disk whenever it is served.
 A malformed corpus fails here with one line naming the file (and line) to fix.
 """
 
@@ -10,7 +12,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -223,9 +225,31 @@ def read_page(path: Path) -> WikiPage:
     )
 
 
-def read_captures(path: Path, snapshots_dir: Path) -> tuple[tuple[Capture, ...], dict[str, bytes]]:
+class SnapshotFiles(Mapping[str, bytes]):
+    """Snapshot files read from disk when asked for: a corpus's bodies without holding them in memory."""
+
+    def __init__(self, folder: Path, names: set[str]) -> None:
+        self.folder = folder
+        self.names = names
+
+    def __getitem__(self, name: str) -> bytes:
+        if name not in self.names:
+            raise KeyError(name)
+        return (self.folder / name).read_bytes()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self.names))
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+
+def read_captures(
+    path: Path, snapshots_dir: Path, *, lazy: bool = False
+) -> tuple[tuple[Capture, ...], Mapping[str, bytes]]:
     captures: list[Capture] = []
     snapshots: dict[str, bytes] = {}
+    facts: dict[str, tuple[str, int]] = {}  # file -> (digest, length), when lazy
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
@@ -246,14 +270,18 @@ def read_captures(path: Path, snapshots_dir: Path) -> tuple[tuple[Capture, ...],
             raise CorpusError(f"{where}: timestamp must have 14 digits, got {timestamp!r}")
         status = str(_need(raw, "statuscode", (str, int), where))
         file = _opt(raw, "file", str, where)
-        body = b""
+        digest, length = sha1_base32(b""), 0
         if file is not None:
-            if file not in snapshots:
+            if file not in snapshots and file not in facts:
                 try:
-                    snapshots[file] = (snapshots_dir / file).read_bytes()
+                    body = (snapshots_dir / file).read_bytes()
                 except FileNotFoundError:
                     raise CorpusError(f"{where}: snapshot file {snapshots_dir / file} not found") from None
-            body = snapshots[file]
+                if lazy:
+                    facts[file] = (sha1_base32(body), len(body))
+                else:
+                    snapshots[file] = body
+            digest, length = facts[file] if lazy else (sha1_base32(snapshots[file]), len(snapshots[file]))
         headers = _opt(raw, "headers", dict, where, {})
         if not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
             raise CorpusError(f"{where}: headers must map names to strings")
@@ -271,11 +299,13 @@ def read_captures(path: Path, snapshots_dir: Path) -> tuple[tuple[Capture, ...],
                 headers=tuple(headers.items()),
                 location=location,
                 urlkey=surt_key(url),
-                digest=sha1_base32(body),
-                length=len(body),
+                digest=digest,
+                length=length,
                 playback=playback,
             )
         )
+    if lazy:
+        return tuple(captures), SnapshotFiles(snapshots_dir, set(facts))
     return tuple(captures), snapshots
 
 
@@ -296,8 +326,9 @@ def _playback(raw: dict | None, where: str) -> Playback | None:
     return Playback(status=status, memento=memento, location=location)
 
 
-def load_corpus(folder: str | Path) -> Corpus:
-    """Load a rendered corpus folder; raises :class:`CorpusError` naming the first bad file."""
+def load_corpus(folder: str | Path, *, lazy: bool = False) -> Corpus:
+    """Load a rendered corpus folder; raises :class:`CorpusError` naming the first bad file. ``lazy``:
+    snapshot bodies stay on disk until served."""
     root = Path(folder)
     if not root.is_dir():
         raise CorpusError(f"corpus folder not found: {root}")
@@ -307,5 +338,5 @@ def load_corpus(folder: str | Path) -> Corpus:
         raise CorpusError(f"{articles}: folder not found")
     pages = tuple(read_page(p) for p in sorted(articles.glob("*.json")))
     archive = root / "archive"
-    captures, snapshots = read_captures(archive / "cdx.jsonl", archive / "snapshots")
+    captures, snapshots = read_captures(archive / "cdx.jsonl", archive / "snapshots", lazy=lazy)
     return Corpus(site=site, pages=pages, captures=captures, snapshots=snapshots, path=root)

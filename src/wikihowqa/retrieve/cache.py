@@ -34,6 +34,10 @@ class EmbeddingCache:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(self.path)
+        # A new file's pages hold whole rows: on 4 KB pages a 1.5 KB MiniLM vector overflows this index-
+        # organised table's in-page limit and took 4.7 KB on disk (3×); 16 KB pages keep it near 1.6 KB.
+        # (No effect on an existing file.)
+        self._db.execute("PRAGMA page_size = 16384")
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS embeddings (model TEXT NOT NULL, key BLOB NOT NULL,"
