@@ -45,6 +45,10 @@ class DenseOptions(Section):
     query_prefix: str = ""
     passage_prefix: str = ""
     progress: bool = False
+    #: what runs a sentence-transformers encoder: auto (openvino on the CPU, torch on a GPU), openvino, or
+    #: torch (the exact float32 path); and the openvino backend's precision (auto: bf16 where the CPU has it)
+    backend: Literal["auto", "openvino", "torch"] = "auto"
+    precision: Literal["auto", "bf16", "f32"] = "auto"
 
 
 class HybridOptions(Section):
