@@ -6,7 +6,8 @@ that the shared machine's load falls on all of them alike; the fastest round of 
 
 * ``torch fp32``: sentence-transformers, float32 — dense retrieval's encoder before issue 27 (the peer);
 * ``openvino auto``: the default on the CPU (bf16 where the CPU has it, else f32);
-* ``openvino f32``: OpenVINO in float32;
+* ``openvino f32``: OpenVINO in float32 (what grounding, a metric, runs);
+* ``openvino int8``: opt-in, statically quantized with NNCF (when nncf is installed; quantized once);
 * ``model2vec``: a static encoder distilled offline from the same MiniLM (``model2vec.distill``, PCA 256),
   when model2vec is installed; distilled once into the user cache.
 
@@ -46,7 +47,15 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 import numpy as np  # noqa: E402
 
 PAPER_PASSAGES = 1_053_704
-PAGES = ROOT.parent / "shared" / "data" / "web-extraction-dev" / "ground-truth.jsonl.gz"
+#: The real pages: ../shared/data beside the checkout (a worktree one level deeper looks one level up too).
+PAGES = next(
+    (
+        folder / "shared" / "data" / "web-extraction-dev" / "ground-truth.jsonl.gz"
+        for folder in (ROOT.parent, ROOT.parent.parent)
+        if (folder / "shared" / "data" / "web-extraction-dev").is_dir()
+    ),
+    ROOT.parent / "shared" / "data" / "web-extraction-dev" / "ground-truth.jsonl.gz",
+)
 KS = (1, 5, 10)
 
 
@@ -103,6 +112,14 @@ def encoders(with_model2vec: bool) -> dict[str, Callable[[], object]]:
         "openvino auto": lambda: SentenceTransformerEncoder(device="cpu", backend="openvino"),
         "openvino f32": lambda: SentenceTransformerEncoder(device="cpu", backend="openvino", precision="f32"),
     }
+    try:
+        import nncf  # noqa: F401
+    except ImportError:
+        print("nncf is not installed: the int8 row is left out", flush=True)
+    else:
+        made["openvino int8"] = lambda: SentenceTransformerEncoder(
+            device="cpu", backend="openvino", precision="int8"
+        )
     if with_model2vec:
         try:
             import model2vec  # noqa: F401
@@ -134,6 +151,56 @@ def recall(scores: np.ndarray, relevant: Sequence[set[int]]) -> dict[int, float]
     }
 
 
+def grounding_check(rounds: int) -> str:
+    """Grounding (``wikihowqa evaluate``) with its encoder run by torch and by OpenVINO (float32, as the
+    metric runs it): the three real WikiHowNFQA instances' gold answers and answers copied from their
+    passages, every sentence's support compared, and the time of each (interleaved, fastest kept)."""
+    import tempfile
+
+    from wikihowqa.demo import real_examples_path
+    from wikihowqa.evaluate.grounding import GroundingConfig, GroundingScorer, sentences_of
+    from wikihowqa.importer import import_release
+    from wikihowqa.records import passages_of
+
+    src = real_examples_path()
+    folder, _ = import_release(
+        [src / "qa.jsonl"], [src / "documents.jsonl"], Path(tempfile.mkdtemp(prefix="embed-speed-")) / "real"
+    )
+    documents = folder.documents_by_article()
+    items = []
+    for example in folder.examples():
+        passages = passages_of(documents.get(example.article_id, []))
+        items.append((example.answer, passages))
+        for passage in passages:  # answers copied from the passages: fully grounded
+            sentences = sentences_of(passage.text)
+            items += [(" ".join(sentences[k : k + 3]), passages) for k in range(0, len(sentences) - 2, 3)]
+    seconds: dict[str, float] = {}
+    results: dict[str, list] = {}
+    for _ in range(rounds):
+        for backend in ("torch", "openvino"):
+            scorer = GroundingScorer(GroundingConfig(device="cpu", backend=backend))
+            scorer.encoder  # noqa: B018  loaded before the clock starts
+            started = time.perf_counter()
+            results[backend] = scorer.score_many(items)
+            took = time.perf_counter() - started
+            seconds[backend] = min(seconds.get(backend, took), took)
+    pairs = [
+        (a, b)
+        for x, y in zip(results["torch"], results["openvino"], strict=True)
+        for a, b in zip(x.sentences, y.sentences, strict=True)
+    ]
+    delta = max(abs(a.support - b.support) for a, b in pairs)
+    flips = sum(a.supported != b.supported for a, b in pairs)
+    same_best = sum(a.passages[0].passage_id == b.passages[0].passage_id for a, b in pairs if a.passages)
+    return (
+        f"Grounding, {len(items)} answers ({len(pairs)} sentences) of the 3 real instances: torch "
+        f"{seconds['torch']:.1f} s, openvino f32 {seconds['openvino']:.1f} s "
+        f"({seconds['torch'] / seconds['openvino']:.2f}×); largest support difference {delta:.1e}, "
+        f"{flips} supported/unsupported labels changed, best passage the same for {same_best} of "
+        f"{sum(1 for a, _ in pairs if a.passages)} sentences."
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--passages", type=int, default=2000, help="real passages embedded per backend")
@@ -143,6 +210,7 @@ def main() -> None:
         "--synthetic-questions", type=int, default=10, help="questions of the synthetic check"
     )
     parser.add_argument("--no-model2vec", action="store_true", help="leave the distilled static encoder out")
+    parser.add_argument("--no-grounding", action="store_true", help="leave the grounding check out")
     parser.add_argument("--record", action="store_true", help="append the table to benchmarks/RESULTS.md")
     args = parser.parse_args()
     import torch
@@ -264,6 +332,9 @@ def main() -> None:
         )
     print(head)
     print("\n".join(lines))
+    if not args.no_grounding:
+        lines += ["", grounding_check(args.rounds)]
+        print(lines[-1])
     if args.record:
         sys.path.insert(0, str(Path(__file__).parent))
         from results_md import append_run

@@ -82,6 +82,25 @@ def test_the_converted_model_is_reused_not_converted_again(exported, monkeypatch
     np.testing.assert_array_equal(again.encode(PASSAGES[:3]), first.encode(PASSAGES[:3]))
 
 
+@pytest.mark.slow
+def test_int8_is_quantized_once_and_still_finds_the_right_passages(exported, monkeypatch):
+    pytest.importorskip("nncf")
+    from wikihowqa.openvino_encoder import INT8_FILE
+
+    root, st_model, source, fp32 = exported
+    calibration = embed.calibration_texts()[:16]
+    int8 = OpenVINOEncoder(st_model, source, "int8", root, calibration=calibration)
+    assert int8.path == fp32.path.parent / INT8_FILE and int8.precision == "int8"
+    got_p, got_q = int8.encode(PASSAGES), int8.encode(QUESTIONS)
+    want_p = st_model.encode(PASSAGES, normalize_embeddings=True, convert_to_numpy=True)
+    assert np.sum(got_p * want_p, axis=1).min() > 0.98
+    assert _top(got_q, got_p, 1) == [{0}, {1}, {2}]
+    import nncf
+
+    monkeypatch.setattr(nncf, "quantize", lambda *a, **k: pytest.fail("quantized again"))
+    assert OpenVINOEncoder(st_model, source, "int8", root, calibration=calibration).path == int8.path
+
+
 def test_cache_keys_tell_backends_and_precisions_apart():
     torch_key = EncoderSpec(device="cpu", backend="torch").key
     bf16_key = EncoderSpec(device="cpu", backend="openvino", precision="bf16").key
@@ -127,7 +146,7 @@ def test_one_cache_file_never_serves_one_backend_s_vectors_to_another(tmp_path):
 def test_an_unknown_backend_or_precision_is_a_one_line_settings_error():
     with pytest.raises(SettingsError, match="encoder backend 'onnx': expected auto, openvino or torch"):
         EncoderSpec(device="cpu", backend="onnx").key  # noqa: B018
-    with pytest.raises(SettingsError, match="precision 'int4': expected auto, bf16 or f32"):
+    with pytest.raises(SettingsError, match="precision 'int4': expected auto, bf16, f32 or int8"):
         EncoderSpec(device="cpu", backend="openvino", precision="int4").key  # noqa: B018
 
 

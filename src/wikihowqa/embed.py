@@ -120,11 +120,23 @@ def _load(source: str, where: str, dtype: str) -> Any:
     return encoder if dtype == "float32" else encoder.to(getattr(torch, dtype))
 
 
+def calibration_texts() -> list[str]:
+    """Real how-to passages shipped with the package (the three WikiHowNFQA instances' documents): what an
+    int8 encoder's activation ranges are measured on, the same on every machine."""
+    import json
+
+    path = Path(__file__).parent / "demo" / "real_examples" / "documents.jsonl"  # data, not the demo code
+    with path.open(encoding="utf-8") as fh:
+        return [p for line in fh if line.strip() for p in json.loads(line).get("passages", [])]
+
+
 @cache
 def _load_openvino(source: str, name: str, precision: str) -> Any:
     from wikihowqa.openvino_encoder import OpenVINOEncoder
 
-    return OpenVINOEncoder(_load(source, "cpu", "float32"), source, precision, name=name)
+    calibration = calibration_texts() if precision.strip().lower() == "int8" else ()
+    st_model = _load(source, "cpu", "float32")
+    return OpenVINOEncoder(st_model, source, precision, name=name, calibration=calibration)
 
 
 @dataclass(frozen=True)
