@@ -264,7 +264,8 @@ def main() -> None:
         return
     dense_sample = questions[: args.dense_questions]
     retriever = DenseRetriever.from_settings()
-    device = str(retriever.encoder._model.device)  # type: ignore[attr-defined]
+    encoder = retriever.encoder
+    device = f"{getattr(encoder._model, 'device', 'cpu')}, {encoder.key.partition('@')[2] or 'torch'}"  # type: ignore[attr-defined]
     t_cold, _ = timed(lambda: list(rank_questions(retriever, dense_sample)))
     t_warm, _ = timed(lambda: list(rank_questions(retriever, dense_sample)))
     passages_in_sample = sum(len(ps) for _, ps in dense_sample)

@@ -35,10 +35,10 @@ def test_every_stage_names_the_same_default():
 
 def test_stages_share_one_loaded_model_per_device_and_precision():
     ours = embed.load_model(embed.DEFAULT_MODEL, "cpu")
-    retrieval = SentenceTransformerEncoder(device="cpu")
+    retrieval = SentenceTransformerEncoder(device="cpu", backend="torch")
     assert retrieval.key.startswith(f"st:{embed.DEFAULT_MODEL}:")
     assert retrieval._model is embed.load_model(embed.DEFAULT_MODEL, "cpu", "retrieval")
-    assert GroundingScorer(GroundingConfig(device="cpu")).encoder is ours
+    assert GroundingScorer(GroundingConfig(device="cpu", backend="torch")).encoder is ours
     assert embed.load_model(f"sentence-transformers/{embed.DEFAULT_MODEL}", "cpu") is ours
 
 

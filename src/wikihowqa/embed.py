@@ -58,14 +58,54 @@ def model_key(model: str) -> str:
     return f"{name[:60]}-{hashlib.sha1(source.encode()).hexdigest()[:8]}"
 
 
-def load_model(model: str, device: str | None = None, work: str = "metric") -> Any:
+#: Which library runs a sentence encoder: ``torch`` (sentence-transformers, exact float32 on the CPU),
+#: ``openvino`` (CPU only: ``wikihowqa.openvino_encoder``) or ``auto`` (openvino on the CPU, torch on CUDA).
+BACKENDS = ("auto", "openvino", "torch")
+
+
+def resolve_backend(backend: str | None, device: str | None = None) -> str:
+    """``backend`` as run on ``device`` (``auto``: openvino on the CPU, torch on CUDA); refused with one
+    line when unknown, or openvino asked for on a GPU."""
+    value = (backend or "auto").strip().lower()
+    if value not in BACKENDS:
+        raise SettingsError(f"encoder backend {backend!r}: expected auto, openvino or torch")
+    where = resolve_device(device)
+    if value == "auto":
+        return "openvino" if where == "cpu" else "torch"
+    if value == "openvino" and where != "cpu":
+        raise SettingsError(f"encoder backend openvino runs on the CPU, not {where}: use device cpu or torch")
+    return value
+
+
+def backend_tag(backend: str | None, device: str | None = None, precision: str | None = "auto") -> str:
+    """What tells vectors of one backend and precision from another's in a cache key: ``""`` for torch
+    (the keys caches had before there was a choice), ``@openvino-bf16`` or ``@openvino-f32``."""
+    if resolve_backend(backend, device) == "torch":
+        return ""
+    from wikihowqa.openvino_encoder import cpu_precision
+
+    return f"@openvino-{cpu_precision(precision)}"
+
+
+def load_model(
+    model: str,
+    device: str | None = None,
+    work: str = "metric",
+    *,
+    backend: str = "torch",
+    precision: str = "auto",
+) -> Any:
     """The sentence-transformers model on ``device`` (``auto``/``None``: a CUDA GPU if there is one), in the
     precision of ``work`` there (``wikihowqa.device``: float16 for retrieval on CUDA, float32 for the
     question embeddings that decide a split). The one loader of the project's sentence encoders: a model
     is loaded once per process, device and precision, whichever stage asks for it. ``model``: a name or a
-    path; :data:`DEFAULT_MODEL` (or ``sentence-transformers/all-MiniLM-L6-v2``) is the packaged copy."""
+    path; :data:`DEFAULT_MODEL` (or ``sentence-transformers/all-MiniLM-L6-v2``) is the packaged copy.
+    ``backend`` openvino (or auto on the CPU): an object with the same ``encode`` run by OpenVINO in
+    ``precision`` (see :mod:`wikihowqa.openvino_encoder`), converted on first use and cached on disk."""
     where = resolve_device(device)
     try:
+        if resolve_backend(backend, device) == "openvino":
+            return _load_openvino(model_source(model), model_key(model), precision)
         return _load(model_source(model), where, str(dtype_for(where, work)).removeprefix("torch."))
     except (OSError, ValueError) as exc:
         raise SettingsError(f"cannot load embedding model {model!r}: {exc}") from None
@@ -78,6 +118,25 @@ def _load(source: str, where: str, dtype: str) -> Any:
 
     encoder = SentenceTransformer(source, device=where)
     return encoder if dtype == "float32" else encoder.to(getattr(torch, dtype))
+
+
+def calibration_texts() -> list[str]:
+    """Real how-to passages shipped with the package (the three WikiHowNFQA instances' documents): what an
+    int8 encoder's activation ranges are measured on, the same on every machine."""
+    import json
+
+    path = Path(__file__).parent / "demo" / "real_examples" / "documents.jsonl"  # data, not the demo code
+    with path.open(encoding="utf-8") as fh:
+        return [p for line in fh if line.strip() for p in json.loads(line).get("passages", [])]
+
+
+@cache
+def _load_openvino(source: str, name: str, precision: str) -> Any:
+    from wikihowqa.openvino_encoder import OpenVINOEncoder
+
+    calibration = calibration_texts() if precision.strip().lower() == "int8" else ()
+    st_model = _load(source, "cpu", "float32")
+    return OpenVINOEncoder(st_model, source, precision, name=name, calibration=calibration)
 
 
 @dataclass(frozen=True)

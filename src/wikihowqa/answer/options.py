@@ -1,5 +1,6 @@
-"""The ``answer`` command's shortcuts as settings: ``--mode``, ``--model``, ``--backend`` and
-``--max-new-tokens`` mean different keys for different systems; here is which (the CLI stays thin)."""
+"""The ``answer`` command's shortcuts as settings: ``--mode``, ``--model``, ``--backend``,
+``--encoder-backend`` and ``--max-new-tokens`` mean different keys for different systems; here is which
+(the CLI stays thin)."""
 
 from __future__ import annotations
 
@@ -18,11 +19,15 @@ def shortcut_overrides(
     model: str | None = None,
     backend: str | None = None,
     max_new_tokens: int | None = None,
+    encoder_backend: str | None = None,
 ) -> dict[str, Any]:
     """The settings the shortcuts stand for with ``system`` (``settings``: the file's, for the backend)."""
     overrides: dict[str, Any] = {}
     if mode:
         overrides["retrieval"] = {"mode": mode}
+    if encoder_backend:  # the dense encoder's, alone or inside hybrid
+        encoder = {"backend": encoder_backend}
+        overrides.setdefault("retrieval", {}).update(dense=encoder, hybrid={"dense": dict(encoder)})
         if system == "seq2seq":  # it ranks as its model was trained unless told otherwise
             overrides["generator"] = {"retrieval_mode": mode}
     if system.startswith("llm"):

@@ -97,6 +97,9 @@ class GroundingConfig:
     cross_encoder: str | None = None  # a sentence-transformers CrossEncoder name or path
     batch_size: int = 64
     device: str | None = None  # --device: auto (None), cpu or cuda; float32 everywhere (a metric)
+    #: the sentence encoder's runner (``wikihowqa.embed.BACKENDS``): auto is OpenVINO on the CPU, always in
+    #: float32 here (a metric: the same number on any CPU), torch on a GPU; torch: sentence-transformers
+    backend: str = "auto"
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,7 +237,8 @@ class GroundingScorer:
 
     def with_config(self, config: GroundingConfig) -> GroundingScorer:
         """A scorer with other settings that shares this one's models and caches."""
-        same_model = config.embedding_model == self.config.embedding_model
+        mine, theirs = self.config, config
+        same_model = (theirs.embedding_model, theirs.backend) == (mine.embedding_model, mine.backend)
         other = GroundingScorer(config, encoder=self.encoder if same_model else None)
         if same_model:
             other._vectors = self._vectors
@@ -249,7 +253,12 @@ class GroundingScorer:
     @property
     def encoder(self) -> Any:
         if self._encoder is None:
-            self._encoder = load_model(self.config.embedding_model or DEFAULT_MODEL, self.config.device)
+            self._encoder = load_model(
+                self.config.embedding_model or DEFAULT_MODEL,
+                self.config.device,
+                backend=self.config.backend,
+                precision="f32",
+            )
         return self._encoder
 
     @property

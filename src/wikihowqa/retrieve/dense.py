@@ -8,7 +8,7 @@ paper's retriever is DPR (separate question and context encoders, dot product): 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -16,7 +16,7 @@ import numpy as np
 
 from wikihowqa.device import batch_size as batch_for
 from wikihowqa.device import dtype_for, ray_gpus, resolve_device
-from wikihowqa.embed import DEFAULT_MODEL, load_model
+from wikihowqa.embed import DEFAULT_MODEL, backend_tag, load_model, resolve_backend
 from wikihowqa.errors import SettingsError
 from wikihowqa.executor import Executor, loaded
 from wikihowqa.records import Passage
@@ -37,7 +37,10 @@ class SentenceTransformerEncoder:
     """Any sentence-transformers model by name or path; vectors are L2-normalised (cosine = dot).
 
     Loaded by the project's one sentence-encoder loader (``wikihowqa.embed.load_model``), in float16 on a
-    CUDA GPU (retrieval precision: see ``wikihowqa.device``)."""
+    CUDA GPU (retrieval precision: see ``wikihowqa.device``). ``backend``: ``auto`` runs it with OpenVINO
+    on the CPU (about 3× torch's passages a second, vectors within a cosine of 0.9999:
+    ``benchmarks/embed_speed.py``), ``torch`` is the exact float32 path; the backend and its precision are
+    part of :attr:`key`, so the cache never mixes their vectors."""
 
     def __init__(
         self,
@@ -48,14 +51,20 @@ class SentenceTransformerEncoder:
         query_prefix: str = "",
         passage_prefix: str = "",
         progress: bool = False,
+        backend: str = "auto",
+        precision: str = "auto",
     ) -> None:
-        self.key = f"st:{model or DEFAULT_MODEL}:{query_prefix}|{passage_prefix}"
+        tag = backend_tag(backend, device, precision)
+        self.key = f"st:{model or DEFAULT_MODEL}:{query_prefix}|{passage_prefix}{tag}"
         self.model_name = model or DEFAULT_MODEL
         # on a GPU, batches as large as its free memory holds (MiniLM-sized encoders: ~2 MB a passage)
         batch_size = batch_for(resolve_device(device), batch_size, item_mb=2.0)
         self.batch_size, self.query_prefix, self.passage_prefix = batch_size, query_prefix, passage_prefix
         self.progress = progress
-        self._model = load_model(model or DEFAULT_MODEL, device, "retrieval")
+        self.backend = resolve_backend(backend, device)
+        self._model = load_model(
+            model or DEFAULT_MODEL, device, "retrieval", backend=self.backend, precision=precision
+        )
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
         return self._model.encode(
@@ -148,6 +157,8 @@ class EncoderSpec:
     query_prefix: str = ""
     passage_prefix: str = ""
     progress: bool = False
+    backend: str = "auto"  # sentence-transformers models: auto, openvino or torch
+    precision: str = "auto"  # the openvino backend's: auto, bf16 or f32
 
     def __post_init__(self) -> None:
         if (self.question_model is None) != (self.context_model is None):
@@ -158,7 +169,21 @@ class EncoderSpec:
         """The cache key the built encoder has (see :class:`Encoder`), known without loading it."""
         if self.question_model:
             return f"dpr:{self.question_model}|{self.context_model}"
-        return f"st:{self.model or DEFAULT_MODEL}:{self.query_prefix}|{self.passage_prefix}"
+        tag = backend_tag(self.backend, self.device, self.precision)
+        return f"st:{self.model or DEFAULT_MODEL}:{self.query_prefix}|{self.passage_prefix}{tag}"
+
+    def resolved(self) -> EncoderSpec:
+        """This spec with ``auto`` backend and precision decided here, so that a cluster's workers embed
+        as the key (computed here) says, whatever their own CPUs."""
+        if self.question_model:
+            return self
+        backend = resolve_backend(self.backend, self.device)
+        precision = self.precision
+        if backend == "openvino":
+            from wikihowqa.openvino_encoder import cpu_precision
+
+            precision = cpu_precision(precision)
+        return replace(self, backend=backend, precision=precision)
 
     def build(self) -> Encoder:
         if self.question_model and self.context_model:
@@ -172,6 +197,8 @@ class EncoderSpec:
             query_prefix=self.query_prefix,
             passage_prefix=self.passage_prefix,
             progress=self.progress,
+            backend=self.backend,
+            precision=self.precision,
         )
 
 
@@ -226,10 +253,21 @@ class DenseRetriever:
         passage_prefix: str = "",
         progress: bool = False,
         executor: Executor | None = None,
+        backend: str = "auto",
+        precision: str = "auto",
     ) -> DenseRetriever:
         spec = EncoderSpec(
-            model, question_model, context_model, device, batch_size, query_prefix, passage_prefix, progress
-        )
+            model,
+            question_model,
+            context_model,
+            device,
+            batch_size,
+            query_prefix,
+            passage_prefix,
+            progress,
+            backend,
+            precision,
+        ).resolved()
         retriever = cls(spec, EmbeddingCache(Path(cache)) if cache else None, executor=executor)
         if retriever.executor is None:
             retriever.encoder  # noqa: B018  loaded now: a wrong model name is an error before any work
