@@ -55,6 +55,12 @@ except ImportError:  # pragma: no cover - internal name; without it chunk joinin
 MIN_EXTRACTED_CHARS = 250
 
 _SPACES = re.compile(r"[ \t\u00a0]+")
+#: trafilatura's fast pass can settle on a box of the page (an author's bio) and miss its article: when
+#: what it kept holds under ``FALLBACK_SHARE`` of the words of the page's running-text paragraphs (and
+#: there are ``FALLBACK_PROSE`` of them or more), its slower pass, which compares its pick with
+#: readability's and jusText's, runs too, and the longer of the two is kept.
+FALLBACK_PROSE = 300
+FALLBACK_SHARE = 0.3
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,10 +193,10 @@ def join_body_chunks(root: HtmlElement, sizes: tuple[dict, dict] | None = None) 
     return 0
 
 
-def _run(root: HtmlElement, mode: str) -> _Element | None:
+def _run(root: HtmlElement, mode: str, fast: bool = True) -> _Element | None:
     document = bare_extraction(
         root,
-        fast=True,
+        fast=fast,
         favor_precision=mode == "precision",
         favor_recall=mode == "recall",
         include_comments=False,
@@ -339,16 +345,24 @@ def extract(
     rescue: bool = True,
     container: bool = True,
     sizes: tuple[dict, dict] | None = None,
+    prose: int = 0,
 ) -> Extraction:
     """Main content of a prepared tree (boilerplate already removed): blocks, Markdown and the mode used.
 
     ``join_chunks``, ``rescue`` and ``container`` switch off steps of the cascade (for the benchmark's
-    ablation); ``sizes`` are the tree's :func:`wikihowqa.parse.sizes.text_sizes`, when known."""
+    ablation); ``sizes`` are the tree's :func:`wikihowqa.parse.sizes.text_sizes`, when known; ``prose``
+    the words of the page's running-text paragraphs (:attr:`wikihowqa.parse.pagetype.Signals.prose_words`),
+    when known."""
     unwrap_layout_tables(root)
     if join_chunks:
         join_body_chunks(root, sizes)
     body, mode = _run(root, "balanced"), "balanced"
     blocks = tuple(blocks_of(body)) if body is not None else ()
+    if prose >= FALLBACK_PROSE and sum(len(b.text.split()) for b in blocks) < FALLBACK_SHARE * prose:
+        compared = _run(root, "balanced", fast=False)  # with trafilatura's readability/jusText comparison
+        compared_blocks = tuple(blocks_of(compared)) if compared is not None else ()
+        if sum(len(b.text.split()) for b in compared_blocks) > sum(len(b.text.split()) for b in blocks):
+            body, blocks = compared, compared_blocks
     lines = [b.text for b in blocks]
     main = main_container(root, lines, sizes) if container else None
     chars = (sizes or text_sizes(root))[0] if main is not None else {}

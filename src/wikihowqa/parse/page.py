@@ -408,7 +408,9 @@ def _parse(
     )
     if replies:
         removed["comments"] = removed.get("comments", 0) + 1
-    extraction = _with_facts(_without_headline(extract(root, kind, sizes=sizes), title), *facts)
+    extraction = _with_facts(
+        _without_headline(extract(root, kind, sizes=sizes, prose=found.prose_words), title), *facts
+    )
     common = {
         **seen,
         "title": title,
