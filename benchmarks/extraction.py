@@ -98,14 +98,15 @@ def load_articles(folder: Path) -> tuple[dict[str, str], dict[str, str], dict[st
     return truth, urls, pages
 
 
-def wikihowqa_parser(page_types: dict[str, str] | None = None) -> Extractor:
-    """parse_html's text; the page type it detected goes into ``page_types`` (by URL) when given."""
+def wikihowqa_parser(page_types: dict[int, str] | None = None) -> Extractor:
+    """parse_html's text; the page type it detected goes into ``page_types`` when given, keyed by the
+    ``id()`` of the page's bytes (URLs repeat and some pages have none)."""
     from wikihowqa.parse import parse_html
 
     def run(body: bytes, url: str) -> str:
         page = parse_html(body, url)
         if page_types is not None:
-            page_types[url] = page.page_type or "none"
+            page_types[id(body)] = page.page_type or "none"
         return page.text
 
     return run
@@ -276,11 +277,11 @@ def article_table(truth: dict[str, str], outputs: dict[str, dict[str, str]], spe
     return "\n".join(lines)
 
 
-def page_type_table(rows: list[dict], detected: dict[str, str]) -> str:
-    """How often parse_html's page type (``detected``: URL → type) agrees with the benchmark's (a confusion
-    table), on all pages and on each half."""
+def page_type_table(rows: list[dict], pages: dict[str, bytes], detected: dict[int, str]) -> str:
+    """How often parse_html's page type (``detected``, by the ``id()`` of the page's bytes) agrees with the
+    benchmark's (a confusion table), on all pages and on each half."""
     half = split_half(rows)
-    got = {r["id"]: detected.get(r["url"], "none") for r in rows}
+    got = {r["id"]: detected.get(id(pages[r["id"]]), "none") for r in rows}
     kinds = [*TYPES, "none"]
     lines = ["| benchmark \\ parse_html | " + " | ".join(kinds) + " |", "|---|" + "---:|" * len(kinds)]
     for truth in TYPES:
@@ -312,7 +313,7 @@ def main() -> None:
     logging.disable(logging.WARNING)  # trafilatura logs every page it discards
     rows, web_pages = load_web(args.web)
     truth, article_urls, article_pages = load_articles(args.articles)
-    detected: dict[str, str] = {}
+    detected: dict[int, str] = {}
     extractors: dict[str, Extractor] = {
         WIKIHOWQA: wikihowqa_parser(detected),
         TRAFILATURA: trafilatura_best(),
@@ -320,14 +321,17 @@ def main() -> None:
         "readability-lxml (summary text)": _safe(readability_lxml()),
         "resiliparse (main content)": resiliparse_peer(),
     }
-    sets = {"web": (web_pages, {r["id"]: r["url"] for r in rows}), "articles": (article_pages, article_urls)}
+    sets = {
+        "web": (web_pages, {r["id"]: r["url"] or "" for r in rows}),
+        "articles": (article_pages, article_urls),
+    }
     outputs, speeds = measure(extractors, sets, args.rounds)
     text = "\n\n".join(
         [
             web_tables(rows, outputs["web"], speeds["web"], published(args.web)),
             article_table(truth, outputs["articles"], speeds["articles"]),
             f"**parse_html's page types against the benchmark's (web-extraction-dev, all {len(rows)})**\n\n"
-            + page_type_table(rows, detected),
+            + page_type_table(rows, web_pages, detected),
         ]
     )
     note = (

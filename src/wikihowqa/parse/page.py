@@ -23,11 +23,11 @@ from wikihowqa.parse.pagetype import (
     FORUM,
     LISTING,
     PRODUCT,
-    classify,
     drop_replies,
     product_facts,
     signals,
 )
+from wikihowqa.parse.pagetype_model import page_type_of
 from wikihowqa.parse.pagination import Pagination, detect, page_number
 from wikihowqa.parse.pagination import continuation_urls as pagination_urls
 from wikihowqa.parse.passages import DEFAULT_MAX_WORDS, PassageSpan, passage_spans
@@ -392,11 +392,11 @@ def _parse(
         hidden.drop_tree()
     sizes = text_sizes(root)  # one pass, kept true through the removals below
     found = signals(root, url, sizes)
-    kind = classify(found)
+    page_type, kind = page_type_of(root, url, found, sizes)  # the type, and the profile to read it with
     facts = product_facts(root) if kind == PRODUCT else ("", [])
     # Read (JSON-LD) and never shown: out before the steps below copy and walk the tree.
     etree.strip_elements(root, *_NEVER_SHOWN, with_tail=False)
-    replies = drop_replies(found, sizes) if settings.remove_boilerplate else 0
+    replies = drop_replies(found, sizes) if settings.remove_boilerplate and kind != FORUM else 0
     removed = (
         dict(
             remove_boilerplate(
@@ -417,7 +417,7 @@ def _parse(
         "pagination": pagination,
         "removed": removed,
         "pages": (url,),
-        "page_type": kind,
+        "page_type": page_type,
     }
     full = extraction.text
     if not extraction.blocks or len(full.split()) < settings.min_words:
