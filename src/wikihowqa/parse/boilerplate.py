@@ -353,10 +353,11 @@ def _guarded(el: HtmlElement, kind: str, page_chars: int, chars: dict, links: di
     return links.get(el, 0) < 0.5 * total
 
 
-#: Kinds that are small boxes (a share bar, a sign-up form, a cookie notice, a "was this helpful?" box, a
-#: copyright line): one holding this many characters of text besides links is the page's text in a
-#: container named after its subject (``article.newsletter-content`` on a newsletter's own page).
-_WIDGETS = frozenset({"share", "newsletter", "cookie", "feedback", "legal"})
+#: Kinds that are small boxes (a share bar, a sign-up form, a "was this helpful?" box): one holding this
+#: many characters of text besides links is the page's text in a container named after its subject
+#: (``article.newsletter-content`` on a newsletter's own page). Not cookie notices or legal text: a
+#: consent manager's preference centre is pages long.
+_WIDGETS = frozenset({"share", "newsletter", "feedback"})
 WIDGET_CHARS = 2500
 #: Names inside code are a highlighter's token classes (``span.hljs-comment``), never widgets.
 _IN_CODE = etree.XPath("boolean(ancestor::pre or ancestor::code)")

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import lxml.html
+from lxml import etree
 from lxml.etree import _Element
 from lxml.html import HtmlElement
 from trafilatura.core import bare_extraction
@@ -58,7 +59,9 @@ _SPACES = re.compile(r"[ \t\u00a0]+")
 #: trafilatura's fast pass can settle on a box of the page (an author's bio) and miss its article: when
 #: what it kept holds under ``FALLBACK_SHARE`` of the words of the page's running-text paragraphs (and
 #: there are ``FALLBACK_PROSE`` of them or more), its slower pass, which compares its pick with
-#: readability's and jusText's, runs too, and the longer of the two is kept.
+#: readability's and jusText's, runs too, and the longer of the two is kept. Not on forums: those two
+#: look for one region of running text, and a thread's content is many posts (they took a consent
+#: manager's text over them).
 FALLBACK_PROSE = 300
 FALLBACK_SHARE = 0.3
 
@@ -337,6 +340,35 @@ def interior(extracted: Sequence[Block], whole: Sequence[Block]) -> tuple[Block,
     return span if len(span) > len(kept) else None
 
 
+#: Linked headings after the extracted text that make a run of teasers (related or recent posts).
+TEASER_HEADINGS = 3
+_LINKED_HEADINGS = etree.XPath(
+    ".//*[self::h2 or self::h3 or self::h4 or self::h5][.//a[@href] or ancestor::a[@href]]",
+    smart_strings=False,
+)
+
+
+def without_teasers(main: HtmlElement, extracted: Sequence[Block], whole: list[Block]) -> list[Block]:
+    """The container's blocks without a run of teasers after trafilatura's last block: when what follows
+    the text trafilatura kept holds :data:`TEASER_HEADINGS` or more headings that are links, and they are
+    most of its headings, it is a list of other posts (title, byline, excerpt; a sidebar inside ``<main>``),
+    not the article's own sections, whose headings are not links (a heading in a link or a link in a
+    heading)."""
+    index = {_key(b.text): i for i, b in enumerate(whole)}
+    found = [index[k] for k in (_key(b.text) for b in extracted) if k in index]
+    if not found:
+        return whole
+    tail = whole[max(found) + 1 :]
+    headings = [b for b in tail if b.kind == "heading"]
+    if len(headings) < TEASER_HEADINGS:
+        return whole
+    linked = {_key(" ".join(h.itertext())) for h in _LINKED_HEADINGS(main)}
+    teasers = sum(1 for h in headings if _key(h.text) in linked)
+    if teasers < TEASER_HEADINGS or teasers < 0.5 * len(headings):
+        return whole
+    return whole[: max(found) + 1]
+
+
 def extract(
     root: HtmlElement,
     page_type: str = "article",
@@ -358,7 +390,8 @@ def extract(
         join_body_chunks(root, sizes)
     body, mode = _run(root, "balanced"), "balanced"
     blocks = tuple(blocks_of(body)) if body is not None else ()
-    if prose >= FALLBACK_PROSE and sum(len(b.text.split()) for b in blocks) < FALLBACK_SHARE * prose:
+    words = sum(len(b.text.split()) for b in blocks)
+    if page_type != "forum" and prose >= FALLBACK_PROSE and words < FALLBACK_SHARE * prose:
         compared = _run(root, "balanced", fast=False)  # with trafilatura's readability/jusText comparison
         compared_blocks = tuple(blocks_of(compared)) if compared is not None else ()
         if sum(len(b.text.split()) for b in compared_blocks) > sum(len(b.text.split()) for b in blocks):
@@ -382,6 +415,7 @@ def extract(
             )
             == "container"
         ):
+            whole = without_teasers(main, blocks, whole)
             return Extraction(tuple(whole), markdown_of(whole), "container")
         if whole and has_pictured_items(main):
             whole = container_blocks(main, keep_links=page_type in LINKED, pictures=False)

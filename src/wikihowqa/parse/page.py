@@ -392,7 +392,7 @@ def _parse(
         hidden.drop_tree()
     sizes = text_sizes(root)  # one pass, kept true through the removals below
     found = signals(root, url, sizes)
-    page_type, kind = page_type_of(root, url, found, sizes)  # the type, and the profile to read it with
+    _, kind = page_type_of(root, url, found, sizes)  # the profile it is read with is the type recorded
     facts = product_facts(root) if kind == PRODUCT else ("", [])
     # Read (JSON-LD) and never shown: out before the steps below copy and walk the tree.
     etree.strip_elements(root, *_NEVER_SHOWN, with_tail=False)
@@ -417,7 +417,7 @@ def _parse(
         "pagination": pagination,
         "removed": removed,
         "pages": (url,),
-        "page_type": page_type,
+        "page_type": kind,
     }
     full = extraction.text
     if not extraction.blocks or len(full.split()) < settings.min_words:
