@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
+from typing import Any
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -107,7 +108,7 @@ def _shown_texts(scope: HtmlElement) -> list[str]:
     return texts
 
 
-def page_features(root: HtmlElement, url: str, found: Signals, sizes: tuple[dict, dict]) -> list[float]:
+def page_features(root: HtmlElement, url: str, found: Signals, sizes: tuple[dict[Any, int], dict[Any, int]]) -> list[float]:
     """The feature vector :data:`FEATURES` of a parsed page (before boilerplate removal)."""
     body = root.find("body")
     scope = body if body is not None else root
@@ -144,23 +145,23 @@ def page_features(root: HtmlElement, url: str, found: Signals, sizes: tuple[dict
 
 
 @lru_cache(maxsize=1)
-def load_model(path: Path = MODEL_FILE) -> dict | None:
+def load_model(path: Path = MODEL_FILE) -> dict[str, Any] | None:
     """The stored forest, or ``None`` when the file is missing or was made for other features."""
     if not path.is_file():
         return None
-    model = json.loads(path.read_text(encoding="utf-8"))
+    model: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     if tuple(model.get("features", ())) != FEATURES:
         return None
     return model
 
 
-def predict(features: list[float], model: dict) -> str:
+def predict(features: list[float], model: dict[str, Any]) -> str:
     """The class with the highest mean leaf probability over the forest's trees."""
     shares = probabilities(features, model)
     return max(shares, key=shares.__getitem__)
 
 
-def probabilities(features: list[float], model: dict) -> dict[str, float]:
+def probabilities(features: list[float], model: dict[str, Any]) -> dict[str, float]:
     """Each class's mean leaf probability over the forest's trees."""
     classes = model["classes"]
     totals = [0.0] * len(classes)
@@ -180,7 +181,7 @@ def probabilities(features: list[float], model: dict) -> dict[str, float]:
     return {str(c): total / len(model["trees"]) for c, total in zip(classes, totals, strict=True)}
 
 
-def page_type_of(root: HtmlElement, url: str, found: Signals, sizes: tuple[dict, dict]) -> tuple[str, str]:
+def page_type_of(root: HtmlElement, url: str, found: Signals, sizes: tuple[dict[Any, int], dict[Any, int]]) -> tuple[str, str]:
     """The page's type and the extraction profile to read it with: the stored forest's type (the rules'
     where no forest is stored), and the profile of that type unless it needs a structure the page lacks.
 
