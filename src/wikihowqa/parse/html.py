@@ -415,7 +415,8 @@ def extract(
             )
             == "container"
         ):
-            whole = without_teasers(main, blocks, whole)
+            if page_type == "article":  # a listing's linked headings are its items
+                whole = without_teasers(main, blocks, whole)
             return Extraction(tuple(whole), markdown_of(whole), "container")
         if whole and has_pictured_items(main):
             whole = container_blocks(main, keep_links=page_type in LINKED, pictures=False)

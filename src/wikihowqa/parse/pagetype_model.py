@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
-from typing import Any
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from lxml.html import HtmlElement
@@ -108,7 +108,9 @@ def _shown_texts(scope: HtmlElement) -> list[str]:
     return texts
 
 
-def page_features(root: HtmlElement, url: str, found: Signals, sizes: tuple[dict[Any, int], dict[Any, int]]) -> list[float]:
+def page_features(
+    root: HtmlElement, url: str, found: Signals, sizes: tuple[dict[Any, int], dict[Any, int]]
+) -> list[float]:
     """The feature vector :data:`FEATURES` of a parsed page (before boilerplate removal)."""
     body = root.find("body")
     scope = body if body is not None else root
@@ -181,7 +183,9 @@ def probabilities(features: list[float], model: dict[str, Any]) -> dict[str, flo
     return {str(c): total / len(model["trees"]) for c, total in zip(classes, totals, strict=True)}
 
 
-def page_type_of(root: HtmlElement, url: str, found: Signals, sizes: tuple[dict[Any, int], dict[Any, int]]) -> tuple[str, str]:
+def page_type_of(
+    root: HtmlElement, url: str, found: Signals, sizes: tuple[dict[Any, int], dict[Any, int]]
+) -> tuple[str, str]:
     """The page's type and the extraction profile to read it with: the stored forest's type (the rules'
     where no forest is stored), and the profile of that type unless it needs a structure the page lacks.
 
