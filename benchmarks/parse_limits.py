@@ -61,7 +61,7 @@ def stuck_seconds(module: ModuleType) -> float:
     try:
         item = RawSnapshot("stuck", "https://example.org/stuck", "", b"<p>x</p>")
         started = time.perf_counter()
-        (_, page), = module.parse_snapshots([item], ParseSettings(timeout_s=0.5), workers=1)
+        ((_, page),) = module.parse_snapshots([item], ParseSettings(timeout_s=0.5), workers=1)
         assert page.rejection == "timeout", page.rejection
         return time.perf_counter() - started
     finally:

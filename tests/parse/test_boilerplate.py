@@ -89,3 +89,28 @@ def test_a_short_heading_anchor_still_names_a_widget():
     text, removed = clean("""<html><body><article><h1>T</h1><p>Body text of the post, long enough.</p>
       <h2 id="related-posts">Related posts</h2></article></body></html>""")
     assert text == "T Body text of the post, long enough." and removed == {"related": 1}
+
+
+def test_a_highlighters_comment_tokens_inside_code_are_not_a_comment_section():
+    text, removed = clean("""<html><body><article><h1>T</h1><p>Run these:</p>
+      <pre><code><span class="hljs-comment"># initialise the repository</span>
+git init</code></pre></article></body></html>""")
+    assert "# initialise the repository" in text and "comments" not in removed
+
+
+def test_a_long_text_in_a_newsletter_named_container_is_the_content_not_a_sign_up_box():
+    issue = " ".join(f"Paragraph {i} of this month's letter on sleep, light and exercise." for i in range(60))
+    text, removed = clean(f"""<html><body><div class="newsletter-signup">Sign up for our newsletter</div>
+      <article class="newsletter-content"><p>{issue}</p></article>
+      <div class="sidebar">{issue} {issue}</div></body></html>""")
+    assert "Paragraph 59 of this month's letter" in text and "Sign up for our newsletter" not in text
+    assert removed == {"newsletter": 1}
+
+
+def test_a_long_cookie_preference_centre_still_goes():
+    policy = " ".join(f"Cookie category {i} stores preferences on your device." for i in range(80))
+    article = " ".join(f"Sentence {i} of the article itself." for i in range(400))
+    text, removed = clean(f"""<html><body><article><h1>T</h1><p>{article}</p></article>
+      <div id="onetrust-consent-sdk">{policy}</div></body></html>""")
+    assert "Cookie category 3 stores" not in text and "Sentence 399 of the article" in text
+    assert removed == {"cookie": 1}

@@ -206,3 +206,16 @@ def test_the_page_type_is_recorded_with_the_page():
 
     page = parse_html(_thread('<article class="message">', "</article>"), "https://forum.example/t/1")
     assert page.page_type in PAGE_TYPES and page.info()["page_type"] == "forum"
+
+
+def test_a_second_dated_block_as_long_as_half_the_first_is_no_comment_and_stays():
+    # a blog's classless layout: one dated block holds the post, the next (as dated) its archive column
+    post = "".join(f"<p>{LOREM} Part {i}.</p>" for i in range(8))
+    column = "".join(f"<p>Archive entry {i}: {LOREM}</p>" for i in range(5))
+    body = (
+        f"<div><span class='author'>host</span><time>2020</time><h1>How I descale</h1>{post}</div>"
+        f"<div><span class='author'>host</span><time>2019</time>{column}</div>"
+    )
+    page = parse_html(_page(body, title="How I descale"), "https://blog.example/2020/descale")
+    assert page.ok and not page.comments_removed
+    assert page.text.count("Descaling the boiler") >= 8

@@ -346,10 +346,21 @@ def _guarded(el: HtmlElement, kind: str, page_chars: int, chars: dict, links: di
     if kind in {"comments", "comments+", "link_list"} or page_chars == 0:
         return False
     total = chars.get(el, 0)
+    if kind in _WIDGETS and total - links.get(el, 0) >= WIDGET_CHARS:
+        return True
     if total <= CONTENT_SHARE * page_chars:
         return False
     return links.get(el, 0) < 0.5 * total
 
+
+#: Kinds that are small boxes (a share bar, a sign-up form, a "was this helpful?" box): one holding this
+#: many characters of text besides links is the page's text in a container named after its subject
+#: (``article.newsletter-content`` on a newsletter's own page). Not cookie notices or legal text: a
+#: consent manager's preference centre is pages long.
+_WIDGETS = frozenset({"share", "newsletter", "feedback"})
+WIDGET_CHARS = 2500
+#: Names inside code are a highlighter's token classes (``span.hljs-comment``), never widgets.
+_IN_CODE = etree.XPath("boolean(ancestor::pre or ancestor::code)")
 
 _FLAG = "data-wikihowqa-boilerplate"
 _OUTERMOST = etree.XPath(f"//*[@{_FLAG}][not(ancestor::*[@{_FLAG}])]")
@@ -426,7 +437,7 @@ def remove_boilerplate(
         if not (named or el.get("itemprop") or el.get("itemtype") or el.get("role")):
             continue
         kind = name_kind(el)
-        if kind is not None and not (keep_comments and kind == "comments"):
+        if kind is not None and not (keep_comments and kind == "comments") and not _IN_CODE(el):
             marked[el] = kind
     for el, kind in marked.items():
         if not _guarded(el, kind, page_chars, chars, links):

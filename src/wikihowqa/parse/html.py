@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import lxml.html
+from lxml import etree
 from lxml.etree import _Element
 from lxml.html import HtmlElement
 from trafilatura.core import bare_extraction
@@ -55,6 +56,14 @@ except ImportError:  # pragma: no cover - internal name; without it chunk joinin
 MIN_EXTRACTED_CHARS = 250
 
 _SPACES = re.compile(r"[ \t\u00a0]+")
+#: trafilatura's fast pass can settle on a box of the page (an author's bio) and miss its article: when
+#: what it kept holds under ``FALLBACK_SHARE`` of the words of the page's running-text paragraphs (and
+#: there are ``FALLBACK_PROSE`` of them or more), its slower pass, which compares its pick with
+#: readability's and jusText's, runs too, and the longer of the two is kept. Not on forums: those two
+#: look for one region of running text, and a thread's content is many posts (they took a consent
+#: manager's text over them).
+FALLBACK_PROSE = 300
+FALLBACK_SHARE = 0.3
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,10 +196,10 @@ def join_body_chunks(root: HtmlElement, sizes: tuple[dict, dict] | None = None) 
     return 0
 
 
-def _run(root: HtmlElement, mode: str) -> _Element | None:
+def _run(root: HtmlElement, mode: str, fast: bool = True) -> _Element | None:
     document = bare_extraction(
         root,
-        fast=True,
+        fast=fast,
         favor_precision=mode == "precision",
         favor_recall=mode == "recall",
         include_comments=False,
@@ -331,6 +340,35 @@ def interior(extracted: Sequence[Block], whole: Sequence[Block]) -> tuple[Block,
     return span if len(span) > len(kept) else None
 
 
+#: Linked headings after the extracted text that make a run of teasers (related or recent posts).
+TEASER_HEADINGS = 3
+_LINKED_HEADINGS = etree.XPath(
+    ".//*[self::h2 or self::h3 or self::h4 or self::h5][.//a[@href] or ancestor::a[@href]]",
+    smart_strings=False,
+)
+
+
+def without_teasers(main: HtmlElement, extracted: Sequence[Block], whole: list[Block]) -> list[Block]:
+    """The container's blocks without a run of teasers after trafilatura's last block: when what follows
+    the text trafilatura kept holds :data:`TEASER_HEADINGS` or more headings that are links, and they are
+    most of its headings, it is a list of other posts (title, byline, excerpt; a sidebar inside ``<main>``),
+    not the article's own sections, whose headings are not links (a heading in a link or a link in a
+    heading)."""
+    index = {_key(b.text): i for i, b in enumerate(whole)}
+    found = [index[k] for k in (_key(b.text) for b in extracted) if k in index]
+    if not found:
+        return whole
+    tail = whole[max(found) + 1 :]
+    headings = [b for b in tail if b.kind == "heading"]
+    if len(headings) < TEASER_HEADINGS:
+        return whole
+    linked = {_key(" ".join(h.itertext())) for h in _LINKED_HEADINGS(main)}
+    teasers = sum(1 for h in headings if _key(h.text) in linked)
+    if teasers < TEASER_HEADINGS or teasers < 0.5 * len(headings):
+        return whole
+    return whole[: max(found) + 1]
+
+
 def extract(
     root: HtmlElement,
     page_type: str = "article",
@@ -339,16 +377,25 @@ def extract(
     rescue: bool = True,
     container: bool = True,
     sizes: tuple[dict, dict] | None = None,
+    prose: int = 0,
 ) -> Extraction:
     """Main content of a prepared tree (boilerplate already removed): blocks, Markdown and the mode used.
 
     ``join_chunks``, ``rescue`` and ``container`` switch off steps of the cascade (for the benchmark's
-    ablation); ``sizes`` are the tree's :func:`wikihowqa.parse.sizes.text_sizes`, when known."""
+    ablation); ``sizes`` are the tree's :func:`wikihowqa.parse.sizes.text_sizes`, when known; ``prose``
+    the words of the page's running-text paragraphs (:attr:`wikihowqa.parse.pagetype.Signals.prose_words`),
+    when known."""
     unwrap_layout_tables(root)
     if join_chunks:
         join_body_chunks(root, sizes)
     body, mode = _run(root, "balanced"), "balanced"
     blocks = tuple(blocks_of(body)) if body is not None else ()
+    words = sum(len(b.text.split()) for b in blocks)
+    if page_type != "forum" and prose >= FALLBACK_PROSE and words < FALLBACK_SHARE * prose:
+        compared = _run(root, "balanced", fast=False)  # with trafilatura's readability/jusText comparison
+        compared_blocks = tuple(blocks_of(compared)) if compared is not None else ()
+        if sum(len(b.text.split()) for b in compared_blocks) > sum(len(b.text.split()) for b in blocks):
+            body, blocks = compared, compared_blocks
     lines = [b.text for b in blocks]
     main = main_container(root, lines, sizes) if container else None
     chars = (sizes or text_sizes(root))[0] if main is not None else {}
@@ -368,6 +415,8 @@ def extract(
             )
             == "container"
         ):
+            if page_type == "article":  # a listing's linked headings are its items
+                whole = without_teasers(main, blocks, whole)
             return Extraction(tuple(whole), markdown_of(whole), "container")
         if whole and has_pictured_items(main):
             whole = container_blocks(main, keep_links=page_type in LINKED, pictures=False)

@@ -23,11 +23,11 @@ from wikihowqa.parse.pagetype import (
     FORUM,
     LISTING,
     PRODUCT,
-    classify,
     drop_replies,
     product_facts,
     signals,
 )
+from wikihowqa.parse.pagetype_model import page_type_of
 from wikihowqa.parse.pagination import Pagination, detect, page_number
 from wikihowqa.parse.pagination import continuation_urls as pagination_urls
 from wikihowqa.parse.passages import DEFAULT_MAX_WORDS, PassageSpan, passage_spans
@@ -392,11 +392,11 @@ def _parse(
         hidden.drop_tree()
     sizes = text_sizes(root)  # one pass, kept true through the removals below
     found = signals(root, url, sizes)
-    kind = classify(found)
+    _, kind = page_type_of(root, url, found, sizes)  # the profile it is read with is the type recorded
     facts = product_facts(root) if kind == PRODUCT else ("", [])
     # Read (JSON-LD) and never shown: out before the steps below copy and walk the tree.
     etree.strip_elements(root, *_NEVER_SHOWN, with_tail=False)
-    replies = drop_replies(found, sizes) if settings.remove_boilerplate else 0
+    replies = drop_replies(found, sizes) if settings.remove_boilerplate and kind != FORUM else 0
     removed = (
         dict(
             remove_boilerplate(
@@ -408,7 +408,9 @@ def _parse(
     )
     if replies:
         removed["comments"] = removed.get("comments", 0) + 1
-    extraction = _with_facts(_without_headline(extract(root, kind, sizes=sizes), title), *facts)
+    extraction = _with_facts(
+        _without_headline(extract(root, kind, sizes=sizes, prose=found.prose_words), title), *facts
+    )
     common = {
         **seen,
         "title": title,

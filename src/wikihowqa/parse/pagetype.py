@@ -89,6 +89,8 @@ _LINK_TEXTS = etree.XPath(".//a//text()", smart_strings=False)
 _DOC_HOSTS = frozenset({"docs", "doc", "developer", "developers", "api", "manual", "wiki"})
 #: An opening post holding this share of a thread's text, its replies short, is an article with comments.
 LEAD_SHARE = 0.6
+#: A comment holds less than this share of the post it answers.
+REPLY_SHARE = 0.5
 #: Repeated blocks holding at least this share of the page's text are the page (posts, items).
 MAJORITY = 0.5
 
@@ -109,11 +111,14 @@ class Signals:
     replies: tuple[HtmlElement, ...] = field(
         default=(), repr=False, compare=False
     )  # the posts after the first
+    longest_reply: float = 0.0  # the longest later post's share of the posts' text
 
     @property
     def commented(self) -> bool:
-        """One post with short replies: an article and its comments."""
-        return self.posts >= 2 and self.lead >= LEAD_SHARE
+        """One post with short replies: an article and its comments. A "reply" holding half the opening
+        post's text or more is no comment but a second block of the page (a blog's classless layout
+        ``<div>``s, one holding the post and one the sidebar, read as two dated posts)."""
+        return self.posts >= 2 and self.lead >= LEAD_SHARE and self.longest_reply < REPLY_SHARE * self.lead
 
 
 def json_ld(root: HtmlElement) -> Iterator[dict]:
@@ -235,13 +240,17 @@ def signals(root: HtmlElement, url: str, sizes: tuple[dict, dict] | None = None)
     posts = items = priced = 0
     lead = 0.0
     replies: tuple[HtmlElement, ...] = ()
+    longest = 0.0
     for group in repeated_groups(root, 2):
         sizes = [chars.get(el, 0) for el in group]
         share = sum(sizes) / total
         if share >= MAJORITY * 0.8:
-            posty = [n for el, n in zip(group, sizes, strict=True) if n >= POST_CHARS and _is_post(el)]
+            posty = [(el, n) for el, n in zip(group, sizes, strict=True) if n >= POST_CHARS and _is_post(el)]
             if len(posty) >= max(2, len(group) // 2) and len(posty) > posts:
-                posts, lead, replies = len(posty), posty[0] / sum(posty), tuple(group[1:])
+                held = sum(n for _, n in posty)
+                posts, lead = len(posty), posty[0][1] / held
+                after = group[group.index(posty[0][0]) + 1 :]  # the posts' run after the opening one
+                replies, longest = tuple(after), max(n for _, n in posty[1:]) / held
         if len(group) < 4 or len(group) <= items or sum(sizes) / len(group) >= CARD_CHARS:
             continue
         if share < MAJORITY * 0.6:  # a menu or a side list, not the page's items
@@ -266,7 +275,7 @@ def signals(root: HtmlElement, url: str, sizes: tuple[dict, dict] | None = None)
             prose += n if n >= 20 else 0
     dated = bool(scope.xpath("boolean(//article[.//h1 and .//time])"))
     return Signals(
-        tuple(declared_types(root)), posts, lead, items, priced, code, doc_url, prose, dated, replies
+        tuple(declared_types(root)), posts, lead, items, priced, code, doc_url, prose, dated, replies, longest
     )
 
 
