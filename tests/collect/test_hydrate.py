@@ -10,6 +10,7 @@ away, a URL archived only as a 404, two URLs never archived and a value that nam
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -340,7 +341,12 @@ def test_a_hydration_killed_with_sigkill_resumes_to_the_same_output(hydrated, ar
         while done < 5 and time.monotonic() < deadline and paced.poll() is None:
             time.sleep(0.2)
             if state.exists():
-                with sqlite3.connect(f"file:{state}?mode=ro", uri=True) as db:
+                with (
+                    sqlite3.connect(f"file:{state}?mode=ro", uri=True) as db,
+                    contextlib.suppress(
+                        sqlite3.OperationalError  # the file is there, its tables not yet
+                    ),
+                ):
                     done = db.execute("SELECT COUNT(*) FROM results WHERE stage = 'reference'").fetchone()[0]
     finally:
         os.killpg(paced.pid, signal.SIGKILL)
