@@ -146,7 +146,7 @@ def hydrate_command(
         )
     funnel = result.hydration.funnel
     table = Table(title=f"hydrated {result.folder.path}")
-    table.add_column("funnel")
+    table.add_column("funnel", no_wrap=True)  # a label is read whole, at any terminal width
     table.add_column("count", justify="right")
     for group in ("urls", "captures", "questions"):
         for name, value in funnel[group].items():
