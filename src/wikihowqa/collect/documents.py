@@ -8,6 +8,7 @@ nothing new.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -61,7 +62,7 @@ class _RecordingSource:
 async def make_documents(
     finder: CaptureFinder,
     store: StateStore,
-    outcomes: dict[str, dict[str, Any]],
+    outcomes: Mapping[str, dict[str, Any]],
     settings: ParseSettings,
     workers: int,
     reporter: Reporter,
