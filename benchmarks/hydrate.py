@@ -71,6 +71,18 @@ def generate(scale: float, shifted: float, missing: float, seed: int = 0):
     return rows, specs
 
 
+def peak_rss_mb() -> float:
+    """This process's own peak resident memory. ``ru_maxrss`` is not: Linux carries the parent's peak into
+    a child across fork/vfork + exec, so it would count the generated release and the replay site the
+    parent holds; ``VmHWM`` is the peak of this process's own address space."""
+    try:
+        status = Path("/proc/self/status").read_text(encoding="ascii")
+    except OSError:  # not Linux: ru_maxrss (bytes on macOS) is the best there is
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    kb = re.search(r"^VmHWM:\s+(\d+) kB", status, re.MULTILINE)
+    return int(kb.group(1)) / 1024 if kb else float("nan")
+
+
 def child(dataset: Path, wayback_url: str, concurrency: int) -> None:
     """Hydrate in this (fresh) process and print its figures as JSON."""
     from wikihowqa.collect.archive_settings import ArchiveSettings
@@ -87,7 +99,7 @@ def child(dataset: Path, wayback_url: str, concurrency: int) -> None:
         "urls": result.hydration.funnel["urls"]["unique"],
         "kept": result.hydration.funnel["urls"]["kept"],
         "captures": result.hydration.funnel["captures"],
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "peak_rss_mb": peak_rss_mb(),
         "state_mb": state_path(dataset).stat().st_size / 2**20,
         "requests": {lane: lanes.get(lane, {}).get("requests", 0) for lane in (CDX, PLAYBACK)},
     }))  # fmt: skip

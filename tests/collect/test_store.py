@@ -10,7 +10,7 @@ import sqlite3
 import pytest
 
 from wikihowqa.collect.http import Response
-from wikihowqa.collect.store import StateStore, canonical_url, snapshot_source
+from wikihowqa.collect.store import StateStore, StoredResults, canonical_url, snapshot_source
 from wikihowqa.errors import DatasetError
 
 
@@ -52,6 +52,28 @@ def _write_then_die(path: str, n: int) -> None:
         store.put_response(f"k{i}", Response(f"http://x/{i}", 200, {}, b"x" * 1000))
         store.put_result("stage", str(i), {"i": i})
     os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_stored_results_read_each_asked_key_from_the_store_in_the_order_given(tmp_path):
+    with StateStore(tmp_path / "s.sqlite") as store:
+        store.put_results("reference", [("b", {"status": "fetched"}), ("a", {"status": "no_snapshot"})])
+        store.put_result("document", "a", {"text": "other stage"})
+        view = StoredResults(store, "reference", ["b", "a", "b"])
+        assert list(view) == ["b", "a"] and len(view) == 2
+        assert [v["status"] for v in view.values()] == ["fetched", "no_snapshot"]
+        store.put_result("reference", "a", {"status": "fetched"})  # read when asked, not when made
+        assert view["a"] == {"status": "fetched"}
+        assert store.result_keys("reference") == {"a", "b"}
+        with pytest.raises(KeyError):
+            view["c"]  # not among its keys, though a key of another view may be
+
+
+def test_stored_results_give_the_missing_value_for_a_key_the_store_lacks(tmp_path):
+    with StateStore(tmp_path / "s.sqlite") as store:
+        absent = {"status": "fetch_failed"}
+        assert StoredResults(store, "reference", ["x"], missing=absent)["x"] is absent
+        with pytest.raises(KeyError):
+            StoredResults(store, "reference", ["x"])["x"]
 
 
 def test_everything_committed_before_a_kill_9_is_there_afterwards(tmp_path):

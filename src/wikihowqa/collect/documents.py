@@ -88,7 +88,7 @@ class StoredDocuments(Mapping[str, dict[str, Any]]):
 async def make_documents(
     finder: CaptureFinder,
     store: StateStore,
-    outcomes: dict[str, dict[str, Any]],
+    outcomes: Mapping[str, dict[str, Any]],
     settings: ParseSettings,
     workers: int,
     reporter: Reporter,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import re
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -42,7 +42,7 @@ from wikihowqa.collect.outcomes import (
 )
 from wikihowqa.collect.progress import QuietReporter, Reporter
 from wikihowqa.collect.references import ReferenceTask, fetch_tasks, forget_failed
-from wikihowqa.collect.store import STATE_FILE, StateStore
+from wikihowqa.collect.store import STATE_FILE, StateStore, StoredResults
 from wikihowqa.errors import DatasetError, SettingsError
 from wikihowqa.io import MANIFEST_FILE, DatasetFolder, write_documents, write_json, write_jsonl
 from wikihowqa.parse import ParseSettings
@@ -251,7 +251,7 @@ def _days(shift_s: float) -> str:
 def assemble(
     examples: Sequence[Example],
     the_plan: Plan,
-    outcomes: dict[str, dict[str, Any]],
+    outcomes: Mapping[str, dict[str, Any]],
     parsed: dict[str, dict[str, Any]],
     max_shift_s: float,
 ) -> Hydration:
@@ -365,17 +365,17 @@ def _now() -> str:
 
 async def _fetch(
     settings: HydrateSettings, store: StateStore, the_plan: Plan, reporter: Reporter, *, network: bool
-) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]], dict[str, Any]]:
+) -> tuple[Mapping[str, dict[str, Any]], dict[str, dict[str, Any]], dict[str, Any]]:
     workers = settings.http.concurrency
     async with HttpClient(settings.http, cache=store, on_event=reporter.event) as http:
         finder = settings.archive.finder(http)
         tasks = the_plan.tasks
+        outcomes: Mapping[str, dict[str, Any]]
         if network:
             outcomes = await fetch_tasks(finder, store, tasks, 2 * workers, reporter) if tasks else {}
         else:
-            done = store.results("reference")
             absent = {"status": FETCH_FAILED, "failed_at": "warc", "detail": "not in the WARC files"}
-            outcomes = {t.key: done.get(t.key, absent) for t in tasks}
+            outcomes = StoredResults(store, "reference", (t.key for t in tasks), missing=absent)
         # Each capture is parsed alone (pagination flagged, never fetched): the finder asks nothing here.
         stored = await make_documents(finder, store, outcomes, settings.parse, 2 * workers, reporter)
         parsed = stored.verdicts()  # the texts stay in the store, read back one at a time: memory flat

@@ -8,7 +8,7 @@ archive.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +18,7 @@ from wikihowqa.collect.captures import CaptureFinder
 from wikihowqa.collect.outcomes import FETCHED, NO_SNAPSHOT, RETRIED
 from wikihowqa.collect.pool import run_pool
 from wikihowqa.collect.progress import Reporter
-from wikihowqa.collect.store import StateStore
+from wikihowqa.collect.store import StateStore, StoredResults
 from wikihowqa.errors import WikihowqaError
 
 # FETCHED is re-exported: the documents phase reads it from here.
@@ -74,15 +74,16 @@ async def fetch_tasks(
     tasks: list[ReferenceTask],
     workers: int,
     reporter: Reporter,
-) -> dict[str, dict[str, Any]]:
+) -> Mapping[str, dict[str, Any]]:
     """Each task's outcome (the ``reference`` result), keyed by :attr:`ReferenceTask.key`: ``build``'s
-    references and ``hydrate``'s named captures alike.
+    references and ``hydrate``'s named captures alike; each read from the store when asked for, so
+    no run holds every outcome at once.
 
     The first lookups run one at a time: while each fails the way a wrong endpoint does (connection
     refused, a CDX 404 or an answer that is no CDX result, a playback without ``Memento-Datetime``),
     nothing is stored, and after :data:`PROBES` of them the build stops with one line naming the endpoint
     and its answer, rather than writing an empty dataset."""
-    done = store.results("reference")
+    done = store.result_keys("reference")
     reporter.phase("snapshots (CDX)", len(tasks))
     reporter.phase("snapshots fetched", len(tasks))
     already = sum(1 for t in tasks if t.key in done)
@@ -91,7 +92,8 @@ async def fetch_tasks(
     todo = [t for t in tasks if t.key not in done]
 
     def keep(task: ReferenceTask, result: dict[str, Any]) -> None:
-        done[task.key] = store.put_result("reference", task.key, result)
+        store.put_result("reference", task.key, result)
+        done.add(task.key)
         reporter.advance("snapshots (CDX)")
         reporter.advance("snapshots fetched")
 
@@ -117,7 +119,8 @@ async def fetch_tasks(
         keep(task, await _reference(finder, store, task))
 
     await run_pool(todo, one, workers)
-    outcomes = {t.key: done[t.key] for t in tasks}
+    # Read from the store one at a time when asked for (a release of any size: flat memory).
+    outcomes = StoredResults(store, "reference", (t.key for t in tasks))
     if len(outcomes) >= PROBES and all(o["status"] == NO_SNAPSHOT for o in outcomes.values()):
         # An archive that knows none of the cited pages is far likelier a wrong setting (pywb answers
         # an empty CDX result for a collection it does not have) than a true answer: no empty dataset.
@@ -160,7 +163,7 @@ def forget_failed(store: StateStore) -> list[str]:
     response cache and would otherwise be read back instead of asked for. A good CDX answer of a
     capture whose playback failed stays: a CDX request costs seconds at the real server's rate.
     Returns the keys of the references forgotten."""
-    failed = {k: v for k, v in store.results("reference").items() if v and v["status"] in RETRIED}
+    failed = {k: v for k, v in store.iter_results("reference") if v and v["status"] in RETRIED}
     stale = [key for outcome in failed.values() for key in outcome.get("stale", [])]
     store.delete_responses(stale)
     store.delete_results("reference", failed)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -30,7 +30,14 @@ from wikihowqa.snapshots import (
     snapshot_source,
 )
 
-__all__ = ["STATE_FILE", "StateStore", "StoredSnapshots", "canonical_url", "snapshot_source"]
+__all__ = [
+    "STATE_FILE",
+    "StateStore",
+    "StoredResults",
+    "StoredSnapshots",
+    "canonical_url",
+    "snapshot_source",
+]
 
 _COMPRESS_ABOVE = 512
 
@@ -155,6 +162,35 @@ class StateStore(StateReader):
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db)
+
+
+class StoredResults(Mapping[str, Any]):
+    """Some keys' results of one stage, each read from the store when asked for: a mapping over a
+    release of any size that holds only its keys in memory. ``missing``: the value of a key the store
+    has no result for (``None``: such a key is a ``KeyError``)."""
+
+    def __init__(
+        self, store: StateStore, stage: str, keys: Iterable[str], missing: Any | None = None
+    ) -> None:
+        self.store, self.stage, self.missing = store, stage, missing
+        self.keys_ = tuple(dict.fromkeys(keys))
+        self._known = frozenset(self.keys_)
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self._known:
+            raise KeyError(key)
+        value = self.store.get_result(self.stage, key)
+        if value is None:
+            if self.missing is None:
+                raise KeyError(key)
+            return self.missing
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys_)
+
+    def __len__(self) -> int:
+        return len(self.keys_)
 
 
 class _Transaction:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import http
 import io
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -89,7 +89,7 @@ def _response_record(writer: Any, url: str, timestamp: str, stored: StoredRespon
 def write_warc(
     store: StateStore,
     the_plan: Plan,
-    outcomes: dict[str, dict[str, Any]],
+    outcomes: Mapping[str, dict[str, Any]],
     folder: Path,
     playback_url: str | None = None,
 ) -> Path:
