@@ -168,6 +168,7 @@ def test_answering_ranks_passages_with_the_retrieval_the_model_was_trained_with(
     from wikihowqa.embed import default_model_path
     from wikihowqa.generate import seq2seq
     from wikihowqa.retrieve.cache import EmbeddingCache, default_cache_path
+    from wikihowqa.retrieve.dense import EncoderSpec
 
     source, texts, _ = dataset
     folder = write_dataset_folder(tmp_path / "ds", source.examples(), source.documents(), {})
@@ -203,7 +204,7 @@ def test_answering_ranks_passages_with_the_retrieval_the_model_was_trained_with(
 
     result = fine_tune(folder, config)
     cache = EmbeddingCache(default_cache_path(folder.path))
-    key = f"st:{encoder}:|"
+    key = EncoderSpec(model=encoder).resolved().key  # the default backend here (OpenVINO on a CPU, torch on CUDA)
     embedded = cache.count(key)
     assert embedded == sum(len(d.passages) for d in folder.documents())  # training filled the dataset's cache
 
