@@ -85,6 +85,23 @@ class StoredDocuments(Mapping[str, dict[str, Any]]):
         return {k: _verdict(v) for k, v in self.store.iter_results("document") if k in self._known}
 
 
+class StoredVerdicts(Mapping[str, dict[str, Any]]):
+    """Each document's verdict (``rejection``, ``detail``), read from the state store when asked for: a
+    hydration places each capture without holding one verdict per capture (memory flat in the release)."""
+
+    def __init__(self, documents: StoredDocuments) -> None:
+        self.documents = documents
+
+    def __getitem__(self, archive_url: str) -> dict[str, Any]:
+        return _verdict(self.documents[archive_url])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.documents)
+
+    def __len__(self) -> int:
+        return len(self.documents)
+
+
 async def make_documents(
     finder: CaptureFinder,
     store: StateStore,
