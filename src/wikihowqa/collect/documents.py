@@ -79,6 +79,12 @@ class StoredDocuments(Mapping[str, dict[str, Any]]):
     def __len__(self) -> int:
         return len(self.keys)
 
+    def verdict(self, archive_url: str) -> dict[str, Any] | None:
+        """One document's ``rejection`` and ``detail``, picked out by the store without its text."""
+        if archive_url not in self._known:
+            return None
+        return self.store.get_fields("document", archive_url, ("rejection", "detail"))
+
     def verdicts(self) -> dict[str, dict[str, Any]]:
         """Each document's ``rejection`` and ``detail`` alone, read in one pass over the store: what a
         caller needs to count and place the documents, without holding their texts."""
@@ -93,7 +99,10 @@ class StoredVerdicts(Mapping[str, dict[str, Any]]):
         self.documents = documents
 
     def __getitem__(self, archive_url: str) -> dict[str, Any]:
-        return _verdict(self.documents[archive_url])
+        verdict = self.documents.verdict(archive_url)
+        if verdict is None:
+            raise KeyError(archive_url)
+        return verdict
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.documents)
