@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from wikihowqa.collect.documents import StoredDocuments
+from wikihowqa.collect.documents import StoredDocuments, StoredVerdicts
 from wikihowqa.collect.funnel import KeptReference, documents
 from wikihowqa.collect.store import StateStore
 
@@ -30,6 +30,16 @@ def test_stored_documents_read_each_document_from_the_store_when_asked(tmp_path)
         assert docs.get("unknown") is None
         with pytest.raises(KeyError):
             docs["unknown"]
+
+
+def test_stored_verdicts_give_each_documents_rejection_and_detail_alone_read_when_asked(tmp_path):
+    with StateStore(tmp_path / "s.sqlite") as store:
+        store.put_result("document", "a", parsed("kept"))
+        verdicts = StoredVerdicts(StoredDocuments(store, ["a", "b"]))
+        store.put_result("document", "b", {"rejection": "empty_text", "detail": "no paragraphs"})
+        assert verdicts["a"] == {"rejection": None, "detail": None}
+        assert verdicts["b"] == {"rejection": "empty_text", "detail": "no paragraphs"}
+        assert verdicts.get("unknown") is None and list(verdicts) == ["a", "b"]
 
 
 def test_a_state_store_lists_a_stages_result_keys_without_their_values(tmp_path):

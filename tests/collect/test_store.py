@@ -125,3 +125,14 @@ def test_the_parse_stage_finds_raw_snapshots_by_archive_url_and_by_original_url(
 def test_canonical_urls_ignore_scheme_www_and_trailing_slash_but_not_the_query():
     assert canonical_url("https://www.Example.org/a/") == canonical_url("http://example.org/a")
     assert canonical_url("http://x.org/a?page=2") != canonical_url("http://x.org/a")
+
+
+def test_a_results_scalar_fields_are_read_without_the_rest_a_missing_field_as_none(tmp_path):
+    with StateStore(tmp_path / "s.sqlite") as store:
+        store.put_result("document", "a", {"rejection": None, "text": "long text", "detail": "x"})
+        assert store.get_fields("document", "a", ("rejection", "detail", "absent")) == {
+            "rejection": None,
+            "detail": "x",
+            "absent": None,
+        }
+        assert store.get_fields("document", "unknown", ("rejection",)) is None

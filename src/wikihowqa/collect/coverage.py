@@ -8,15 +8,13 @@ questions left with none). Written as ``coverage.json``, ``coverage.md`` and a f
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 from wikihowqa.collect.outcomes import KEPT
 from wikihowqa.io import atomic_write, write_json
-
-if TYPE_CHECKING:
-    from wikihowqa.collect.hydrate import Hydration
 
 COVERAGE_JSON, COVERAGE_MD, COVERAGE_PNG = "coverage.json", "coverage.md", "coverage.png"
 #: Sites shown by name in the report and figure; the rest are summed as "other sites".
@@ -28,42 +26,64 @@ def _site(row: dict[str, Any]) -> str:
     return (urlsplit(url).hostname or "?").lower().removeprefix("www.")
 
 
-def _table(rows: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
-    named: Counter[str] = Counter()
-    kept: Counter[str] = Counter()
-    for row in rows:
-        value = (
-            row["timestamp"][:4]
-            if key == "year" and row.get("timestamp")
-            else _site(row)
-            if key == "site"
-            else "?"
-        )
-        named[value] += 1
-        kept[value] += row["status"] == KEPT
+def _table(named: Counter[str], kept: Counter[str], key: str) -> list[dict[str, Any]]:
     return [
         {key: value, "named": n, "recovered": kept[value], "coverage": kept[value] / n}
         for value, n in (sorted(named.items()) if key == "year" else named.most_common())
     ]
 
 
-def coverage(hydration: Hydration) -> dict[str, Any]:
-    rows = hydration.status
-    questions = hydration.questions
-    kept = sum(r["status"] == KEPT for r in rows)
-    by_site = _table(rows, "site")
+@dataclass
+class Tally:
+    """Running counts of the coverage report, fed one status row and one question row at a time, so that
+    a hydration of any size holds counters by year, site and recovered count, never its rows."""
+
+    urls: int = 0
+    kept: int = 0
+    year_named: Counter[str] = field(default_factory=Counter)
+    year_kept: Counter[str] = field(default_factory=Counter)
+    site_named: Counter[str] = field(default_factory=Counter)
+    site_kept: Counter[str] = field(default_factory=Counter)
+    questions: int = 0
+    recovered: Counter[int] = field(default_factory=Counter)
+    with_none: list[int] = field(default_factory=list)
+
+    def add_url(self, row: dict[str, Any]) -> None:
+        kept = row["status"] == KEPT
+        year = row["timestamp"][:4] if row.get("timestamp") else "?"
+        site = _site(row)
+        self.urls += 1
+        self.kept += kept
+        self.year_named[year] += 1
+        self.year_kept[year] += kept
+        self.site_named[site] += 1
+        self.site_kept[site] += kept
+
+    def add_question(self, row: dict[str, Any]) -> None:
+        self.questions += 1
+        self.recovered[row["recovered"]] += 1
+        if row["recovered"] == 0:
+            self.with_none.append(row["article_id"])
+
+
+def coverage(tally: Tally) -> dict[str, Any]:
+    by_site = _table(tally.site_named, tally.site_kept, "site")
     shown, rest = by_site[:TOP_SITES], by_site[TOP_SITES:]
     if rest:
         n, k = sum(r["named"] for r in rest), sum(r["recovered"] for r in rest)
         shown.append({"site": f"other sites ({len(rest)})", "named": n, "recovered": k, "coverage": k / n})
     return {
-        "urls": {"named": len(rows), "recovered": kept, "coverage": kept / len(rows) if rows else 0.0},
-        "questions": {
-            "total": len(questions),
-            "recovered_documents": dict(sorted(Counter(q["recovered"] for q in questions).items())),
-            "with_none": [q["article_id"] for q in questions if q["recovered"] == 0],
+        "urls": {
+            "named": tally.urls,
+            "recovered": tally.kept,
+            "coverage": tally.kept / tally.urls if tally.urls else 0.0,
         },
-        "by_year": _table(rows, "year"),
+        "questions": {
+            "total": tally.questions,
+            "recovered_documents": dict(sorted(tally.recovered.items())),
+            "with_none": list(tally.with_none),
+        },
+        "by_year": _table(tally.year_named, tally.year_kept, "year"),
         "by_site": shown,
         "sites": len(by_site),
     }
@@ -148,12 +168,12 @@ def figure(report: dict[str, Any], path: Path) -> Path:
     return path
 
 
-def write_report(folder: Path, hydration: Hydration) -> dict[str, Any]:
+def write_report(folder: Path, tally: Tally, funnel: dict[str, Any]) -> dict[str, Any]:
     """``coverage.json``, ``coverage.md`` and ``coverage.png`` in ``folder``; returns the report."""
     folder.mkdir(parents=True, exist_ok=True)
-    report = coverage(hydration)
+    report = coverage(tally)
     write_json(folder / COVERAGE_JSON, report)
     with atomic_write(folder / COVERAGE_MD) as fh:
-        fh.write(_markdown(report, hydration.funnel))
+        fh.write(_markdown(report, funnel))
     figure(report, folder / COVERAGE_PNG)
     return report

@@ -79,10 +79,36 @@ class StoredDocuments(Mapping[str, dict[str, Any]]):
     def __len__(self) -> int:
         return len(self.keys)
 
+    def verdict(self, archive_url: str) -> dict[str, Any] | None:
+        """One document's ``rejection`` and ``detail``, picked out by the store without its text."""
+        if archive_url not in self._known:
+            return None
+        return self.store.get_fields("document", archive_url, ("rejection", "detail"))
+
     def verdicts(self) -> dict[str, dict[str, Any]]:
         """Each document's ``rejection`` and ``detail`` alone, read in one pass over the store: what a
         caller needs to count and place the documents, without holding their texts."""
         return {k: _verdict(v) for k, v in self.store.iter_results("document") if k in self._known}
+
+
+class StoredVerdicts(Mapping[str, dict[str, Any]]):
+    """Each document's verdict (``rejection``, ``detail``), read from the state store when asked for: a
+    hydration places each capture without holding one verdict per capture (memory flat in the release)."""
+
+    def __init__(self, documents: StoredDocuments) -> None:
+        self.documents = documents
+
+    def __getitem__(self, archive_url: str) -> dict[str, Any]:
+        verdict = self.documents.verdict(archive_url)
+        if verdict is None:
+            raise KeyError(archive_url)
+        return verdict
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.documents)
+
+    def __len__(self) -> int:
+        return len(self.documents)
 
 
 async def make_documents(

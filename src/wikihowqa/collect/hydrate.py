@@ -17,7 +17,8 @@ from __future__ import annotations
 import asyncio
 import re
 import shutil
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,7 +28,8 @@ from wikihowqa import __version__
 from wikihowqa.collect.archive_queries import seconds
 from wikihowqa.collect.archive_settings import ArchiveSettings
 from wikihowqa.collect.build import forget_other_archive
-from wikihowqa.collect.documents import make_documents
+from wikihowqa.collect.coverage import Tally
+from wikihowqa.collect.documents import StoredVerdicts, make_documents
 from wikihowqa.collect.funnel import final_status
 from wikihowqa.collect.http import HttpClient, HttpSettings
 from wikihowqa.collect.outcomes import (
@@ -139,12 +141,20 @@ class HydrateSettings:
 
 @dataclass(frozen=True)
 class Plan:
-    """The release's named captures: unique, in order of first mention; who cites each; the unusable."""
+    """The release's values: each distinct one, in order of first mention, with who cites it. The named
+    captures and the unusable values are read off it when walked, never held a second time."""
 
-    named: tuple[NamedCapture, ...]
-    cited_by: dict[str, list[int]]  # archive URL (as named) → article ids
-    unusable: tuple[str, ...]  # values that name no capture
+    cited_by: dict[str, list[int]]  # release value (as named) → article ids
     citations: int
+
+    @property
+    def named(self) -> Iterator[NamedCapture]:
+        return (c for v in self.cited_by if (c := named_capture(v)) is not None)
+
+    @property
+    def unusable(self) -> Iterator[str]:
+        """Values that name no capture."""
+        return (v for v in self.cited_by if named_capture(v) is None)
 
     @property
     def tasks(self) -> list[ReferenceTask]:
@@ -153,8 +163,6 @@ class Plan:
 
 def plan(examples: Sequence[Example]) -> Plan:
     cited_by: dict[str, list[int]] = {}
-    named: dict[str, NamedCapture] = {}
-    unusable: dict[str, None] = {}
     citations = 0
     for example in examples:
         for value in example.related_document_urls_wayback_snapshots:
@@ -162,15 +170,10 @@ def plan(examples: Sequence[Example]) -> Plan:
             ids = cited_by.setdefault(value, [])
             if example.article_id not in ids:
                 ids.append(example.article_id)
-            capture = named_capture(value)
-            if capture is None:
-                unusable[value] = None
-            elif value not in named:
-                named[value] = capture
-    return Plan(tuple(named.values()), cited_by, tuple(unusable), citations)
+    return Plan(cited_by, citations)
 
 
-# --------------------------------------------------------------------------- assembling (pure)
+# --------------------------------------------------------------------------- assembling
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,34 +205,43 @@ class DocumentRef:
 
 @dataclass(frozen=True)
 class Hydration:
-    documents: list[DocumentRef]
-    status: list[dict[str, Any]]  # one row per distinct release URL
-    questions: list[dict[str, Any]]  # one row per question
+    """What the output files add up to; the rows themselves are written as they are decided."""
+
     funnel: dict[str, Any]
+    tally: Tally
+
+
+def _served(capture: NamedCapture, outcome: dict[str, Any]) -> dict[str, Any]:
+    if not outcome.get("timestamp"):
+        return {}
+    shift = abs(seconds(outcome["timestamp"]) - seconds(capture.timestamp))
+    return {
+        "served_timestamp": outcome["timestamp"],
+        "shift_s": shift,
+        "served_url": outcome.get("archive_url"),
+    }
 
 
 def status_of(
-    capture: NamedCapture, outcome: dict[str, Any], parsed: dict[str, dict[str, Any]], max_shift_s: float
+    capture: NamedCapture, outcome: dict[str, Any], parsed: Mapping[str, dict[str, Any]], max_shift_s: float
 ) -> dict[str, Any]:
-    """What became of one named capture: its reason (or ``kept``), the capture served and its shift."""
+    """What became of one named capture: its reason (or ``kept``), the capture served and its shift.
+    ``parsed`` needs only each parse's verdict (``rejection``, ``detail``); it is asked once."""
     row: dict[str, Any] = {
         "archive_url": capture.archive_url,
         "url": capture.url,
         "timestamp": capture.timestamp,
+        **_served(capture, outcome),
     }
-    if outcome.get("timestamp"):
-        shift = abs(seconds(outcome["timestamp"]) - seconds(capture.timestamp))
-        row.update(
-            served_timestamp=outcome["timestamp"], shift_s=shift, served_url=outcome.get("archive_url")
-        )
-    status = final_status(outcome, parsed)
+    verdict = parsed.get(outcome["archive_url"]) if outcome["status"] == FETCHED else None
+    status = final_status(outcome, {outcome["archive_url"]: verdict} if verdict is not None else {})
     if outcome["status"] == FETCHED and row["shift_s"] > max_shift_s:
         status = CAPTURE_TOO_FAR
         row["detail"] = (
             f"served the capture of {outcome['timestamp']}, {_days(row['shift_s'])} from the named one"
         )
     elif outcome["status"] == FETCHED and status != KEPT:
-        doc = parsed.get(outcome["archive_url"]) or {}
+        doc = verdict or {}
         row["detail"] = (
             doc.get("detail")
             if doc.get("rejection") == status
@@ -248,104 +260,152 @@ def _days(shift_s: float) -> str:
     return f"{shift_s / 86400:.1f} days" if shift_s >= 86400 else f"{shift_s:.0f} s"
 
 
+#: Reasons a capture is not a verified one within the shift (the funnel's exact + shifted count the rest).
+_UNVERIFIED = frozenset({CAPTURE_TOO_FAR, NOT_A_SNAPSHOT_URL, FETCH_FAILED, *NOT_FOUND, *NOT_CONFIRMED})
+
+
+@dataclass
+class _FunnelCounts:
+    """The funnel's running counts, fed one status row and one question row at a time."""
+
+    values: Counter[str] = field(default_factory=Counter)
+    lookup_failed: int = 0
+    exact: int = 0
+    shifted: int = 0
+    questions: Counter[str] = field(default_factory=Counter)
+
+    def add_url(self, row: dict[str, Any]) -> None:
+        self.values[row["status"]] += 1
+        self.lookup_failed += row["status"] == FETCH_FAILED and row.get("failed_at") in ("cdx", "memento")
+        if row["status"] not in _UNVERIFIED and "shift_s" in row:
+            self.exact += row["shift_s"] == 0
+            self.shifted += row["shift_s"] > 0
+
+    def add_question(self, row: dict[str, Any]) -> None:
+        self.questions["total"] += 1
+        self.questions["all_recovered"] += row["recovered"] == row["named"]
+        self.questions["some_recovered"] += 0 < row["recovered"] < row["named"]
+        self.questions["none_recovered"] += row["recovered"] == 0
+
+
 def assemble(
     examples: Sequence[Example],
     the_plan: Plan,
     outcomes: Mapping[str, dict[str, Any]],
-    parsed: dict[str, dict[str, Any]],
+    parsed: Mapping[str, dict[str, Any]],
     max_shift_s: float,
-) -> Hydration:
-    """The recovered documents (per question, in the order its row names them), the status of each
-    release URL, the recovered count of each question and the funnel; deterministic for the same inputs.
-    ``parsed`` needs only each parse's verdict (``rejection``, ``detail``)."""
-    status: dict[str, dict[str, Any]] = {}
-    for capture in the_plan.named:
-        row = status_of(capture, outcomes[capture.task.key], parsed, max_shift_s)
-        status[capture.archive_url] = row
-    for value in the_plan.unusable:
-        status[value] = {
-            "archive_url": value,
-            "status": NOT_A_SNAPSHOT_URL,
-            "detail": "no /<timestamp>/<url> in it",
-        }
-    for value, row in status.items():
-        row["cited_by"] = the_plan.cited_by[value]
-    documents: list[DocumentRef] = []
-    questions: list[dict[str, Any]] = []
-    for example in examples:
-        recovered = 0
-        lost: dict[str, int] = {}
-        for value in dict.fromkeys(example.related_document_urls_wayback_snapshots):
-            row = status[value]
-            if row["status"] != KEPT:
-                lost[row["status"]] = lost.get(row["status"], 0) + 1
-                continue
-            recovered += 1
-            outcome = outcomes[ReferenceTask(row["url"], row["timestamp"]).key]
-            served = {
-                "timestamp": row["served_timestamp"],
-                "shift_s": row["shift_s"],
-                "archive_url": row["served_url"],
+    folder: Path,
+) -> tuple[Hydration, dict[str, str]]:
+    """Write the status of each release URL (``folder/status.jsonl``) and the recovered count of each
+    question (``questions.jsonl``) as each is decided, counting the funnel and the coverage on the way;
+    deterministic for the same inputs. Returns those counts and each release value's status (a shared
+    constant: the one thing held per URL), which :func:`document_refs` places the documents by."""
+    counts, tally = _FunnelCounts(), Tally()
+    status: dict[str, str] = {}
+
+    def counted(row: dict[str, Any]) -> dict[str, Any]:
+        row["cited_by"] = the_plan.cited_by[row["archive_url"]]
+        status[row["archive_url"]] = row["status"]
+        counts.add_url(row)
+        tally.add_url(row)
+        return row
+
+    def rows() -> Iterator[dict[str, Any]]:
+        for capture in the_plan.named:
+            yield counted(status_of(capture, outcomes[capture.task.key], parsed, max_shift_s))
+        for value in the_plan.unusable:
+            row = {
+                "archive_url": value,
+                "status": NOT_A_SNAPSHOT_URL,
+                "detail": "no /<timestamp>/<url> in it",
             }
-            extra: dict[str, Any] = {"capture": served}
-            if row.get("redirects"):
-                extra["redirects"] = row["redirects"]
-            documents.append(
-                DocumentRef(example.article_id, value, row["url"], outcome["archive_url"], extra)
-            )
-        named = len(dict.fromkeys(example.related_document_urls_wayback_snapshots))
-        questions.append(
-            {"article_id": example.article_id, "named": named, "recovered": recovered, "lost": lost}
-        )
-    return Hydration(
-        documents, list(status.values()), questions, funnel(the_plan, list(status.values()), questions)
-    )
+            yield counted(row)
+
+    def questions() -> Iterator[dict[str, Any]]:
+        for example in examples:
+            recovered = 0
+            lost: dict[str, int] = {}
+            values = dict.fromkeys(example.related_document_urls_wayback_snapshots)
+            for value in values:
+                if status[value] != KEPT:
+                    lost[status[value]] = lost.get(status[value], 0) + 1
+                else:
+                    recovered += 1
+            row = {
+                "article_id": example.article_id,
+                "named": len(values),
+                "recovered": recovered,
+                "lost": lost,
+            }
+            counts.add_question(row)
+            tally.add_question(row)
+            yield row
+
+    write_jsonl(folder / STATUS_FILE, rows())
+    write_jsonl(folder / QUESTIONS_FILE, questions())
+    return Hydration(funnel(the_plan, counts), tally), status
 
 
-def funnel(the_plan: Plan, rows: list[dict[str, Any]], questions: list[dict[str, Any]]) -> dict[str, Any]:
+def document_refs(
+    examples: Sequence[Example],
+    outcomes: Mapping[str, dict[str, Any]],
+    status: Mapping[str, str],
+    max_shift_s: float,
+) -> Iterator[DocumentRef]:
+    """The recovered documents, per question, in the order its row names them, one at a time."""
+    for example in examples:
+        for value in dict.fromkeys(example.related_document_urls_wayback_snapshots):
+            capture = named_capture(value)
+            if status[value] != KEPT or capture is None:
+                continue
+            outcome = outcomes[capture.task.key]
+            served = _served(capture, outcome)
+            extra: dict[str, Any] = {
+                "capture": {
+                    "timestamp": served["served_timestamp"],
+                    "shift_s": served["shift_s"],
+                    "archive_url": served["served_url"],
+                }
+            }
+            if outcome.get("redirects"):
+                extra["redirects"] = outcome["redirects"]
+            yield DocumentRef(example.article_id, value, capture.url, outcome["archive_url"], extra)
+
+
+def funnel(the_plan: Plan, counts: _FunnelCounts) -> dict[str, Any]:
     """URLs named → unique → snapshot URLs → captured → verified → within the shift → parsed → kept; the
     captures served exactly, shifted (accepted), refused and missing; every rejection reason counted."""
-    values = [r["status"] for r in rows]
-    lookup_failed = sum(
-        1 for r in rows if r["status"] == FETCH_FAILED and r.get("failed_at") in ("cdx", "memento")
-    )
-    snapshot_urls = len(rows) - values.count(NOT_A_SNAPSHOT_URL)
-    captured = snapshot_urls - sum(values.count(r) for r in NOT_FOUND) - lookup_failed
-    verified = (
-        captured - (values.count(FETCH_FAILED) - lookup_failed) - sum(values.count(r) for r in NOT_CONFIRMED)
-    )
-    within = verified - values.count(CAPTURE_TOO_FAR)
-    non_empty = within - values.count(EMPTY_BODY)
-    html = non_empty - values.count(NON_HTML)
-    kept = values.count(KEPT)
-    # Verified captures within the shift (kept, or rejected by the parse stage): exact + shifted.
-    unverified = {CAPTURE_TOO_FAR, NOT_A_SNAPSHOT_URL, FETCH_FAILED, *NOT_FOUND, *NOT_CONFIRMED}
-    accepted = [r for r in rows if r["status"] not in unverified and "shift_s" in r]
+    values = counts.values
+    lookup_failed = counts.lookup_failed
+    unique = sum(values.values())
+    snapshot_urls = unique - values[NOT_A_SNAPSHOT_URL]
+    captured = snapshot_urls - sum(values[r] for r in NOT_FOUND) - lookup_failed
+    verified = captured - (values[FETCH_FAILED] - lookup_failed) - sum(values[r] for r in NOT_CONFIRMED)
+    within = verified - values[CAPTURE_TOO_FAR]
+    non_empty = within - values[EMPTY_BODY]
+    html = non_empty - values[NON_HTML]
     return {
         "urls": {
             "named": the_plan.citations,
-            "unique": len(rows),
+            "unique": unique,
             "snapshot_urls": snapshot_urls,
             "captured": captured,
             "verified": verified,
             "within_max_shift": within,
             "non_empty": non_empty,
             "html": html,
-            "kept": kept,
+            "kept": values[KEPT],
         },
         "captures": {
-            "exact": sum(1 for r in accepted if r["shift_s"] == 0),
-            "shifted": sum(1 for r in accepted if r["shift_s"] > 0),
-            "refused": values.count(CAPTURE_TOO_FAR),
-            "missing": sum(values.count(r) for r in NOT_FOUND),
+            "exact": counts.exact,
+            "shifted": counts.shifted,
+            "refused": values[CAPTURE_TOO_FAR],
+            "missing": sum(values[r] for r in NOT_FOUND),
         },
         "questions": {
-            "total": len(questions),
-            "all_recovered": sum(1 for q in questions if q["recovered"] == q["named"]),
-            "some_recovered": sum(1 for q in questions if 0 < q["recovered"] < q["named"]),
-            "none_recovered": sum(1 for q in questions if q["recovered"] == 0),
+            k: counts.questions[k] for k in ("total", "all_recovered", "some_recovered", "none_recovered")
         },
-        "rejections": {reason: values.count(reason) for reason in HYDRATE_REJECTIONS},
+        "rejections": {reason: values[reason] for reason in HYDRATE_REJECTIONS},
     }
 
 
@@ -365,7 +425,7 @@ def _now() -> str:
 
 async def _fetch(
     settings: HydrateSettings, store: StateStore, the_plan: Plan, reporter: Reporter, *, network: bool
-) -> tuple[Mapping[str, dict[str, Any]], dict[str, dict[str, Any]], dict[str, Any]]:
+) -> tuple[Mapping[str, dict[str, Any]], Mapping[str, dict[str, Any]], dict[str, Any]]:
     workers = settings.http.concurrency
     async with HttpClient(settings.http, cache=store, on_event=reporter.event) as http:
         finder = settings.archive.finder(http)
@@ -378,8 +438,8 @@ async def _fetch(
             outcomes = StoredResults(store, "reference", (t.key for t in tasks), missing=absent)
         # Each capture is parsed alone (pagination flagged, never fetched): the finder asks nothing here.
         stored = await make_documents(finder, store, outcomes, settings.parse, 2 * workers, reporter)
-        parsed = stored.verdicts()  # the texts stay in the store, read back one at a time: memory flat
-        return outcomes, parsed, http.stats_dict()
+        # each verdict read from the store when a capture is placed: neither texts nor verdicts held
+        return outcomes, StoredVerdicts(stored), http.stats_dict()
 
 
 def _parse_of(store: StateStore, key: str) -> dict[str, Any]:
@@ -430,17 +490,19 @@ def hydrate(
         outcomes, parsed, http_stats = asyncio.run(
             _fetch(settings, store, the_plan, reporter, network=from_warc is None)
         )
-        hydration = assemble(examples, the_plan, outcomes, parsed, settings.max_shift_s)
-        del parsed
+        hydration, status = assemble(
+            examples, the_plan, outcomes, parsed, settings.max_shift_s, target / HYDRATION_DIR
+        )
         if warc_dir is not None:
             playback = settings.archive.endpoints.playback_url
             warc_files.write_warc(store, the_plan, outcomes, Path(warc_dir), playback)
-        documents = (ref.document(_parse_of(store, ref.result_key)) for ref in hydration.documents)
+        refs = document_refs(examples, outcomes, status, settings.max_shift_s)
+        documents = (ref.document(_parse_of(store, ref.result_key)) for ref in refs)
         target.mkdir(parents=True, exist_ok=True)
         write_documents(target / f"documents{source.qa_path.suffix}", documents)
     finally:
         store.close()
-    report = coverage.write_report(target / HYDRATION_DIR, hydration)
+    report = coverage.write_report(target / HYDRATION_DIR, hydration.tally, hydration.funnel)
     manifest = {
         **source.manifest(),
         "hydrate": {
@@ -462,7 +524,7 @@ def hydrate(
             "run": {"http": http_stats, "runs": runs},
         },
     }
-    folder = _publish(source, target, hydration, manifest)
+    folder = _publish(source, target, manifest)
     return HydrateResult(folder, hydration, manifest)
 
 
@@ -489,12 +551,9 @@ def _check_target(source: DatasetFolder, target: Path, overwrite: bool) -> None:
             raise DatasetError(f"{target}: holds files hydrate did not write ({', '.join(foreign[:5])})")
 
 
-def _publish(
-    source: DatasetFolder, target: Path, hydration: Hydration, manifest: dict[str, Any]
-) -> DatasetFolder:
+def _publish(source: DatasetFolder, target: Path, manifest: dict[str, Any]) -> DatasetFolder:
+    """The status and question rows are written as they are decided (:func:`assemble`)."""
     if target != source.path:
         shutil.copyfile(source.qa_path, target / source.qa_path.name)
-    write_jsonl(target / HYDRATION_DIR / STATUS_FILE, hydration.status)
-    write_jsonl(target / HYDRATION_DIR / QUESTIONS_FILE, hydration.questions)
     write_json(target / MANIFEST_FILE, manifest)
     return DatasetFolder(target)

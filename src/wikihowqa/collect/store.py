@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import zlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -104,6 +104,16 @@ class StateStore(StateReader):
             "SELECT value FROM results WHERE stage = ? AND key = ?", (stage, key)
         ).fetchone()
         return None if row is None else json.loads(row[0])
+
+    def get_fields(self, stage: str, key: str, fields: Sequence[str]) -> dict[str, Any] | None:
+        """Some top-level scalar fields of a result (a missing one is ``None``), picked out by SQLite: a
+        caller that needs a parse's verdict does not decode the document's text."""
+        columns = ", ".join("json_extract(value, ?)" for _ in fields)
+        row = self._db.execute(
+            f"SELECT {columns} FROM results WHERE stage = ? AND key = ?",
+            (*(f"$.{f}" for f in fields), stage, key),
+        ).fetchone()
+        return None if row is None else dict(zip(fields, row, strict=True))
 
     def put_result(self, stage: str, key: str, value: Any) -> Any:
         """Store a result; returns it as a later :meth:`get_result` will (so a resumed run computes
