@@ -204,7 +204,7 @@ def test_answering_ranks_passages_with_the_retrieval_the_model_was_trained_with(
 
     result = fine_tune(folder, config)
     cache = EmbeddingCache(default_cache_path(folder.path))
-    key = EncoderSpec(model=encoder).resolved().key  # the default backend here (OpenVINO on a CPU, torch on CUDA)
+    key = EncoderSpec(model=encoder).resolved().key  # the default backend (OpenVINO on a CPU, torch on CUDA)
     embedded = cache.count(key)
     assert embedded == sum(len(d.passages) for d in folder.documents())  # training filled the dataset's cache
 
