@@ -38,10 +38,6 @@ def _document(page: ParsedPage) -> dict[str, Any]:
     }
 
 
-def _verdict(result: dict[str, Any]) -> dict[str, Any]:
-    return {"rejection": result["rejection"], "detail": result.get("detail")}
-
-
 class _RecordingSource:
     """The stored snapshots, but a continuation page never asked for is noted as wanted instead."""
 
@@ -84,11 +80,6 @@ class StoredDocuments(Mapping[str, dict[str, Any]]):
         if archive_url not in self._known:
             return None
         return self.store.get_fields("document", archive_url, ("rejection", "detail"))
-
-    def verdicts(self) -> dict[str, dict[str, Any]]:
-        """Each document's ``rejection`` and ``detail`` alone, read in one pass over the store: what a
-        caller needs to count and place the documents, without holding their texts."""
-        return {k: _verdict(v) for k, v in self.store.iter_results("document") if k in self._known}
 
 
 class StoredVerdicts(Mapping[str, dict[str, Any]]):
