@@ -31,6 +31,7 @@ from wikihowqa.parse.pagetype_model import page_type_of
 from wikihowqa.parse.pagination import Pagination, detect, page_number
 from wikihowqa.parse.pagination import continuation_urls as pagination_urls
 from wikihowqa.parse.passages import DEFAULT_MAX_WORDS, PassageSpan, passage_spans
+from wikihowqa.parse.repeats import read_once
 from wikihowqa.parse.sizes import text_sizes
 
 # Rejection reasons (the collector's funnel counts documents by these).
@@ -409,7 +410,7 @@ def _parse(
     if replies:
         removed["comments"] = removed.get("comments", 0) + 1
     extraction = _with_facts(
-        _without_headline(extract(root, kind, sizes=sizes, prose=found.prose_words), title), *facts
+        _without_headline(read_once(extract(root, kind, sizes=sizes, prose=found.prose_words)), title), *facts
     )
     common = {
         **seen,
