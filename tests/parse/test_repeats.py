@@ -47,3 +47,9 @@ def test_a_page_rendering_its_article_twice_is_parsed_once():
     assert page.ok
     assert page.text.count("Step 2:") == 1
     assert page.markdown.count("Step 2:") == 1
+
+
+def test_a_section_under_a_heading_of_its_own_that_repeats_another_is_the_authors_and_stays():
+    # two meal plans, the second under its own title, sharing most of their meals in the same order
+    blocks = [Block("heading", "Plan E"), *_blocks(*SECTION), Block("heading", "Plan F"), *_blocks(*SECTION)]
+    assert repeated_runs(blocks) == set()

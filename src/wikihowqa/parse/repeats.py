@@ -4,7 +4,9 @@ Pages render some of their text a second time: a layout for another screen size 
 a "continue reading" copy, a sticky summary. Read from the markup both copies are there, and an extraction
 holds the section twice. A single repeated line is often meant (a call to action under each section, a
 recurring table row, a chorus), so only a *run* of repeated blocks is dropped: :data:`RUN` or more long
-blocks in a row, each of which the extraction already holds word for word, is a copied section.
+paragraphs in a row, repeating an earlier run of the extraction block for block, is a copied section. List
+items and table rows do not count towards a run: a meal plan or a timetable repeats its entries from day to
+day on purpose.
 """
 
 from __future__ import annotations
@@ -40,28 +42,39 @@ def _key(text: str) -> str:
 
 
 def repeated_runs(blocks: Sequence[Block]) -> set[int]:
-    """Indexes of the blocks that belong to a copied section (see the module's docstring)."""
+    """Indexes of the blocks that belong to a copied section (see the module's docstring): a run of blocks
+    that repeats an earlier run block for block, in the same order, holding :data:`RUN` long paragraphs or
+    more. A section of the same shape with other entries (a second meal plan after the first, whose
+    headings and some meals recur) breaks off where it differs; one under a heading of its own, said once
+    ("Plan F" after "Plan E"), is the author's repetition, not a copy (a copy repeats its heading too, or
+    has none)."""
     keys = [_key(b.text) for b in blocks]
-    seen: set[str] = set()
-    again = []
-    for key in keys:
-        again.append(bool(key) and key in seen)
-        if key:
-            seen.add(key)
+    where: dict[str, list[int]] = {}
     dropped: set[int] = set()
     i = 0
     while i < len(blocks):
-        if not again[i]:
-            i += 1
+        longest = 0
+        for start in where.get(keys[i], ()):
+            n = 0
+            while i + n < len(blocks) and start + n < i and keys[start + n] == keys[i + n]:
+                n += 1
+            longest = max(longest, n)
+        run = range(i, i + longest)
+        titled = i > 0 and blocks[i - 1].kind == "heading" and len(where.get(keys[i - 1], ())) == 1
+        if longest and (titled or sum(_long(blocks[j], keys[j]) for j in run) >= RUN):
+            if not titled:
+                dropped.update(run)
+            for j in run:
+                where.setdefault(keys[j], []).append(j)
+            i += longest
             continue
-        j, long = i, 0
-        while j < len(blocks) and (again[j] or not keys[j]):
-            long += len(keys[j].split()) >= MIN_WORDS
-            j += 1
-        if long >= RUN:
-            dropped.update(range(i, j))
-        i = j
+        where.setdefault(keys[i], []).append(i)
+        i += 1
     return dropped
+
+
+def _long(block: Block, key: str) -> bool:
+    return block.kind == "paragraph" and len(key.split()) >= MIN_WORDS
 
 
 def without_copies(blocks: Sequence[Block], markdown: str) -> tuple[tuple[Block, ...], str] | None:
