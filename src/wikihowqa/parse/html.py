@@ -45,6 +45,7 @@ from wikihowqa.parse.container import (
     main_container,
     markdown_of,
 )
+from wikihowqa.parse.prepare import show_tab_panels, unwrap_text_figures
 from wikihowqa.parse.sizes import text_sizes
 
 try:  # trafilatura's own article-container expressions: the chunks it would pick the first of
@@ -386,6 +387,9 @@ def extract(
     the words of the page's running-text paragraphs (:attr:`wikihowqa.parse.pagetype.Signals.prose_words`),
     when known."""
     unwrap_layout_tables(root)
+    unwrap_text_figures(root)
+    if page_type == "documentation":
+        show_tab_panels(root)
     if join_chunks:
         join_body_chunks(root, sizes)
     body, mode = _run(root, "balanced"), "balanced"
