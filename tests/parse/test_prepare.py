@@ -17,7 +17,7 @@ def _page(body: str) -> lxml.html.HtmlElement:
 def test_a_code_listing_in_a_figure_is_kept():
     root = _page(
         f"<p>{PROSE}</p><figure class='listing'><figcaption>Listing 4-3</figcaption>"
-        f"<pre><code>fn gives_ownership() -> String {{ String::from(\"yours\") }}</code></pre></figure>"
+        f'<pre><code>fn gives_ownership() -> String {{ String::from("yours") }}</code></pre></figure>'
         f"<p>{PROSE}</p>"
     )
     assert unwrap_text_figures(root) == 1
