@@ -343,7 +343,7 @@ def _guarded(el: HtmlElement, kind: str, page_chars: int, chars: dict, links: di
     """Whether a block marked ``kind`` is in truth the page's content: a widget (share bar, cookie notice,
     newsletter box, related links, a menu) is small or made of links; a block holding most of the page's
     running text is not one, whatever its class says."""
-    if kind in {"comments", "comments+", "link_list"} or page_chars == 0:
+    if kind in {"comments", "comments+", "link_list", "repeats"} or page_chars == 0:
         return False
     total = chars.get(el, 0)
     if kind in _WIDGETS and total - links.get(el, 0) >= WIDGET_CHARS:
@@ -439,6 +439,10 @@ def remove_boilerplate(
         kind = name_kind(el)
         if kind is not None and not (keep_comments and kind == "comments") and not _IN_CODE(el):
             marked[el] = kind
+    for el in _repeating(root, chars):
+        for copy in [child for child in el if isinstance(child.tag, str)][1:]:
+            if copy not in keep:
+                marked.setdefault(copy, "repeats")
     for el, kind in marked.items():
         if not _guarded(el, kind, page_chars, chars, links):
             el.set(_FLAG, kind)
@@ -457,3 +461,26 @@ def _is_data_table(table: HtmlElement) -> bool:
     price list), not a menu laid out in cells."""
     rows = [row for row in table.iter("tr") if len(row.findall("td")) + len(row.findall("th")) >= 2]
     return len(rows) >= LINK_LIST_MIN_ITEMS
+
+
+#: Children saying one and the same thing this many times over are a ticker, not text.
+REPEATS = 6
+_WORD_RUN = re.compile(r"\w+")
+
+
+def _repeating(root: HtmlElement, chars: dict) -> Iterator[HtmlElement]:
+    """Elements whose :data:`REPEATS` or more children all say the same phrase of two words or more: a
+    marquee (a call to action or a slogan copied a hundred times so it can scroll without end), a row of
+    identical buttons or photo credits. No text says a phrase over and over in a row: the first copy is
+    what the page says, the others go. Not code (lines that each start with one keyword). Children of one
+    size are compared first, so the text of only a few elements is read."""
+    for el in root.iter():
+        kids = [child for child in el if isinstance(child.tag, str)]
+        if len(kids) < REPEATS or el.tag in {"pre", "code"}:
+            continue
+        size = chars.get(kids[0], 0)
+        if size == 0 or any(chars.get(kid, 0) != size for kid in kids):
+            continue
+        said = {" ".join(_WORD_RUN.findall(kid.text_content().casefold())) for kid in kids}
+        if len(said) == 1 and len(next(iter(said)).split()) >= 2 and not _IN_CODE(el):
+            yield el
