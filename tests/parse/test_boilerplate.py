@@ -118,7 +118,8 @@ def test_a_long_cookie_preference_centre_still_goes():
 
 def test_a_marquee_says_its_phrase_once():
     ticker = "".join("<span>Book Now <b>*</b></span>" for _ in range(40))
-    text, removed = clean(f"<html><body><h1>T</h1><p>Body.</p><div class='ticker'>{ticker}</div></body></html>")
+    page = f"<html><body><h1>T</h1><p>Body.</p><div class='ticker'>{ticker}</div></body></html>"
+    text, removed = clean(page)
     assert text == "T Body. Book Now *"
     assert removed == {"repeats": 39}
 
