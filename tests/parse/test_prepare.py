@@ -5,7 +5,7 @@ from __future__ import annotations
 import lxml.html
 
 from wikihowqa.parse.html import extract
-from wikihowqa.parse.prepare import show_tab_panels, unwrap_text_figures
+from wikihowqa.parse.prepare import divs_to_paragraphs, show_tab_panels, unwrap_text_figures
 
 PROSE = "Ownership is a set of rules that govern how a program manages memory while it runs. " * 4
 
@@ -49,3 +49,21 @@ def test_a_shown_tab_panel_is_left_alone():
     root = _page("<div role='tabpanel' style='color: red'><p>Shown.</p></div>")
     assert show_tab_panels(root) == 0
     assert root.find(".//div").get("style") == "color: red"
+
+
+def test_a_div_of_text_is_read_as_a_paragraph():
+    answer = "Every therapist is licensed and has at least three years of experience in practice."
+    root = _page(
+        f"<p>{PROSE}</p><div class='faq'><div class='question'><a href='#a1'>Who are they?</a></div>"
+        f"<div id='a1' class='answer'>{answer}</div></div><p>{PROSE}</p>"
+    )
+    assert divs_to_paragraphs(root) == 1
+    assert root.get_element_by_id("a1").tag == "p"
+    assert answer in extract(root, "service").text
+
+
+def test_a_div_holding_blocks_or_a_short_label_stays_a_div():
+    root = _page("<div id='box'><p>One.</p><p>Two.</p></div><div id='label'>Learn more</div>")
+    assert divs_to_paragraphs(root) == 0
+    assert root.get_element_by_id("box").tag == "div"
+    assert root.get_element_by_id("label").tag == "div"
