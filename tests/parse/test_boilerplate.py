@@ -128,3 +128,14 @@ def test_code_lines_that_start_alike_are_not_a_marquee():
     lines = "".join("<span>using System;</span>" for _ in range(8))
     text, _ = clean(f"<html><body><h1>T</h1><pre><code>{lines}</code></pre></body></html>")
     assert text.count("using System") == 8
+
+
+def test_a_section_named_after_its_own_heading_is_not_a_widget():
+    text, removed = clean("""<html><body><h1>T</h1>
+      <section id="respond-to-review-comments"><h2>Respond to review comments</h2><p>Reply inline.</p>
+      </section>
+      <div id="you-may-also-like"><h3>You may also like</h3><a href="/a">Another post</a></div>
+      </body></html>""")
+    assert "Reply inline." in text
+    assert "Another post" not in text
+    assert removed == {"related": 1}

@@ -235,27 +235,45 @@ _SLUG_PREFIXES = frozenset({"h", "toc", "section", "heading", "anchor"})
 _HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 #: Words a heading's slug must have to be told from a widget's name (``related-posts`` on "Related posts").
 SLUG_WORDS = 3
+#: The same for a section whose ``id`` is its heading's slug (documentation generators give every section
+#: one: ``section#respond-to-review-comments``): longer, and not starting with a widget's word, since a
+#: widget's box is often named after its own heading (``div#you-may-also-like`` on "You may also like").
+SECTION_SLUG_WORDS = 4
 
 
 def _spells_text(el: HtmlElement, token: str) -> bool:
     """Whether the name is a heading's own words, slugged: the anchor a CMS gives a heading
     (``h2#h-what-is-social-shopping``, "What is Social Shopping?") names what the heading says, not a
-    widget. Short slugs ("related-posts") are widget names as often as they are headings, and count."""
-    if el.tag not in _HEADING_TAGS:
+    widget. Short slugs ("related-posts") are widget names as often as they are headings, and count. So is
+    the ``id`` of a section that its first heading spells (``section#respond-to-review-comments`` on
+    "Respond to review comments")."""
+    if el.tag in _HEADING_TAGS:
+        heading, least = el, SLUG_WORDS
+    elif el.get("id") and _word_of(el.get("id")) == token:
+        heading, least = next(el.iter(*_HEADING_TAGS), None), SECTION_SLUG_WORDS
+    else:
         return False
     words = token.split("-")
     while words and (words[0] in _SLUG_PREFIXES or words[0].isdigit()):
         words = words[1:]
-    if len(words) < SLUG_WORDS:
+    if heading is None or len(words) < least or (heading is not el and _widget_first("-".join(words))):
         return False
     said: list[str] = []
-    for piece in el.itertext():
+    for piece in heading.itertext():
         said += _ID_WORD.findall(piece.lower())
         if len(said) > len(words) + 2:
             break
     while said and said[0].isdigit() and said[0] != words[0]:  # a list number ("2. Social media")
         said = said[1:]
     return said[: len(words)] == words
+
+
+def _widget_first(slug: str) -> bool:
+    """Whether a widget's word opens the slug (``you-may-also-like``), as it does a widget's name; in a
+    section's title it comes later, if at all (``respond-to-review-comments``)."""
+    kind = _kind_of(slug)
+    found = KINDS[kind].search(slug) if kind is not None else None
+    return found is not None and found.start() == 0
 
 
 def _protected(root: HtmlElement) -> set[HtmlElement]:
