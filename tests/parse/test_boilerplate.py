@@ -114,3 +114,28 @@ def test_a_long_cookie_preference_centre_still_goes():
       <div id="onetrust-consent-sdk">{policy}</div></body></html>""")
     assert "Cookie category 3 stores" not in text and "Sentence 399 of the article" in text
     assert removed == {"cookie": 1}
+
+
+def test_a_marquee_says_its_phrase_once():
+    ticker = "".join("<span>Book Now <b>*</b></span>" for _ in range(40))
+    page = f"<html><body><h1>T</h1><p>Body.</p><div class='ticker'>{ticker}</div></body></html>"
+    text, removed = clean(page)
+    assert text == "T Body. Book Now *"
+    assert removed == {"repeats": 39}
+
+
+def test_code_lines_that_start_alike_are_not_a_marquee():
+    lines = "".join("<span>using System;</span>" for _ in range(8))
+    text, _ = clean(f"<html><body><h1>T</h1><pre><code>{lines}</code></pre></body></html>")
+    assert text.count("using System") == 8
+
+
+def test_a_section_named_after_its_own_heading_is_not_a_widget():
+    text, removed = clean("""<html><body><h1>T</h1>
+      <section id="respond-to-review-comments"><h2>Respond to review comments</h2><p>Reply inline.</p>
+      </section>
+      <div id="you-may-also-like"><h3>You may also like</h3><a href="/a">Another post</a></div>
+      </body></html>""")
+    assert "Reply inline." in text
+    assert "Another post" not in text
+    assert removed == {"related": 1}

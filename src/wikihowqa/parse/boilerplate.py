@@ -235,27 +235,45 @@ _SLUG_PREFIXES = frozenset({"h", "toc", "section", "heading", "anchor"})
 _HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 #: Words a heading's slug must have to be told from a widget's name (``related-posts`` on "Related posts").
 SLUG_WORDS = 3
+#: The same for a section whose ``id`` is its heading's slug (documentation generators give every section
+#: one: ``section#respond-to-review-comments``): longer, and not starting with a widget's word, since a
+#: widget's box is often named after its own heading (``div#you-may-also-like`` on "You may also like").
+SECTION_SLUG_WORDS = 4
 
 
 def _spells_text(el: HtmlElement, token: str) -> bool:
     """Whether the name is a heading's own words, slugged: the anchor a CMS gives a heading
     (``h2#h-what-is-social-shopping``, "What is Social Shopping?") names what the heading says, not a
-    widget. Short slugs ("related-posts") are widget names as often as they are headings, and count."""
-    if el.tag not in _HEADING_TAGS:
+    widget. Short slugs ("related-posts") are widget names as often as they are headings, and count. So is
+    the ``id`` of a section that its first heading spells (``section#respond-to-review-comments`` on
+    "Respond to review comments")."""
+    if el.tag in _HEADING_TAGS:
+        heading, least = el, SLUG_WORDS
+    elif el.get("id") and _word_of(el.get("id")) == token:
+        heading, least = next(el.iter(*_HEADING_TAGS), None), SECTION_SLUG_WORDS
+    else:
         return False
     words = token.split("-")
     while words and (words[0] in _SLUG_PREFIXES or words[0].isdigit()):
         words = words[1:]
-    if len(words) < SLUG_WORDS:
+    if heading is None or len(words) < least or (heading is not el and _widget_first("-".join(words))):
         return False
     said: list[str] = []
-    for piece in el.itertext():
+    for piece in heading.itertext():
         said += _ID_WORD.findall(piece.lower())
         if len(said) > len(words) + 2:
             break
     while said and said[0].isdigit() and said[0] != words[0]:  # a list number ("2. Social media")
         said = said[1:]
     return said[: len(words)] == words
+
+
+def _widget_first(slug: str) -> bool:
+    """Whether a widget's word opens the slug (``you-may-also-like``), as it does a widget's name; in a
+    section's title it comes later, if at all (``respond-to-review-comments``)."""
+    kind = _kind_of(slug)
+    found = KINDS[kind].search(slug) if kind is not None else None
+    return found is not None and found.start() == 0
 
 
 def _protected(root: HtmlElement) -> set[HtmlElement]:
@@ -343,7 +361,7 @@ def _guarded(el: HtmlElement, kind: str, page_chars: int, chars: dict, links: di
     """Whether a block marked ``kind`` is in truth the page's content: a widget (share bar, cookie notice,
     newsletter box, related links, a menu) is small or made of links; a block holding most of the page's
     running text is not one, whatever its class says."""
-    if kind in {"comments", "comments+", "link_list"} or page_chars == 0:
+    if kind in {"comments", "comments+", "link_list", "repeats"} or page_chars == 0:
         return False
     total = chars.get(el, 0)
     if kind in _WIDGETS and total - links.get(el, 0) >= WIDGET_CHARS:
@@ -439,6 +457,10 @@ def remove_boilerplate(
         kind = name_kind(el)
         if kind is not None and not (keep_comments and kind == "comments") and not _IN_CODE(el):
             marked[el] = kind
+    for el in _repeating(root, chars):
+        for copy in [child for child in el if isinstance(child.tag, str)][1:]:
+            if copy not in keep:
+                marked.setdefault(copy, "repeats")
     for el, kind in marked.items():
         if not _guarded(el, kind, page_chars, chars, links):
             el.set(_FLAG, kind)
@@ -457,3 +479,26 @@ def _is_data_table(table: HtmlElement) -> bool:
     price list), not a menu laid out in cells."""
     rows = [row for row in table.iter("tr") if len(row.findall("td")) + len(row.findall("th")) >= 2]
     return len(rows) >= LINK_LIST_MIN_ITEMS
+
+
+#: Children saying one and the same thing this many times over are a ticker, not text.
+REPEATS = 6
+_WORD_RUN = re.compile(r"\w+")
+
+
+def _repeating(root: HtmlElement, chars: dict) -> Iterator[HtmlElement]:
+    """Elements whose :data:`REPEATS` or more children all say the same phrase of two words or more: a
+    marquee (a call to action or a slogan copied a hundred times so it can scroll without end), a row of
+    identical buttons or photo credits. No text says a phrase over and over in a row: the first copy is
+    what the page says, the others go. Not code (lines that each start with one keyword). Children of one
+    size are compared first, so the text of only a few elements is read."""
+    for el in root.iter():
+        kids = [child for child in el if isinstance(child.tag, str)]
+        if len(kids) < REPEATS or el.tag in {"pre", "code"}:
+            continue
+        size = chars.get(kids[0], 0)
+        if size == 0 or any(chars.get(kid, 0) != size for kid in kids):
+            continue
+        said = {" ".join(_WORD_RUN.findall(kid.text_content().casefold())) for kid in kids}
+        if len(said) == 1 and len(next(iter(said)).split()) >= 2 and not _IN_CODE(el):
+            yield el

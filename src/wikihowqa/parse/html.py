@@ -45,6 +45,7 @@ from wikihowqa.parse.container import (
     main_container,
     markdown_of,
 )
+from wikihowqa.parse.prepare import divs_to_paragraphs, show_tab_panels, unwrap_text_figures
 from wikihowqa.parse.sizes import text_sizes
 
 try:  # trafilatura's own article-container expressions: the chunks it would pick the first of
@@ -52,6 +53,11 @@ try:  # trafilatura's own article-container expressions: the chunks it would pic
 except ImportError:  # pragma: no cover - internal name; without it chunk joining is skipped
     _BODY_XPATH = []
 
+#: Page types whose text-only ``div``s are read as paragraphs (:func:`divs_to_paragraphs`): pages whose
+#: content is cards, accordions and feature grids. Not forums, listings or shops, where such ``div``s
+#: are mostly labels and metadata beside the posts and items (measured: -0.006 to -0.009 there), nor
+#: articles, whose ``<p>`` text trafilatura already finds.
+DIV_PARAGRAPH_TYPES = frozenset({"service", "documentation", "collection"})
 #: Below this many characters a precision-mode extraction is taken as a miss (trafilatura's own minimum).
 MIN_EXTRACTED_CHARS = 250
 
@@ -386,6 +392,11 @@ def extract(
     the words of the page's running-text paragraphs (:attr:`wikihowqa.parse.pagetype.Signals.prose_words`),
     when known."""
     unwrap_layout_tables(root)
+    unwrap_text_figures(root)
+    if page_type in DIV_PARAGRAPH_TYPES:
+        divs_to_paragraphs(root)
+    if page_type == "documentation":
+        show_tab_panels(root)
     if join_chunks:
         join_body_chunks(root, sizes)
     body, mode = _run(root, "balanced"), "balanced"
