@@ -99,3 +99,10 @@ def test_a_gallery_caption_is_no_list_item_of_the_text_without_pictures():
     assert "Coast guard cutters were promised to Vietnam." in without
     assert has_pictured_items(main)
     assert not has_pictured_items(main.find("ul[2]"))  # nothing to leave out: the one reading serves
+
+
+def test_a_filter_menus_checkable_entries_are_interface_not_text():
+    # a listing's "spoken language" filter: hundreds of radio menu entries beside the list itself
+    menu = "".join(f"<a role='menuitemradio' href='?l={i}'>Language {i}</a>" for i in range(50))
+    texts = _texts(f"<html><body><div role='group'>{menu}</div><p>{PARAGRAPH}</p></body></html>")
+    assert texts == [PARAGRAPH]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import lxml.html
 
-from wikihowqa.parse.html import join_body_chunks
+from wikihowqa.parse.html import choose, join_body_chunks
 
 STORY = "The council voted on Tuesday to extend the night bus routes to the northern suburbs from March. "
 
@@ -32,3 +32,12 @@ def test_teaser_boxes_that_share_the_body_class_are_not_joined():
     )
     assert join_body_chunks(root) == 0
     assert len(root.xpath("//div[@class='post-content']")) == 2
+
+
+def test_a_collections_card_grid_is_read_where_trafilatura_kept_only_its_category_text():
+    # trafilatura kept the category's paragraph; the container holds it and the product cards after it
+    intro = "Trail shoes for rocky and muddy paths, with grippy outsoles and protective toe caps for all."
+    cards = "\n".join(f"Trail Runner {i} GTX\n$129.95" for i in range(6))  # three times the intro's words
+    whole = f"{intro}\n{cards}"
+    assert choose(intro, whole, "collection") == "container"
+    assert choose(intro, whole, "product") == "extracted"  # a product page's: its buying interface

@@ -51,7 +51,8 @@ _SKIP = frozenset(
         "legend",
     }
 )
-#: ARIA roles of interface parts (controls, menus): what a reader operates, not reads. Not ``tab`` or
+#: ARIA roles of interface parts (controls, menus and their checkable entries, such as a filter menu's
+#: hundreds of language choices): what a reader operates, not reads. Not ``tab`` or
 #: ``dialog``: sites wrap whole panels of content in those.
 _INTERFACE_ROLES = frozenset(
     {
@@ -62,6 +63,8 @@ _INTERFACE_ROLES = frozenset(
         "menu",
         "menubar",
         "menuitem",
+        "menuitemcheckbox",
+        "menuitemradio",
         "option",
         "progressbar",
         "radio",

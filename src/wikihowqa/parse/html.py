@@ -250,8 +250,11 @@ def blocks_of(body: _Element) -> list[Block]:
 #: at most ``low`` times trafilatura's words (the same content with the short lines trafilatura drops) or
 #: at least ``high`` times (trafilatura kept a fragment: one post, one box). Between the two the container
 #: holds much else besides, and trafilatura's scoring of paragraphs is trusted. Pages whose content is short
-#: lines (listings, forums, documentation, service pages) take the container more readily; shop pages,
-#: whose container also holds the buying interface, less.
+#: lines (listings, forums, documentation, service pages) take the container more readily; product pages,
+#: whose container also holds the buying interface, less. A collection page's content is its grid of
+#: product cards (name, price, a line of detail), which trafilatura's paragraph scoring drops almost whole
+#: while keeping the one paragraph of category text or a shipping notice: on a collection the container
+#: is taken whenever the two read the same region (the band is empty), as far more often the right reading.
 CONTAINER_RATIOS: dict[str, tuple[float, float]] = {
     "article": (0.0, 2.0),
     "documentation": (0.0, 2.0),
@@ -259,7 +262,7 @@ CONTAINER_RATIOS: dict[str, tuple[float, float]] = {
     "forum": (1.7, 5.0),
     "listing": (1.7, 5.0),
     "product": (0.0, 4.0),
-    "collection": (0.0, 4.0),
+    "collection": (4.0, 4.0),
 }
 #: Page types whose content is a list of linked items.
 LINKED = frozenset({"listing", "collection"})
