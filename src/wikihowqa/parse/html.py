@@ -372,6 +372,31 @@ def without_teasers(main: HtmlElement, extracted: Sequence[Block], whole: list[B
     return whole[: max(found) + 1]
 
 
+#: Share of the container's words that may come before its headline for them to be the page's chrome.
+BEFORE_HEADLINE = 0.5
+
+
+def from_headline(main: HtmlElement, whole: list[Block]) -> list[Block]:
+    """The container's blocks from its headline (``<h1>``) on, on a page whose content is a list of items.
+
+    A container read whole on a shop's category page or a listing is often the page's wrapper: the header,
+    promotion bar, mega-menu and breadcrumbs come before the category's title, and the items and their
+    introduction after it. When the blocks before the title are under :data:`BEFORE_HEADLINE` of the
+    container's words they are that chrome; more, and the title is not where the content starts (a
+    template that puts it after the grid, or a home page whose ``<h1>`` heads one section)."""
+    h1 = main.find(".//h1")
+    if h1 is None:
+        return whole
+    key = _key(" ".join(h1.itertext()))
+    at = next((i for i, b in enumerate(whole) if b.kind == "heading" and _key(b.text) == key), None)
+    if not at:
+        return whole
+    before = sum(len(b.text.split()) for b in whole[:at])
+    if before >= BEFORE_HEADLINE * sum(len(b.text.split()) for b in whole):
+        return whole
+    return whole[at:]
+
+
 def extract(
     root: HtmlElement,
     page_type: str = "article",
@@ -420,6 +445,8 @@ def extract(
         ):
             if page_type == "article":  # a listing's linked headings are its items
                 whole = without_teasers(main, blocks, whole)
+            elif page_type in LINKED:
+                whole = from_headline(main, whole)
             return Extraction(tuple(whole), markdown_of(whole), "container")
         if whole and has_pictured_items(main):
             whole = container_blocks(main, keep_links=page_type in LINKED, pictures=False)
