@@ -377,13 +377,14 @@ BEFORE_HEADLINE = 0.5
 
 
 def from_headline(main: HtmlElement, whole: list[Block]) -> list[Block]:
-    """The container's blocks from its headline (``<h1>``) on, on a page whose content is a list of items.
+    """The container's blocks from its headline (``<h1>``) on, on a listing, collection or product page.
 
-    A container read whole on a shop's category page or a listing is often the page's wrapper: the header,
-    promotion bar, mega-menu and breadcrumbs come before the category's title, and the items and their
-    introduction after it. When the blocks before the title are under :data:`BEFORE_HEADLINE` of the
-    container's words they are that chrome; more, and the title is not where the content starts (a
-    template that puts it after the grid, or a home page whose ``<h1>`` heads one section)."""
+    A container read whole on a shop's category or product page or a listing is often the page's wrapper:
+    the header, promotion bar, mega-menu and breadcrumbs come before the category's title (the product's
+    name), and the items and their introduction (the product's description) after it. When the blocks
+    before the title are under :data:`BEFORE_HEADLINE` of the container's words they are that chrome;
+    more, and the title is not where the content starts (a template that puts it after the grid, or a home
+    page whose ``<h1>`` heads one section)."""
     h1 = main.find(".//h1")
     if h1 is None:
         return whole
@@ -445,7 +446,7 @@ def extract(
         ):
             if page_type == "article":  # a listing's linked headings are its items
                 whole = without_teasers(main, blocks, whole)
-            elif page_type in LINKED:
+            elif page_type in LINKED or page_type == "product":  # shop and listing templates
                 whole = from_headline(main, whole)
             return Extraction(tuple(whole), markdown_of(whole), "container")
         if whole and has_pictured_items(main):
