@@ -99,3 +99,26 @@ def test_a_gallery_caption_is_no_list_item_of_the_text_without_pictures():
     assert "Coast guard cutters were promised to Vietnam." in without
     assert has_pictured_items(main)
     assert not has_pictured_items(main.find("ul[2]"))  # nothing to leave out: the one reading serves
+
+
+def test_a_filter_menus_checkable_entries_are_interface_not_text():
+    # a listing's "spoken language" filter: hundreds of radio menu entries beside the list itself
+    menu = "".join(f"<a role='menuitemradio' href='?l={i}'>Language {i}</a>" for i in range(50))
+    texts = _texts(f"<html><body><div role='group'>{menu}</div><p>{PARAGRAPH}</p></body></html>")
+    assert texts == [PARAGRAPH]
+
+
+def _linked_texts(html: str) -> list[str]:
+    root = lxml.html.document_fromstring(html)
+    return [block.text for block in container_blocks(root.find("body"), keep_links=True)]
+
+
+def test_a_cards_recurring_action_link_is_left_out_and_its_tags_stay():
+    # every card: its title, a tag leading to the filtered listing, and an action leading to its own item
+    cards = "".join(
+        f"<li><h3><a href='/item/{i}'>Desk model {i}</a></h3><div><a href='/type/standing'>Standing</a></div>"
+        f"<div><a href='/cart?add={i}'>Add to cart</a></div><div><a href='#'>Quick view</a></div></li>"
+        for i in range(4)
+    )
+    texts = _linked_texts(f"<html><body><ul>{cards}</ul></body></html>")
+    assert texts == [t for i in range(4) for t in (f"Desk model {i}", "Standing")]

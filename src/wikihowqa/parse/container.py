@@ -10,6 +10,7 @@ content. Where the page names no container, the smallest element holding most of
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from lxml import etree
@@ -51,7 +52,8 @@ _SKIP = frozenset(
         "legend",
     }
 )
-#: ARIA roles of interface parts (controls, menus): what a reader operates, not reads. Not ``tab`` or
+#: ARIA roles of interface parts (controls, menus and their checkable entries, such as a filter menu's
+#: hundreds of language choices): what a reader operates, not reads. Not ``tab`` or
 #: ``dialog``: sites wrap whole panels of content in those.
 _INTERFACE_ROLES = frozenset(
     {
@@ -62,6 +64,8 @@ _INTERFACE_ROLES = frozenset(
         "menu",
         "menubar",
         "menuitem",
+        "menuitemcheckbox",
+        "menuitemradio",
         "option",
         "progressbar",
         "radio",
@@ -263,16 +267,24 @@ def container_blocks(
     def flush() -> None:
         if not line:  # most block boundaries close nothing (a <div> that only wraps others)
             state["plain"] = False
+            targets.clear()
             return
         text = _SPACES.sub(" ", "".join(line)).strip()
         line.clear()
         plain, state["plain"] = state["plain"], False
         if not text or not (plain or keep_links or len(text.split()) > ACTION_WORDS):
+            targets.clear()
             return
         kind = next((k for k in reversed(kinds) if k != "paragraph"), "paragraph")
         group = groups[-1] if kind in {"item", "row"} and groups else -1
         blocks.append(Block(kind, text, group))
+        if not plain and len(text.split()) <= ACTION_WORDS:
+            labels.append((blocks[-1], " ".join(targets)))
+        targets.clear()
 
+    labels: list[tuple[Block, str]] = []  # short all-link blocks kept, and where they lead
+    targets: list[str] = []  # where the links of the open block lead
+    controls = itertools.count()
     concealed: list[tuple[int, int]] = []  # block ranges of hidden blocks (see _drop_copies)
     opened: list[tuple[HtmlElement, int]] = []
     skipped: set[HtmlElement] = set()
@@ -302,6 +314,7 @@ def container_blocks(
                 )
             if tag == "a":
                 state["links"] += 1
+                targets.append(_target(el, next(controls)))
             add(el.text)
             continue
         # end
@@ -321,7 +334,35 @@ def container_blocks(
         if el is not container:
             add(el.tail)
     flush()
-    return [_row(b) for b in _drop_copies(blocks, concealed)]
+    return [_row(b) for b in _without_actions(_drop_copies(blocks, concealed), labels)]
+
+
+#: Times a short link label must recur in the container to be an action of every card, not a title.
+ACTION_REPEATS = 3
+
+
+def _target(link: HtmlElement, n: int) -> str:
+    """Where a link leads; a link to nowhere (``#``, a script) is a control, made unlike every other one
+    (``n``: a number of its own)."""
+    href = (link.get("href") or "").strip()
+    if not href or href.startswith("#") or href.lower().startswith("javascript:"):
+        return f"#control-{n}"
+    return href
+
+
+def _without_actions(blocks: list[Block], labels: list[tuple[Block, str]]) -> list[Block]:
+    """The blocks without the short link labels that recur, each time leading somewhere else: on a listing,
+    where short links are kept (an item's title is a link), the same label in every card leading to that
+    card's item ("Add to cart", "Choose options", "View company profile") is the card's action. Titles
+    differ from card to card, and a recurring label that always leads to one place is a tag of the item
+    ("Full-Time", a region, a category: the listing filtered by it), part of its description."""
+    if not labels:
+        return blocks
+    places: dict[str, set[str]] = {}
+    for label, target in labels:
+        places.setdefault(label.text.casefold(), set()).add(target)
+    drop = {id(label) for label, _ in labels if len(places[label.text.casefold()]) >= ACTION_REPEATS}
+    return [b for b in blocks if id(b) not in drop] if drop else blocks
 
 
 def _concealed(el: HtmlElement) -> bool:

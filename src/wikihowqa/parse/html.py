@@ -256,8 +256,11 @@ def blocks_of(body: _Element) -> list[Block]:
 #: at most ``low`` times trafilatura's words (the same content with the short lines trafilatura drops) or
 #: at least ``high`` times (trafilatura kept a fragment: one post, one box). Between the two the container
 #: holds much else besides, and trafilatura's scoring of paragraphs is trusted. Pages whose content is short
-#: lines (listings, forums, documentation, service pages) take the container more readily; shop pages,
-#: whose container also holds the buying interface, less.
+#: lines (listings, forums, documentation, service pages) take the container more readily; product pages,
+#: whose container also holds the buying interface, less. A collection page's content is its grid of
+#: product cards (name, price, a line of detail), which trafilatura's paragraph scoring drops almost whole
+#: while keeping the one paragraph of category text or a shipping notice: on a collection the container
+#: is taken whenever the two read the same region (the band is empty), as far more often the right reading.
 CONTAINER_RATIOS: dict[str, tuple[float, float]] = {
     "article": (0.0, 2.0),
     "documentation": (0.0, 2.0),
@@ -265,7 +268,7 @@ CONTAINER_RATIOS: dict[str, tuple[float, float]] = {
     "forum": (1.7, 5.0),
     "listing": (1.7, 5.0),
     "product": (0.0, 4.0),
-    "collection": (0.0, 4.0),
+    "collection": (4.0, 4.0),
 }
 #: Page types whose content is a list of linked items.
 LINKED = frozenset({"listing", "collection"})
@@ -375,6 +378,32 @@ def without_teasers(main: HtmlElement, extracted: Sequence[Block], whole: list[B
     return whole[: max(found) + 1]
 
 
+#: Share of the container's words that may come before its headline for them to be the page's chrome.
+BEFORE_HEADLINE = 0.5
+
+
+def from_headline(main: HtmlElement, whole: list[Block]) -> list[Block]:
+    """The container's blocks from its headline (``<h1>``) on, on a listing, collection or product page.
+
+    A container read whole on a shop's category or product page or a listing is often the page's wrapper:
+    the header, promotion bar, mega-menu and breadcrumbs come before the category's title (the product's
+    name), and the items and their introduction (the product's description) after it. When the blocks
+    before the title are under :data:`BEFORE_HEADLINE` of the container's words they are that chrome;
+    more, and the title is not where the content starts (a template that puts it after the grid, or a home
+    page whose ``<h1>`` heads one section)."""
+    h1 = main.find(".//h1")
+    if h1 is None:
+        return whole
+    key = _key(" ".join(h1.itertext()))
+    at = next((i for i, b in enumerate(whole) if b.kind == "heading" and _key(b.text) == key), None)
+    if not at:
+        return whole
+    before = sum(len(b.text.split()) for b in whole[:at])
+    if before >= BEFORE_HEADLINE * sum(len(b.text.split()) for b in whole):
+        return whole
+    return whole[at:]
+
+
 def extract(
     root: HtmlElement,
     page_type: str = "article",
@@ -428,6 +457,8 @@ def extract(
         ):
             if page_type == "article":  # a listing's linked headings are its items
                 whole = without_teasers(main, blocks, whole)
+            elif page_type in LINKED or page_type == "product":  # shop and listing templates
+                whole = from_headline(main, whole)
             return Extraction(tuple(whole), markdown_of(whole), "container")
         if whole and has_pictured_items(main):
             whole = container_blocks(main, keep_links=page_type in LINKED, pictures=False)
