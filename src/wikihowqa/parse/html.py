@@ -46,6 +46,7 @@ from wikihowqa.parse.container import (
     markdown_of,
 )
 from wikihowqa.parse.sizes import text_sizes
+from wikihowqa.parse.thread import drop_quoted_copies, kept_one_post
 
 try:  # trafilatura's own article-container expressions: the chunks it would pick the first of
     from trafilatura.xpaths import BODY_XPATH as _BODY_XPATH
@@ -272,11 +273,13 @@ def _bag(text: str) -> Counter[str]:
     return Counter(_WORDS.findall(text.lower()))
 
 
-def choose(extracted: str, whole: str, page_type: str, named: bool = False) -> str:
+def choose(extracted: str, whole: str, page_type: str, named: bool = False, fragment: bool = False) -> str:
     """``"extracted"`` (trafilatura's pick) or ``"container"`` (the main container read whole).
 
     When the two hold different text, trafilatura read another part of the page than the container: the
-    container wins only where the page names it its main content (``named``) and it holds far more."""
+    container wins only where the page names it its main content (``named``) and it holds far more. When
+    they read one region and trafilatura's text is known to be a ``fragment`` of it (one post of a thread),
+    the container wins whatever the ratio."""
     ours, theirs = _bag(extracted), _bag(whole)
     n_ours, n_theirs = sum(ours.values()), sum(theirs.values())
     if n_theirs == 0:
@@ -287,7 +290,7 @@ def choose(extracted: str, whole: str, page_type: str, named: bool = False) -> s
     if sum((ours & theirs).values()) < SAME_REGION * n_ours:
         high = CONTAINER_RATIOS.get(page_type, CONTAINER_RATIOS["article"])[1]
         return "container" if named and ratio >= high else "extracted"
-    return "container" if _by_ratio(ratio, page_type) else "extracted"
+    return "container" if fragment or _by_ratio(ratio, page_type) else "extracted"
 
 
 def _worth_reading(chars_ratio: float, page_type: str) -> bool:
@@ -386,6 +389,8 @@ def extract(
     the words of the page's running-text paragraphs (:attr:`wikihowqa.parse.pagetype.Signals.prose_words`),
     when known."""
     unwrap_layout_tables(root)
+    if page_type == "forum":
+        drop_quoted_copies(root, sizes)
     if join_chunks:
         join_body_chunks(root, sizes)
     body, mode = _run(root, "balanced"), "balanced"
@@ -406,15 +411,11 @@ def extract(
         rescued_blocks = tuple(blocks_of(rescued)) if rescued is not None else ()
         if sum(len(b.text) for b in rescued_blocks) > text_chars:
             body, mode, blocks = rescued, "recall", rescued_blocks
-    if main is not None and held and (not text_chars or _worth_reading(held / text_chars, page_type)):
+    fragment = page_type == "forum" and main is not None and held > 0 and kept_one_post(main, lines, chars)
+    if main is not None and held and (not text_chars or fragment or _worth_reading(held / text_chars, page_type)):
         whole = container_blocks(main, keep_links=page_type in LINKED)
-        if (
-            whole
-            and choose(
-                "\n".join(b.text for b in blocks), "\n".join(b.text for b in whole), page_type, is_named(main)
-            )
-            == "container"
-        ):
+        ours, theirs = "\n".join(b.text for b in blocks), "\n".join(b.text for b in whole)
+        if whole and choose(ours, theirs, page_type, is_named(main), fragment) == "container":
             if page_type == "article":  # a listing's linked headings are its items
                 whole = without_teasers(main, blocks, whole)
             return Extraction(tuple(whole), markdown_of(whole), "container")

@@ -1,0 +1,140 @@
+"""A forum thread's posts without what a reader has already read or never reads as the post.
+
+A reply that quotes an earlier post repeats that post's text inside a ``<blockquote>`` (every forum engine
+renders a quote so: phpBB, XenForo, Invision, vBulletin, MyBB, Discourse), often with a "name said:"
+header inside it. Read whole, a thread then holds each quoted post twice or more, and benchmark ground
+truths keep each post once. A quote whose text is found elsewhere on the page (the post it repeats) is
+such a copy, and goes; a quote of something not on the page (a post on an earlier page, an outside
+source) is the only place its text is read, and stays.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree
+from lxml.html import HtmlElement
+
+from wikihowqa.parse.sizes import discount
+
+#: Share of a quote's word 4-grams found in the page outside quotes that makes it a copy of a post.
+COPY_SHARE = 0.8
+#: Quotes with fewer words than this are left alone: too short to tell a copy from a common phrase.
+MIN_WORDS = 6
+
+_WORDS = re.compile(r"\w+")
+_QUOTES = etree.XPath("//body//blockquote[not(ancestor::blockquote)]")
+_SKIPPED = frozenset({"script", "style", "noscript", "template"})
+
+
+def _grams(words: list[str]) -> set[tuple[str, ...]]:
+    return {tuple(words[i : i + 4]) for i in range(len(words) - 3)}
+
+
+def _words(el: HtmlElement) -> list[str]:
+    return _WORDS.findall(" ".join(el.itertext()).casefold())
+
+
+def _text_outside(body: HtmlElement, quotes: set[HtmlElement]) -> list[str]:
+    """The words of ``body`` in reading order, leaving out the text inside ``quotes`` (and scripts)."""
+    pieces: list[str] = []
+    walker = etree.iterwalk(body, events=("start", "end"))
+    for event, el in walker:
+        if event == "start":
+            if el in quotes or el.tag in _SKIPPED:
+                walker.skip_subtree()  # its end still comes, and adds its tail
+                continue
+            if isinstance(el.tag, str) and el.text:
+                pieces.append(el.text)
+        elif el is not body and el.tail:
+            pieces.append(el.tail)
+    return _WORDS.findall(" ".join(pieces).casefold())
+
+
+def drop_quoted_copies(root: HtmlElement, sizes: tuple[dict, dict] | None = None) -> int:
+    """Remove the quotes that repeat text found elsewhere on the page (see the module's docstring); return
+    how many went. ``sizes`` (:func:`wikihowqa.parse.sizes.text_sizes` of the tree) are kept true."""
+    quotes = _QUOTES(root)
+    body = root.find("body")
+    if not quotes or body is None:
+        return 0
+    shown = _grams(_text_outside(body, set(quotes)))
+    dropped = 0
+    for quote in quotes:
+        words = _words(quote)
+        if len(words) < MIN_WORDS:
+            continue
+        own = _grams(words)
+        if own and sum(1 for g in own if g in shown) >= COPY_SHARE * len(own):
+            if sizes is not None:
+                discount(sizes, quote)
+            quote.drop_tree()
+            dropped += 1
+    return dropped
+
+
+#: Posts of the same shape a container must hold for trafilatura's one post to be a fragment of a thread.
+MIN_POSTS = 3
+_KEY = 30  # characters of a line's start that find it in the tree (as the container's anchor does)
+_SPACES = re.compile(r"\s+")
+
+
+def _start(text: str) -> str:
+    return _SPACES.sub(" ", text).strip()[:_KEY].casefold()
+
+
+def _shape(el: HtmlElement) -> tuple[str, str]:
+    classes = (el.get("class") or "").split()
+    return el.tag, classes[0] if classes else ""
+
+
+#: Characters of text a sibling must hold to count as a post (not an empty spacer of the same shape).
+POST_CHARS = 50
+
+
+def _is_post(node: HtmlElement, chars: dict) -> bool:
+    """Whether ``node`` is one of a run of at least :data:`MIN_POSTS` same-shaped siblings with text."""
+    parent = node.getparent()
+    if parent is None:
+        return False
+    shape = _shape(node)
+    twins = sum(
+        1
+        for sib in parent
+        if isinstance(sib.tag, str) and _shape(sib) == shape and chars.get(sib, 0) >= POST_CHARS
+    )
+    return twins >= MIN_POSTS
+
+
+def kept_one_post(main: HtmlElement, lines: list[str] | tuple[str, ...], chars: dict) -> bool:
+    """Whether the extractor's ``lines`` all lie in one post of a thread that ``main`` holds several of.
+
+    A thread is a run of same-shaped siblings with text (a ``<div class="post …">``, an ``<article>`` per
+    message). An article extractor that scores paragraphs can settle on the one post with the most running
+    text and drop the rest: then the element holding all it kept lies in one of those siblings (or is
+    one). A Q&A page's question and answers, read by it, lie in several, and what holds them is above the
+    run. ``chars``: the tree's text sizes (:func:`wikihowqa.parse.sizes.text_sizes`)."""
+    wanted = {_start(line) for line in lines if len(line.strip()) >= _KEY}
+    if not wanted:
+        return False
+    found = [
+        el
+        for el in main.iter()
+        if isinstance(el.tag, str) and el.text and len(el.text.strip()) >= _KEY and _start(el.text) in wanted
+    ]
+    if not found:
+        return False
+    chains = [[el, *el.iterancestors()][::-1] for el in found]
+    common = None
+    for level in zip(*chains, strict=False):
+        if any(node is not level[0] for node in level):
+            break
+        common = level[0]
+    if common is None or (common is not main and main not in common.iterancestors()):
+        return False
+    node = common
+    while node is not main:
+        if _is_post(node, chars):
+            return True
+        node = node.getparent()
+    return False
