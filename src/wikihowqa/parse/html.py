@@ -412,7 +412,8 @@ def extract(
         if sum(len(b.text) for b in rescued_blocks) > text_chars:
             body, mode, blocks = rescued, "recall", rescued_blocks
     fragment = page_type == "forum" and main is not None and held > 0 and kept_one_post(main, lines, chars)
-    if main is not None and held and (not text_chars or fragment or _worth_reading(held / text_chars, page_type)):
+    readable = not text_chars or fragment or _worth_reading(held / max(text_chars, 1), page_type)
+    if main is not None and held and readable:
         whole = container_blocks(main, keep_links=page_type in LINKED)
         ours, theirs = "\n".join(b.text for b in blocks), "\n".join(b.text for b in whole)
         if whole and choose(ours, theirs, page_type, is_named(main), fragment) == "container":
