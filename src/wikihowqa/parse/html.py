@@ -46,7 +46,7 @@ from wikihowqa.parse.container import (
     markdown_of,
 )
 from wikihowqa.parse.sizes import text_sizes
-from wikihowqa.parse.thread import drop_quoted_copies, kept_one_post
+from wikihowqa.parse.thread import drop_post_furniture, drop_quoted_copies, kept_one_post
 
 try:  # trafilatura's own article-container expressions: the chunks it would pick the first of
     from trafilatura.xpaths import BODY_XPATH as _BODY_XPATH
@@ -257,7 +257,7 @@ CONTAINER_RATIOS: dict[str, tuple[float, float]] = {
     "article": (0.0, 2.0),
     "documentation": (0.0, 2.0),
     "service": (0.0, 2.0),
-    "forum": (1.7, 5.0),
+    "forum": (1.4, 5.0),
     "listing": (1.7, 5.0),
     "product": (0.0, 4.0),
     "collection": (0.0, 4.0),
@@ -390,6 +390,8 @@ def extract(
     when known."""
     unwrap_layout_tables(root)
     if page_type == "forum":
+        sizes = sizes or text_sizes(root)
+        drop_post_furniture(root, sizes)
         drop_quoted_copies(root, sizes)
     if join_chunks:
         join_body_chunks(root, sizes)

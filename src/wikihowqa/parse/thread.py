@@ -1,11 +1,18 @@
 """A forum thread's posts without what a reader has already read or never reads as the post.
 
-A reply that quotes an earlier post repeats that post's text inside a ``<blockquote>`` (every forum engine
-renders a quote so: phpBB, XenForo, Invision, vBulletin, MyBB, Discourse), often with a "name said:"
-header inside it. Read whole, a thread then holds each quoted post twice or more, and benchmark ground
-truths keep each post once. A quote whose text is found elsewhere on the page (the post it repeats) is
-such a copy, and goes; a quote of something not on the page (a post on an earlier page, an outside
-source) is the only place its text is read, and stays.
+Quotes of earlier posts. A reply that quotes an earlier post repeats that post's text inside a
+``<blockquote>`` (every forum engine renders a quote so: phpBB, XenForo, Invision, vBulletin, MyBB,
+Discourse), often with a "name said:" header inside it. Read whole, a thread then holds each quoted post
+twice or more, and benchmark ground truths keep each post once. A quote whose text is found elsewhere on
+the page (the post it repeats) is such a copy, and goes; a quote of something not on the page (a post on
+an earlier page, an outside source) is the only place its text is read, and stays.
+
+The furniture every post repeats. Forum engines lay each post out as its author's pane beside the
+message (avatar, name, member title, join date, post and reaction counts, location) and below it the
+author's signature and an "edited by" note; the engines name these parts in their markup, in words that
+say what they are (``message-userExtras``, ``userinfo``, ``cAuthorPane``, ``postprofile``, ``signature``,
+``lastEdit``). The author pane is cut down to the author's name (a thread's ground truth reads a post as
+its author and message); signatures and edit notes go.
 """
 
 from __future__ import annotations
@@ -49,6 +56,61 @@ def _text_outside(body: HtmlElement, quotes: set[HtmlElement]) -> list[str]:
         elif el is not body and el.tail:
             pieces.append(el.tail)
     return _WORDS.findall(" ".join(pieces).casefold())
+
+
+#: Names of a post's author pane: a user/author/member/poster word joined to a part word.
+_PANE = re.compile(
+    r"(?:^|-)(?:(?:user|author|member|poster)-?(?:info|details?|extras?|stats?|pane|column|card|block|profile)"
+    r"|post-?profile|userinfo)(?:-|$)"
+)
+_SIGNATURE = re.compile(r"(?:^|-)signatures?(?:-|$)")
+_EDITED = re.compile(r"(?:^|-)(?:last-?edit(?:ed)?|edit-?(?:note|notice|info|reason)|edited(?:-by)?)(?:-|$)")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SEPARATORS = re.compile(r"[-_.:]+")
+#: An author pane holds a few short fields; an element so named with more text than this is something else.
+PANE_CHARS = 600
+_NAMED = etree.XPath("//body//*[@class or @id]")
+
+
+def _tokens(el: HtmlElement) -> list[str]:
+    """The element's class and id names, each as its words joined by ``-`` and lowercased."""
+    names = f"{el.get('class') or ''} {el.get('id') or ''}".split()
+    return [_SEPARATORS.sub("-", _CAMEL.sub("-", name)).strip("-").lower() for name in names]
+
+
+def _name_in(pane: HtmlElement) -> str:
+    """The author's name in a pane: the text of its first link or heading that holds a few words."""
+    for el in pane.iter("a", "h2", "h3", "h4", "h5", "strong"):
+        text = " ".join(" ".join(el.itertext()).split())
+        if text and len(text.split()) <= 4:
+            return text
+    return ""
+
+
+def drop_post_furniture(root: HtmlElement, sizes: tuple[dict, dict]) -> int:
+    """Cut each post's author pane down to the author's name and remove signatures and edit notes (see the
+    module's docstring); return how many elements changed. ``sizes`` are kept true."""
+    chars = sizes[0]
+    changed = 0
+    for el in _NAMED(root):
+        if el.getparent() is None or not isinstance(el.tag, str) or el.tag in {"body", "html", "main"}:
+            continue
+        tokens = _tokens(el)
+        if any(_SIGNATURE.search(t) or _EDITED.search(t) for t in tokens):
+            discount(sizes, el)
+            el.drop_tree()
+            changed += 1
+        elif any(_PANE.search(t) for t in tokens) and chars.get(el, 0) <= PANE_CHARS:
+            name = _name_in(el)
+            discount(sizes, el)
+            for child in list(el):
+                el.remove(child)  # keeps the child's tail with it: the pane's own text goes too
+            el.text = name
+            for ancestor in (el, *el.iterancestors()):
+                if ancestor in chars:
+                    chars[ancestor] += len(name)
+            changed += 1
+    return changed
 
 
 def drop_quoted_copies(root: HtmlElement, sizes: tuple[dict, dict] | None = None) -> int:
