@@ -46,7 +46,13 @@ from wikihowqa.parse.container import (
     markdown_of,
 )
 from wikihowqa.parse.sizes import text_sizes
-from wikihowqa.parse.thread import drop_post_furniture, drop_quoted_copies, kept_one_post
+from wikihowqa.parse.thread import (
+    drop_post_furniture,
+    drop_quoted_copies,
+    kept_one_post,
+    posts_region,
+    said_once,
+)
 
 try:  # trafilatura's own article-container expressions: the chunks it would pick the first of
     from trafilatura.xpaths import BODY_XPATH as _BODY_XPATH
@@ -404,7 +410,10 @@ def extract(
         if sum(len(b.text.split()) for b in compared_blocks) > sum(len(b.text.split()) for b in blocks):
             body, blocks = compared, compared_blocks
     lines = [b.text for b in blocks]
+    thread = page_type == "forum"
     main = main_container(root, lines, sizes) if container else None
+    if main is not None and thread:
+        main = posts_region(main, main_container(root, (), sizes), (sizes or text_sizes(root))[0])
     chars = (sizes or text_sizes(root))[0] if main is not None else {}
     held = chars.get(main, 0)
     text_chars = sum(len(line) for line in lines)
@@ -421,6 +430,8 @@ def extract(
         if whole and choose(ours, theirs, page_type, is_named(main), fragment) == "container":
             if page_type == "article":  # a listing's linked headings are its items
                 whole = without_teasers(main, blocks, whole)
+            if thread:
+                whole = said_once(whole)
             return Extraction(tuple(whole), markdown_of(whole), "container")
         if whole and has_pictured_items(main):
             whole = container_blocks(main, keep_links=page_type in LINKED, pictures=False)

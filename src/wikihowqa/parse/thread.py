@@ -18,10 +18,12 @@ its author and message); signatures and edit notes go.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from lxml import etree
 from lxml.html import HtmlElement
 
+from wikihowqa.parse.blocks import Block
 from wikihowqa.parse.sizes import discount
 
 #: Share of a quote's word 4-grams found in the page outside quotes that makes it a copy of a post.
@@ -30,12 +32,17 @@ COPY_SHARE = 0.8
 MIN_WORDS = 6
 
 _WORDS = re.compile(r"\w+")
-_QUOTES = etree.XPath("//body//blockquote[not(ancestor::blockquote)]")
+_QUOTE_BOXES = etree.XPath(
+    "//body//blockquote | //body//*[self::div or self::aside or self::section][contains(@class, 'uote')]"
+)
+#: A class naming a quote box: ``quote``, ``bbcode_quote``, ``quoteContainer``, ``quotebox`` (the engines
+#: that render a quote in a ``<div>``: vBulletin's "Originally Posted by", phpBB's, Discourse's asides).
+_QUOTE_NAME = re.compile(r"(?:^|-)quote(?:-?(?:container|box|content|contents|text|wrap|wrapper))?$")
 _SKIPPED = frozenset({"script", "style", "noscript", "template"})
 
 
-def _grams(words: list[str]) -> set[tuple[str, ...]]:
-    return {tuple(words[i : i + 4]) for i in range(len(words) - 3)}
+def _grams(words: list[str]) -> Counter[tuple[str, ...]]:
+    return Counter(tuple(words[i : i + 4]) for i in range(len(words) - 3))
 
 
 def _words(el: HtmlElement) -> list[str]:
@@ -113,26 +120,43 @@ def drop_post_furniture(root: HtmlElement, sizes: tuple[dict, dict]) -> int:
     return changed
 
 
+def _quotes(root: HtmlElement) -> list[HtmlElement]:
+    """``<blockquote>``s and boxes named a quote, in document order."""
+    return [
+        el
+        for el in _QUOTE_BOXES(root)
+        if el.tag == "blockquote" or any(_QUOTE_NAME.search(t) for t in _tokens(el))
+    ]
+
+
 def drop_quoted_copies(root: HtmlElement, sizes: tuple[dict, dict] | None = None) -> int:
     """Remove the quotes that repeat text found elsewhere on the page (see the module's docstring); return
-    how many went. ``sizes`` (:func:`wikihowqa.parse.sizes.text_sizes` of the tree) are kept true."""
-    quotes = _QUOTES(root)
+    how many went. ``sizes`` (:func:`wikihowqa.parse.sizes.text_sizes` of the tree) are kept true.
+
+    Quotes are looked at last first, since a quote repeats an earlier post: where an engine renders each
+    post's own body as a ``<blockquote>`` too (vBulletin), the body of a post quoted later stays and its
+    copy goes, and a quote nested in a post's body is looked at before that body."""
+    quotes = _quotes(root)
     body = root.find("body")
     if not quotes or body is None:
         return 0
-    shown = _grams(_text_outside(body, set(quotes)))
-    dropped = 0
-    for quote in quotes:
+    page = _grams(_text_outside(body, set()))
+    gone: set[HtmlElement] = set()
+    for quote in reversed(quotes):
+        if any(a in gone for a in quote.iterancestors()):
+            continue
         words = _words(quote)
         if len(words) < MIN_WORDS:
             continue
         own = _grams(words)
-        if own and sum(1 for g in own if g in shown) >= COPY_SHARE * len(own):
+        elsewhere = sum(n for g, n in own.items() if page[g] > n)
+        if own and elsewhere >= COPY_SHARE * own.total():
+            page.subtract(own)
             if sizes is not None:
                 discount(sizes, quote)
             quote.drop_tree()
-            dropped += 1
-    return dropped
+            gone.add(quote)
+    return len(gone)
 
 
 #: Posts of the same shape a container must hold for trafilatura's one post to be a fragment of a thread.
@@ -200,3 +224,43 @@ def kept_one_post(main: HtmlElement, lines: list[str] | tuple[str, ...], chars: 
             return True
         node = node.getparent()
     return False
+
+
+def _holds_posts(el: HtmlElement, chars: dict) -> bool:
+    """Whether ``el`` holds a run of posts (see :func:`_is_post`) among its children or grandchildren."""
+    for child in el:
+        if isinstance(child.tag, str) and (_is_post(child, chars) or any(_is_post(c, chars) for c in child)):
+            return True
+    return False
+
+
+def posts_region(main: HtmlElement, region: HtmlElement | None, chars: dict) -> HtmlElement:
+    """``region`` (the element holding most of the page's text) instead of ``main`` (found from the
+    extractor's paragraphs) where the two lie apart and ``region`` holds a thread's run of posts: the
+    extractor read a copy of one post kept elsewhere (a hidden first post), and the thread is the region.
+    Elsewhere ``main``: a region that holds no posts is a modal or a mega-menu."""
+    if region is None or region is main or main in region.iterancestors() or region in main.iterancestors():
+        return main
+    return region if _holds_posts(region, chars) else main
+
+
+#: A paragraph this long read twice in a thread is a copy (a preview of the post replied to, a teaser).
+COPY_WORDS = 8
+
+
+def said_once(blocks: list[Block]) -> list[Block]:
+    """A thread's blocks with each paragraph of :data:`COPY_WORDS` words or more kept where it is first
+    read: a reply's "in reply to" preview of its parent post, or an engine's copy of a post for another
+    view, repeats a paragraph of the thread word for word, and no one writes the same long paragraph
+    twice."""
+    seen: set[str] = set()
+    kept: list[Block] = []
+    for block in blocks:
+        words = _WORDS.findall(block.text.casefold())
+        key = " ".join(words)
+        if len(words) >= COPY_WORDS:
+            if key in seen:
+                continue
+            seen.add(key)
+        kept.append(block)
+    return kept
