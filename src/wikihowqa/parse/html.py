@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from copy import deepcopy
 from dataclasses import dataclass
 
 import lxml.html
@@ -50,7 +51,9 @@ from wikihowqa.parse.thread import (
     drop_post_furniture,
     drop_quoted_copies,
     kept_one_post,
+    posts_of,
     posts_region,
+    read_thread,
     said_once,
 )
 
@@ -399,9 +402,13 @@ def extract(
         sizes = sizes or text_sizes(root)
         drop_post_furniture(root, sizes)
         drop_quoted_copies(root, sizes)
-    if join_chunks:
+    read = root  # the tree trafilatura reads
+    if join_chunks and page_type == "forum":  # posts joined for trafilatura only; the container keeps order
+        read = deepcopy(root)
+        join_body_chunks(read)
+    elif join_chunks:
         join_body_chunks(root, sizes)
-    body, mode = _run(root, "balanced"), "balanced"
+    body, mode = _run(read, "balanced"), "balanced"
     blocks = tuple(blocks_of(body)) if body is not None else ()
     words = sum(len(b.text.split()) for b in blocks)
     if page_type != "forum" and prose >= FALLBACK_PROSE and words < FALLBACK_SHARE * prose:
@@ -418,14 +425,15 @@ def extract(
     held = chars.get(main, 0)
     text_chars = sum(len(line) for line in lines)
     if rescue and text_chars < MIN_EXTRACTED_CHARS and held < MIN_EXTRACTED_CHARS:
-        rescued = _run(root, "recall")  # neither found much: trafilatura's widest pass
+        rescued = _run(read, "recall")  # neither found much: trafilatura's widest pass
         rescued_blocks = tuple(blocks_of(rescued)) if rescued is not None else ()
         if sum(len(b.text) for b in rescued_blocks) > text_chars:
             body, mode, blocks = rescued, "recall", rescued_blocks
-    fragment = page_type == "forum" and main is not None and held > 0 and kept_one_post(main, lines, chars)
+    posts = posts_of(main, chars) if thread and main is not None else []
+    fragment = thread and main is not None and held > 0 and kept_one_post(main, lines, chars, posts)
     readable = not text_chars or fragment or _worth_reading(held / max(text_chars, 1), page_type)
     if main is not None and held and readable:
-        whole = container_blocks(main, keep_links=page_type in LINKED)
+        whole = read_thread(main, posts) if thread else container_blocks(main, keep_links=page_type in LINKED)
         ours, theirs = "\n".join(b.text for b in blocks), "\n".join(b.text for b in whole)
         if whole and choose(ours, theirs, page_type, is_named(main), fragment) == "container":
             if page_type == "article":  # a listing's linked headings are its items

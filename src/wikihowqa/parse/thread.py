@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterator
 
 from lxml import etree
 from lxml.html import HtmlElement
 
 from wikihowqa.parse.blocks import Block
+from wikihowqa.parse.container import container_blocks
 from wikihowqa.parse.sizes import discount
 
 #: Share of a quote's word 4-grams found in the page outside quotes that makes it a copy of a post.
@@ -178,6 +180,10 @@ def _shape(el: HtmlElement) -> tuple[str, str]:
 POST_CHARS = 50
 
 
+#: Tags a post of a thread is laid out in (not a paragraph or a list item of running text).
+_POST_TAGS = ("div", "article", "section", "li", "table", "tbody", "tr")
+
+
 def _is_post(node: HtmlElement, chars: dict) -> bool:
     """Whether ``node`` is one of a run of at least :data:`MIN_POSTS` same-shaped siblings with text."""
     parent = node.getparent()
@@ -192,24 +198,51 @@ def _is_post(node: HtmlElement, chars: dict) -> bool:
     return twins >= MIN_POSTS
 
 
-def kept_one_post(main: HtmlElement, lines: list[str] | tuple[str, ...], chars: dict) -> bool:
+def _texts(main: HtmlElement) -> Iterator[tuple[HtmlElement, str]]:
+    """Each run of text in ``main`` with the element it lies in: an element's text, and the text after a
+    child (a line after a ``<br>``) with the child's parent."""
+    for el in main.iter():
+        if not isinstance(el.tag, str):
+            continue
+        if el.text:
+            yield el, el.text
+        if el.tail and el is not main:
+            parent = el.getparent()
+            if parent is not None:
+                yield parent, el.tail
+
+
+def _found(main: HtmlElement, lines: list[str] | tuple[str, ...]) -> list[HtmlElement]:
+    """The elements of ``main`` whose runs of text start as the extractor's ``lines`` do."""
+    wanted = {_start(line) for line in lines if len(line.strip()) >= _KEY}
+    if not wanted:
+        return []
+    return [el for el, text in _texts(main) if len(text.strip()) >= _KEY and _start(text) in wanted]
+
+
+def _units(found: list[HtmlElement], posts: list[HtmlElement]) -> set[HtmlElement | None]:
+    """The posts the ``found`` elements lie in (``None`` for any outside the run)."""
+    run = set(posts)
+    return {next((a for a in (el, *el.iterancestors()) if a in run), None) for el in found}
+
+
+def kept_one_post(
+    main: HtmlElement, lines: list[str] | tuple[str, ...], chars: dict, posts: list[HtmlElement]
+) -> bool:
     """Whether the extractor's ``lines`` all lie in one post of a thread that ``main`` holds several of.
 
     A thread is a run of same-shaped siblings with text (a ``<div class="post …">``, an ``<article>`` per
-    message). An article extractor that scores paragraphs can settle on the one post with the most running
-    text and drop the rest: then the element holding all it kept lies in one of those siblings (or is
-    one). A Q&A page's question and answers, read by it, lie in several, and what holds them is above the
-    run. ``chars``: the tree's text sizes (:func:`wikihowqa.parse.sizes.text_sizes`)."""
-    wanted = {_start(line) for line in lines if len(line.strip()) >= _KEY}
-    if not wanted:
-        return False
-    found = [
-        el
-        for el in main.iter()
-        if isinstance(el.tag, str) and el.text and len(el.text.strip()) >= _KEY and _start(el.text) in wanted
-    ]
+    message; ``posts``, from :func:`posts_of`, when found). An article extractor that scores paragraphs
+    can settle on the one post with the most running text and drop the rest: then all it kept lies in one
+    of the run's posts, or all outside them (a first post rendered apart from the replies). A Q&A page's
+    question and answers, read by it, lie in several. Without a run found, the element holding all it
+    kept is looked at: one of a run of same-shaped siblings, or inside one, is a post.
+    ``chars``: the tree's text sizes (:func:`wikihowqa.parse.sizes.text_sizes`)."""
+    found = _found(main, lines)
     if not found:
         return False
+    if posts:
+        return len(_units(found, posts)) == 1
     chains = [[el, *el.iterancestors()][::-1] for el in found]
     common = None
     for level in zip(*chains, strict=False):
@@ -264,3 +297,39 @@ def said_once(blocks: list[Block]) -> list[Block]:
             seen.add(key)
         kept.append(block)
     return kept
+
+
+#: Share of the container's text its run of posts must hold to be read alone.
+POSTS_SHARE = 0.6
+
+
+def posts_of(main: HtmlElement, chars: dict) -> list[HtmlElement]:
+    """The thread's posts in ``main``: the run of same-shaped sibling elements (see :func:`_is_post`) that
+    holds the most text, when it holds :data:`POSTS_SHARE` of ``main``'s; else none."""
+    best: list[HtmlElement] = []
+    best_chars = 0
+    for parent in main.iter(*_POST_TAGS):
+        runs: dict[tuple[str, str], list[HtmlElement]] = {}
+        for child in parent:
+            if isinstance(child.tag, str) and child.tag in _POST_TAGS and chars.get(child, 0) >= POST_CHARS:
+                runs.setdefault(_shape(child), []).append(child)
+        for run in runs.values():
+            total = sum(chars.get(el, 0) for el in run)
+            if len(run) >= MIN_POSTS and total > best_chars:
+                best, best_chars = run, total
+    return best if best_chars >= POSTS_SHARE * chars.get(main, 0) else []
+
+
+def read_thread(main: HtmlElement, posts: list[HtmlElement]) -> list[Block]:
+    """A thread's container read up to the end of its last post, when it has a run of ``posts`` (see
+    :func:`posts_of`): what follows the last post in it (the reply form, similar threads, who is viewing)
+    is not the thread. What comes before the run stays: a question laid out unlike its answers, a first
+    post rendered apart from the replies."""
+    if posts:
+        node = posts[-1]
+        while node is not main:
+            parent = node.getparent()
+            for later in list(node.itersiblings()):
+                parent.remove(later)
+            node = parent
+    return container_blocks(main)
