@@ -78,12 +78,13 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SEPARATORS = re.compile(r"[-_.:]+")
 #: An author pane holds a few short fields; an element so named with more text than this is something else.
 PANE_CHARS = 600
-_NAMED = etree.XPath("//body//*[@class or @id]")
+_NAMED = etree.XPath("//body//*[@class or @id or @data-role]")
 
 
 def _tokens(el: HtmlElement) -> list[str]:
-    """The element's class and id names, each as its words joined by ``-`` and lowercased."""
-    names = f"{el.get('class') or ''} {el.get('id') or ''}".split()
+    """The element's class, id and ``data-role`` names (the role a script knows a part by:
+    ``memberSignature``), each as its words joined by ``-`` and lowercased."""
+    names = f"{el.get('class') or ''} {el.get('id') or ''} {el.get('data-role') or ''}".split()
     return [_SEPARATORS.sub("-", _CAMEL.sub("-", name)).strip("-").lower() for name in names]
 
 
