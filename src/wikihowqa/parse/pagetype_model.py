@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 from lxml import etree
 from lxml.html import HtmlElement
 
-from wikihowqa.parse.pagetype import ARTICLE, COLLECTION, FORUM, LISTING, PAGE_TYPES, Signals, classify
+from wikihowqa.parse.pagetype import ARTICLE, COLLECTION, FORUM, PAGE_TYPES, SERVICE, Signals, classify
 
 #: The forest's forum share above which a thread's structure makes the page a forum (chosen on the dev
 #: half's out-of-fold shares: threads the rules found scored 0.3 and up, articles and listings 0.2 and less).
@@ -209,14 +209,14 @@ def page_type_of(
     - A thread's structure (sibling posts, each with its author or date, none holding most of their text:
       the rules' forum) makes the page a forum wherever the forest gives a forum :data:`FORUM_SUPPORT` or
       more: the forum profile keeps the posts an article's profile drops as comments.
-    - A page the forest calls a forum is read with the forum profile (keep comment-named blocks, read the
-      thread's posts) unless the rules read a collection or listing there (repeated priced cards, linked
-      items): since the forum profile reads a thread's posts and drops their quotes, author panes and
-      signatures, the forum pages the rules read as an article or a service page gained with it (the
-      web-extraction dev split's forum pages +0.003 word F1), where the earlier profile lost 0.8 page-F1
-      points on them. The collection profile (keep link lists, read linked cards) needs repeated priced
-      cards or declared products where the rules would read an article: on the dev half, pages the forest
-      called a collection and the rules an article lost 1.7 page-F1 points with it."""
+    - The forum profile (keep every comment-named block) needs that thread structure, or a page the rules
+      read as a service page: a thread of short posts looks to them like a page of short boxes, and the
+      forum profile (posts kept, their quotes, author panes and signatures dropped) gained 0.17 page-F1
+      points on the web-extraction dev split's forum pages so read, and lost none elsewhere. The collection
+      profile (keep link lists, read linked cards) needs repeated priced cards or declared products where
+      the rules would read an article. Without them the page is read with the rules' profile: on the dev
+      half, pages the forest called a collection and the rules an article lost 1.7 page-F1 points with the
+      collection profile, and forum-called ones without a thread 0.8 (an article's comments kept)."""
     if declares_thread(root):
         return FORUM, FORUM
     model = load_model()
@@ -228,7 +228,7 @@ def page_type_of(
         return FORUM, FORUM
     kind = max(shares, key=shares.__getitem__)
     if kind == FORUM:
-        return FORUM, ruled if ruled in {COLLECTION, LISTING} else FORUM
+        return FORUM, FORUM if ruled == SERVICE else ruled
     if kind == COLLECTION and ruled == ARTICLE:
         return kind, ruled
     return kind, kind
