@@ -13,6 +13,12 @@ author's signature and an "edited by" note; the engines name these parts in thei
 say what they are (``message-userExtras``, ``userinfo``, ``cAuthorPane``, ``postprofile``, ``signature``,
 ``lastEdit``). The author pane is cut down to the author's name (a thread's ground truth reads a post as
 its author and message); signatures and edit notes go.
+
+The thread, not one post of it. A thread is a run of same-shaped sibling elements holding most of its
+container's text (:func:`posts_of`). An article extractor can settle on one post (the first, often the
+longest); :func:`kept_one_post` tells when it did, so that the container is read instead, up to the end of
+the last post (:func:`read_thread`), and each long paragraph once (:func:`said_once`: a reply's preview of
+the post it answers repeats it).
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from wikihowqa.parse.blocks import Block
 from wikihowqa.parse.container import container_blocks
 from wikihowqa.parse.sizes import discount
 
-#: Share of a quote's word 4-grams found in the page outside quotes that makes it a copy of a post.
+#: Share of a quote's word 4-grams found elsewhere on the page that makes it a copy of a post.
 COPY_SHARE = 0.8
 #: Quotes with fewer words than this are left alone: too short to tell a copy from a common phrase.
 MIN_WORDS = 6
@@ -51,13 +57,13 @@ def _words(el: HtmlElement) -> list[str]:
     return _WORDS.findall(" ".join(el.itertext()).casefold())
 
 
-def _text_outside(body: HtmlElement, quotes: set[HtmlElement]) -> list[str]:
-    """The words of ``body`` in reading order, leaving out the text inside ``quotes`` (and scripts)."""
+def _page_words(body: HtmlElement) -> list[str]:
+    """The words of ``body`` in reading order, scripts and styles left out."""
     pieces: list[str] = []
     walker = etree.iterwalk(body, events=("start", "end"))
     for event, el in walker:
         if event == "start":
-            if el in quotes or el.tag in _SKIPPED:
+            if el.tag in _SKIPPED:
                 walker.skip_subtree()  # its end still comes, and adds its tail
                 continue
             if isinstance(el.tag, str) and el.text:
@@ -143,7 +149,7 @@ def drop_quoted_copies(root: HtmlElement, sizes: tuple[dict, dict] | None = None
     body = root.find("body")
     if not quotes or body is None:
         return 0
-    page = _grams(_text_outside(body, set()))
+    page = _grams(_page_words(body))
     gone: set[HtmlElement] = set()
     for quote in reversed(quotes):
         if any(a in gone for a in quote.iterancestors()):
@@ -300,8 +306,8 @@ def said_once(blocks: list[Block]) -> list[Block]:
     return kept
 
 
-#: Share of the container's text its run of posts must hold to be read alone.
-POSTS_SHARE = 0.6
+#: Share of the container's text its run of posts must hold to be taken for the thread's posts (most of it).
+POSTS_SHARE = 0.5
 
 
 def posts_of(main: HtmlElement, chars: dict) -> list[HtmlElement]:
@@ -309,7 +315,7 @@ def posts_of(main: HtmlElement, chars: dict) -> list[HtmlElement]:
     holds the most text, when it holds :data:`POSTS_SHARE` of ``main``'s; else none."""
     best: list[HtmlElement] = []
     best_chars = 0
-    for parent in main.iter(*_POST_TAGS):
+    for parent in main.iter():
         runs: dict[tuple[str, str], list[HtmlElement]] = {}
         for child in parent:
             if isinstance(child.tag, str) and child.tag in _POST_TAGS and chars.get(child, 0) >= POST_CHARS:
