@@ -77,3 +77,19 @@ def test_a_forum_called_page_without_a_thread_is_read_with_the_rules_profile(mon
     root, url, found, sizes = _read(ARTICLE)
     kind, profile = page_type_of(root, url, found, sizes)
     assert kind == "forum" and profile == classify(found) == "article"
+
+
+def test_a_page_declaring_a_forum_posting_is_a_forum():
+    # schema.org's DiscussionForumPosting, in JSON-LD or microdata, whatever the page's other signals say
+    declared = ARTICLE.replace(
+        "</head>",
+        '<script type="application/ld+json">{"@type": "DiscussionForumPosting", "headline": "Kettles"}'
+        "</script></head>",
+    )
+    root, url, found, sizes = _read(declared)
+    assert page_type_of(root, url, found, sizes) == ("forum", "forum")
+    microdata = ARTICLE.replace(
+        "<article>", "<article itemscope itemtype='https://schema.org/DiscussionForumPosting'>"
+    )
+    root, url, found, sizes = _read(microdata)
+    assert page_type_of(root, url, found, sizes) == ("forum", "forum")

@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from copy import deepcopy
 from dataclasses import dataclass
 
 import lxml.html
@@ -47,6 +48,15 @@ from wikihowqa.parse.container import (
 )
 from wikihowqa.parse.prepare import divs_to_paragraphs, show_tab_panels, unwrap_text_figures
 from wikihowqa.parse.sizes import text_sizes
+from wikihowqa.parse.thread import (
+    drop_post_furniture,
+    drop_quoted_copies,
+    kept_one_post,
+    posts_of,
+    posts_region,
+    read_thread,
+    said_once,
+)
 
 try:  # trafilatura's own article-container expressions: the chunks it would pick the first of
     from trafilatura.xpaths import BODY_XPATH as _BODY_XPATH
@@ -265,7 +275,7 @@ CONTAINER_RATIOS: dict[str, tuple[float, float]] = {
     "article": (0.0, 2.0),
     "documentation": (0.0, 2.0),
     "service": (0.0, 2.0),
-    "forum": (1.7, 5.0),
+    "forum": (1.4, 5.0),
     "listing": (1.7, 5.0),
     "product": (0.0, 4.0),
     "collection": (4.0, 4.0),
@@ -281,11 +291,13 @@ def _bag(text: str) -> Counter[str]:
     return Counter(_WORDS.findall(text.lower()))
 
 
-def choose(extracted: str, whole: str, page_type: str, named: bool = False) -> str:
+def choose(extracted: str, whole: str, page_type: str, named: bool = False, fragment: bool = False) -> str:
     """``"extracted"`` (trafilatura's pick) or ``"container"`` (the main container read whole).
 
     When the two hold different text, trafilatura read another part of the page than the container: the
-    container wins only where the page names it its main content (``named``) and it holds far more."""
+    container wins only where the page names it its main content (``named``) and it holds far more. When
+    they read one region and trafilatura's text is known to be a ``fragment`` of it (one post of a thread),
+    the container wins whatever the ratio."""
     ours, theirs = _bag(extracted), _bag(whole)
     n_ours, n_theirs = sum(ours.values()), sum(theirs.values())
     if n_theirs == 0:
@@ -296,7 +308,7 @@ def choose(extracted: str, whole: str, page_type: str, named: bool = False) -> s
     if sum((ours & theirs).values()) < SAME_REGION * n_ours:
         high = CONTAINER_RATIOS.get(page_type, CONTAINER_RATIOS["article"])[1]
         return "container" if named and ratio >= high else "extracted"
-    return "container" if _by_ratio(ratio, page_type) else "extracted"
+    return "container" if fragment or _by_ratio(ratio, page_type) else "extracted"
 
 
 def _worth_reading(chars_ratio: float, page_type: str) -> bool:
@@ -426,9 +438,17 @@ def extract(
         divs_to_paragraphs(root)
     if page_type == "documentation":
         show_tab_panels(root)
-    if join_chunks:
+    if page_type == "forum":
+        sizes = sizes or text_sizes(root)
+        drop_post_furniture(root, sizes)
+        drop_quoted_copies(root, sizes)
+    read = root  # the tree trafilatura reads
+    if join_chunks and page_type == "forum":  # posts joined for trafilatura only; the container keeps order
+        read = deepcopy(root)
+        join_body_chunks(read)
+    elif join_chunks:
         join_body_chunks(root, sizes)
-    body, mode = _run(root, "balanced"), "balanced"
+    body, mode = _run(read, "balanced"), "balanced"
     blocks = tuple(blocks_of(body)) if body is not None else ()
     words = sum(len(b.text.split()) for b in blocks)
     if page_type != "forum" and prose >= FALLBACK_PROSE and words < FALLBACK_SHARE * prose:
@@ -437,28 +457,31 @@ def extract(
         if sum(len(b.text.split()) for b in compared_blocks) > sum(len(b.text.split()) for b in blocks):
             body, blocks = compared, compared_blocks
     lines = [b.text for b in blocks]
+    thread = page_type == "forum"
     main = main_container(root, lines, sizes) if container else None
+    if main is not None and thread:
+        main = posts_region(main, main_container(root, (), sizes), (sizes or text_sizes(root))[0])
     chars = (sizes or text_sizes(root))[0] if main is not None else {}
     held = chars.get(main, 0)
     text_chars = sum(len(line) for line in lines)
     if rescue and text_chars < MIN_EXTRACTED_CHARS and held < MIN_EXTRACTED_CHARS:
-        rescued = _run(root, "recall")  # neither found much: trafilatura's widest pass
+        rescued = _run(read, "recall")  # neither found much: trafilatura's widest pass
         rescued_blocks = tuple(blocks_of(rescued)) if rescued is not None else ()
         if sum(len(b.text) for b in rescued_blocks) > text_chars:
             body, mode, blocks = rescued, "recall", rescued_blocks
-    if main is not None and held and (not text_chars or _worth_reading(held / text_chars, page_type)):
-        whole = container_blocks(main, keep_links=page_type in LINKED)
-        if (
-            whole
-            and choose(
-                "\n".join(b.text for b in blocks), "\n".join(b.text for b in whole), page_type, is_named(main)
-            )
-            == "container"
-        ):
+    posts = posts_of(main, chars) if thread and main is not None else []
+    fragment = thread and main is not None and held > 0 and kept_one_post(main, lines, chars, posts)
+    readable = not text_chars or fragment or _worth_reading(held / max(text_chars, 1), page_type)
+    if main is not None and held and readable:
+        whole = read_thread(main, posts) if thread else container_blocks(main, keep_links=page_type in LINKED)
+        ours, theirs = "\n".join(b.text for b in blocks), "\n".join(b.text for b in whole)
+        if whole and choose(ours, theirs, page_type, is_named(main), fragment) == "container":
             if page_type == "article":  # a listing's linked headings are its items
                 whole = without_teasers(main, blocks, whole)
             elif page_type in LINKED or page_type == "product":  # shop and listing templates
                 whole = from_headline(main, whole)
+            if thread:
+                whole = said_once(whole)
             return Extraction(tuple(whole), markdown_of(whole), "container")
         if whole and has_pictured_items(main):
             whole = container_blocks(main, keep_links=page_type in LINKED, pictures=False)

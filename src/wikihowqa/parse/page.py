@@ -18,6 +18,7 @@ from wikihowqa.errors import SettingsError
 from wikihowqa.parse.blocks import Block
 from wikihowqa.parse.boilerplate import remove_boilerplate
 from wikihowqa.parse.decode import decode_html
+from wikihowqa.parse.noscript import drop_hidden
 from wikihowqa.parse.pagetype import (
     COLLECTION,
     FORUM,
@@ -389,8 +390,7 @@ def _parse(
         seen["truncated"] = CUT
     title = _title(root)
     pagination = detect(root, url)
-    for hidden in root.xpath("//noscript | //template"):  # shown only without scripts, or never
-        hidden.drop_tree()
+    drop_hidden(root)  # shown only without scripts (unless the page is their shell), or never
     sizes = text_sizes(root)  # one pass, kept true through the removals below
     found = signals(root, url, sizes)
     _, kind = page_type_of(root, url, found, sizes)  # the profile it is read with is the type recorded

@@ -1,0 +1,342 @@
+"""A forum thread's posts without what a reader has already read or never reads as the post.
+
+Quotes of earlier posts. A reply that quotes an earlier post repeats that post's text inside a
+``<blockquote>`` (every forum engine renders a quote so: phpBB, XenForo, Invision, vBulletin, MyBB,
+Discourse), often with a "name said:" header inside it. Read whole, a thread then holds each quoted post
+twice or more, and benchmark ground truths keep each post once. A quote whose text is found elsewhere on
+the page (the post it repeats) is such a copy, and goes; a quote of something not on the page (a post on
+an earlier page, an outside source) is the only place its text is read, and stays.
+
+The furniture every post repeats. Forum engines lay each post out as its author's pane beside the
+message (avatar, name, member title, join date, post and reaction counts, location) and below it the
+author's signature and an "edited by" note; the engines name these parts in their markup, in words that
+say what they are (``message-userExtras``, ``userinfo``, ``cAuthorPane``, ``postprofile``, ``signature``,
+``lastEdit``). The author pane is cut down to the author's name (a thread's ground truth reads a post as
+its author and message); signatures and edit notes go.
+
+The thread, not one post of it. A thread is a run of same-shaped sibling elements holding most of its
+container's text (:func:`posts_of`). An article extractor can settle on one post (the first, often the
+longest); :func:`kept_one_post` tells when it did, so that the container is read instead, up to the end of
+the last post (:func:`read_thread`), and each long paragraph once (:func:`said_once`: a reply's preview of
+the post it answers repeats it).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator
+
+from lxml import etree
+from lxml.html import HtmlElement
+
+from wikihowqa.parse.blocks import Block
+from wikihowqa.parse.container import container_blocks
+from wikihowqa.parse.sizes import discount
+
+#: Share of a quote's word 4-grams found elsewhere on the page that makes it a copy of a post.
+COPY_SHARE = 0.8
+#: Quotes with fewer words than this are left alone: too short to tell a copy from a common phrase.
+MIN_WORDS = 6
+
+_WORDS = re.compile(r"\w+")
+_QUOTE_BOXES = etree.XPath(
+    "//body//blockquote | //body//*[self::div or self::aside or self::section][contains(@class, 'uote')]"
+)
+#: A class naming a quote box: ``quote``, ``bbcode_quote``, ``quoteContainer``, ``quotebox`` (the engines
+#: that render a quote in a ``<div>``: vBulletin's "Originally Posted by", phpBB's, Discourse's asides).
+_QUOTE_NAME = re.compile(r"(?:^|-)quote(?:-?(?:container|box|content|contents|text|wrap|wrapper))?$")
+_SKIPPED = frozenset({"script", "style", "noscript", "template"})
+
+
+def _grams(words: list[str]) -> Counter[tuple[str, ...]]:
+    return Counter(tuple(words[i : i + 4]) for i in range(len(words) - 3))
+
+
+def _words(el: HtmlElement) -> list[str]:
+    return _WORDS.findall(" ".join(el.itertext()).casefold())
+
+
+def _page_words(body: HtmlElement) -> list[str]:
+    """The words of ``body`` in reading order, scripts and styles left out."""
+    pieces: list[str] = []
+    walker = etree.iterwalk(body, events=("start", "end"))
+    for event, el in walker:
+        if event == "start":
+            if el.tag in _SKIPPED:
+                walker.skip_subtree()  # its end still comes, and adds its tail
+                continue
+            if isinstance(el.tag, str) and el.text:
+                pieces.append(el.text)
+        elif el is not body and el.tail:
+            pieces.append(el.tail)
+    return _WORDS.findall(" ".join(pieces).casefold())
+
+
+#: Names of a post's author pane: a user/author/member/poster word joined to a part word.
+_PANE = re.compile(
+    r"(?:^|-)(?:(?:user|author|member|poster)-?(?:info|details?|extras?|stats?|pane|column|card|block|profile)"
+    r"|post-?profile|userinfo)(?:-|$)"
+)
+_SIGNATURE = re.compile(r"(?:^|-)signatures?(?:-|$)")
+_EDITED = re.compile(r"(?:^|-)(?:last-?edit(?:ed)?|edit-?(?:note|notice|info|reason)|edited(?:-by)?)(?:-|$)")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SEPARATORS = re.compile(r"[-_.:]+")
+#: An author pane holds a few short fields; an element so named with more text than this is something else.
+PANE_CHARS = 600
+_NAMED = etree.XPath("//body//*[@class or @id or @data-role]")
+
+
+def _tokens(el: HtmlElement) -> list[str]:
+    """The element's class, id and ``data-role`` names (the role a script knows a part by:
+    ``memberSignature``), each as its words joined by ``-`` and lowercased."""
+    names = f"{el.get('class') or ''} {el.get('id') or ''} {el.get('data-role') or ''}".split()
+    return [_SEPARATORS.sub("-", _CAMEL.sub("-", name)).strip("-").lower() for name in names]
+
+
+def _name_in(pane: HtmlElement) -> str:
+    """The author's name in a pane: the text of its first link or heading that holds a few words."""
+    for el in pane.iter("a", "h2", "h3", "h4", "h5", "strong"):
+        text = " ".join(" ".join(el.itertext()).split())
+        if text and len(text.split()) <= 4:
+            return text
+    return ""
+
+
+def drop_post_furniture(root: HtmlElement, sizes: tuple[dict, dict]) -> int:
+    """Cut each post's author pane down to the author's name and remove signatures and edit notes (see the
+    module's docstring); return how many elements changed. ``sizes`` are kept true."""
+    chars = sizes[0]
+    changed = 0
+    for el in _NAMED(root):
+        if el.getparent() is None or not isinstance(el.tag, str) or el.tag in {"body", "html", "main"}:
+            continue
+        tokens = _tokens(el)
+        if any(_SIGNATURE.search(t) or _EDITED.search(t) for t in tokens):
+            discount(sizes, el)
+            el.drop_tree()
+            changed += 1
+        elif any(_PANE.search(t) for t in tokens) and chars.get(el, 0) <= PANE_CHARS:
+            name = _name_in(el)
+            discount(sizes, el)
+            for child in list(el):
+                el.remove(child)  # keeps the child's tail with it: the pane's own text goes too
+            el.text = name
+            for ancestor in (el, *el.iterancestors()):
+                if ancestor in chars:
+                    chars[ancestor] += len(name)
+            changed += 1
+    return changed
+
+
+def _quotes(root: HtmlElement) -> list[HtmlElement]:
+    """``<blockquote>``s and boxes named a quote, in document order."""
+    return [
+        el
+        for el in _QUOTE_BOXES(root)
+        if el.tag == "blockquote" or any(_QUOTE_NAME.search(t) for t in _tokens(el))
+    ]
+
+
+def drop_quoted_copies(root: HtmlElement, sizes: tuple[dict, dict] | None = None) -> int:
+    """Remove the quotes that repeat text found elsewhere on the page (see the module's docstring); return
+    how many went. ``sizes`` (:func:`wikihowqa.parse.sizes.text_sizes` of the tree) are kept true.
+
+    Quotes are looked at last first, since a quote repeats an earlier post: where an engine renders each
+    post's own body as a ``<blockquote>`` too (vBulletin), the body of a post quoted later stays and its
+    copy goes, and a quote nested in a post's body is looked at before that body."""
+    quotes = _quotes(root)
+    body = root.find("body")
+    if not quotes or body is None:
+        return 0
+    page = _grams(_page_words(body))
+    gone: set[HtmlElement] = set()
+    for quote in reversed(quotes):
+        if any(a in gone for a in quote.iterancestors()):
+            continue
+        words = _words(quote)
+        if len(words) < MIN_WORDS:
+            continue
+        own = _grams(words)
+        elsewhere = sum(n for g, n in own.items() if page[g] > n)
+        if own and elsewhere >= COPY_SHARE * own.total():
+            page.subtract(own)
+            if sizes is not None:
+                discount(sizes, quote)
+            quote.drop_tree()
+            gone.add(quote)
+    return len(gone)
+
+
+#: Posts of the same shape a container must hold for trafilatura's one post to be a fragment of a thread.
+MIN_POSTS = 3
+_KEY = 30  # characters of a line's start that find it in the tree (as the container's anchor does)
+_SPACES = re.compile(r"\s+")
+
+
+def _start(text: str) -> str:
+    return _SPACES.sub(" ", text).strip()[:_KEY].casefold()
+
+
+def _shape(el: HtmlElement) -> tuple[str, str]:
+    classes = (el.get("class") or "").split()
+    return el.tag, classes[0] if classes else ""
+
+
+#: Characters of text a sibling must hold to count as a post (not an empty spacer of the same shape).
+POST_CHARS = 50
+
+
+#: Tags a post of a thread is laid out in (not a paragraph or a list item of running text).
+_POST_TAGS = ("div", "article", "section", "li", "table", "tbody", "tr")
+
+
+def _is_post(node: HtmlElement, chars: dict) -> bool:
+    """Whether ``node`` is one of a run of at least :data:`MIN_POSTS` same-shaped siblings with text."""
+    parent = node.getparent()
+    if parent is None:
+        return False
+    shape = _shape(node)
+    twins = sum(
+        1
+        for sib in parent
+        if isinstance(sib.tag, str) and _shape(sib) == shape and chars.get(sib, 0) >= POST_CHARS
+    )
+    return twins >= MIN_POSTS
+
+
+def _texts(main: HtmlElement) -> Iterator[tuple[HtmlElement, str]]:
+    """Each run of text in ``main`` with the element it lies in: an element's text, and the text after a
+    child (a line after a ``<br>``) with the child's parent."""
+    for el in main.iter():
+        if not isinstance(el.tag, str):
+            continue
+        if el.text:
+            yield el, el.text
+        if el.tail and el is not main:
+            parent = el.getparent()
+            if parent is not None:
+                yield parent, el.tail
+
+
+def _found(main: HtmlElement, lines: list[str] | tuple[str, ...]) -> list[HtmlElement]:
+    """The elements of ``main`` whose runs of text start as the extractor's ``lines`` do."""
+    wanted = {_start(line) for line in lines if len(line.strip()) >= _KEY}
+    if not wanted:
+        return []
+    return [el for el, text in _texts(main) if len(text.strip()) >= _KEY and _start(text) in wanted]
+
+
+def _units(found: list[HtmlElement], posts: list[HtmlElement]) -> set[HtmlElement | None]:
+    """The posts the ``found`` elements lie in (``None`` for any outside the run)."""
+    run = set(posts)
+    return {next((a for a in (el, *el.iterancestors()) if a in run), None) for el in found}
+
+
+def kept_one_post(
+    main: HtmlElement, lines: list[str] | tuple[str, ...], chars: dict, posts: list[HtmlElement]
+) -> bool:
+    """Whether the extractor's ``lines`` all lie in one post of a thread that ``main`` holds several of.
+
+    A thread is a run of same-shaped siblings with text (a ``<div class="post …">``, an ``<article>`` per
+    message; ``posts``, from :func:`posts_of`, when found). An article extractor that scores paragraphs
+    can settle on the one post with the most running text and drop the rest: then all it kept lies in one
+    of the run's posts, or all outside them (a first post rendered apart from the replies). A Q&A page's
+    question and answers, read by it, lie in several. Without a run found, the element holding all it
+    kept is looked at: one of a run of same-shaped siblings, or inside one, is a post.
+    ``chars``: the tree's text sizes (:func:`wikihowqa.parse.sizes.text_sizes`)."""
+    found = _found(main, lines)
+    if not found:
+        return False
+    if posts:
+        return len(_units(found, posts)) == 1
+    chains = [[el, *el.iterancestors()][::-1] for el in found]
+    common = None
+    for level in zip(*chains, strict=False):
+        if any(node is not level[0] for node in level):
+            break
+        common = level[0]
+    if common is None or (common is not main and main not in common.iterancestors()):
+        return False
+    node = common
+    while node is not main:
+        if _is_post(node, chars):
+            return True
+        node = node.getparent()
+    return False
+
+
+def _holds_posts(el: HtmlElement, chars: dict) -> bool:
+    """Whether ``el`` holds a run of posts (see :func:`_is_post`) among its children or grandchildren."""
+    for child in el:
+        if isinstance(child.tag, str) and (_is_post(child, chars) or any(_is_post(c, chars) for c in child)):
+            return True
+    return False
+
+
+def posts_region(main: HtmlElement, region: HtmlElement | None, chars: dict) -> HtmlElement:
+    """``region`` (the element holding most of the page's text) instead of ``main`` (found from the
+    extractor's paragraphs) where the two lie apart and ``region`` holds a thread's run of posts: the
+    extractor read a copy of one post kept elsewhere (a hidden first post), and the thread is the region.
+    Elsewhere ``main``: a region that holds no posts is a modal or a mega-menu."""
+    if region is None or region is main or main in region.iterancestors() or region in main.iterancestors():
+        return main
+    return region if _holds_posts(region, chars) else main
+
+
+#: A paragraph this long read twice in a thread is a copy (a preview of the post replied to, a teaser).
+COPY_WORDS = 8
+
+
+def said_once(blocks: list[Block]) -> list[Block]:
+    """A thread's blocks with each paragraph of :data:`COPY_WORDS` words or more kept where it is first
+    read: a reply's "in reply to" preview of its parent post, or an engine's copy of a post for another
+    view, repeats a paragraph of the thread word for word, and no one writes the same long paragraph
+    twice."""
+    seen: set[str] = set()
+    kept: list[Block] = []
+    for block in blocks:
+        words = _WORDS.findall(block.text.casefold())
+        key = " ".join(words)
+        if len(words) >= COPY_WORDS:
+            if key in seen:
+                continue
+            seen.add(key)
+        kept.append(block)
+    return kept
+
+
+#: Share of the container's text its run of posts must hold to be taken for the thread's posts (most of it).
+POSTS_SHARE = 0.5
+
+
+def posts_of(main: HtmlElement, chars: dict) -> list[HtmlElement]:
+    """The thread's posts in ``main``: the run of same-shaped sibling elements (see :func:`_is_post`) that
+    holds the most text, when it holds :data:`POSTS_SHARE` of ``main``'s; else none."""
+    best: list[HtmlElement] = []
+    best_chars = 0
+    for parent in main.iter():
+        runs: dict[tuple[str, str], list[HtmlElement]] = {}
+        for child in parent:
+            if isinstance(child.tag, str) and child.tag in _POST_TAGS and chars.get(child, 0) >= POST_CHARS:
+                runs.setdefault(_shape(child), []).append(child)
+        for run in runs.values():
+            total = sum(chars.get(el, 0) for el in run)
+            if len(run) >= MIN_POSTS and total > best_chars:
+                best, best_chars = run, total
+    return best if best_chars >= POSTS_SHARE * chars.get(main, 0) else []
+
+
+def read_thread(main: HtmlElement, posts: list[HtmlElement]) -> list[Block]:
+    """A thread's container read up to the end of its last post, when it has a run of ``posts`` (see
+    :func:`posts_of`): what follows the last post in it (the reply form, similar threads, who is viewing)
+    is not the thread. What comes before the run stays: a question laid out unlike its answers, a first
+    post rendered apart from the replies."""
+    if posts:
+        node = posts[-1]
+        while node is not main:
+            parent = node.getparent()
+            for later in list(node.itersiblings()):
+                parent.remove(later)
+            node = parent
+    return container_blocks(main)

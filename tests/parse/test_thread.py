@@ -1,0 +1,97 @@
+"""A forum thread read as its posts: quotes of earlier posts, author panes, signatures and edit notes out,
+the whole thread where an extractor kept one post, and each long paragraph once."""
+
+from __future__ import annotations
+
+import lxml.html
+
+from wikihowqa.parse.blocks import Block
+from wikihowqa.parse.sizes import text_sizes
+from wikihowqa.parse.thread import (
+    drop_post_furniture,
+    drop_quoted_copies,
+    kept_one_post,
+    posts_of,
+    read_thread,
+    said_once,
+)
+
+FIRST = "My old projector has been wonderful for ten years but the time has come to find one that handles 4K."
+SECOND = "Whatever you buy, calibrate it once it is mounted, because the factory settings are far too bright."
+THIRD = "I moved to a laser model last spring and the fan noise alone was worth the price of the upgrade."
+
+
+def _post(author: str, text: str, extra: str = "") -> str:
+    return (
+        f"<article class='message'><section class='message-user'><div class='message-userDetails'>"
+        f"<h4><a href='/u/{author}'>{author}</a></h4><h5>Well-known member</h5></div>"
+        f"<div class='message-userExtras'><dl><dt>Joined</dt><dd>Feb 16, 2015</dd><dt>Messages</dt>"
+        f"<dd>6,696</dd></dl></div></section>"
+        f"<div class='message-body'>{extra}<p>{text}</p></div>"
+        f"<aside class='message-signature'>My setup: an old receiver and two bookshelf speakers</aside>"
+        f"<div class='message-lastEdit'>Last edited: Jul 6, 2024</div></article>"
+    )
+
+
+def _thread(*posts: str, after: str = "") -> lxml.html.HtmlElement:
+    return lxml.html.document_fromstring(
+        f"<html><body><div class='thread'>{''.join(posts)}{after}</div></body></html>"
+    )
+
+
+def test_a_quote_repeating_an_earlier_post_goes_and_a_quote_of_elsewhere_stays():
+    outside = "Ten thousand lumens is more than any living room needs, the reviewer wrote in his roundup."
+    root = _thread(
+        _post("josephf", FIRST),
+        _post("bud", SECOND, f"<blockquote>josephf said: {FIRST}</blockquote>"),
+        _post("ann", THIRD, f"<blockquote>{outside}</blockquote>"),
+    )
+    assert drop_quoted_copies(root, text_sizes(root)) == 1
+    text = root.text_content()
+    assert text.count(FIRST) == 1 and "josephf said" not in text and outside in text
+
+
+def test_a_post_body_rendered_as_a_blockquote_stays_and_its_later_copy_goes():
+    # vBulletin renders every post's own body as a <blockquote>, and a quote inside it as a <div>
+    root = lxml.html.document_fromstring(
+        f"<html><body><blockquote class='postcontent'>{FIRST}</blockquote>"
+        f"<blockquote class='postcontent'><div class='bbcode_quote'>Originally Posted by josephf {FIRST}"
+        f"</div>{SECOND}</blockquote></body></html>"
+    )
+    drop_quoted_copies(root)
+    text = root.text_content()
+    assert text.count(FIRST) == 1 and SECOND in text and "Originally Posted" not in text
+
+
+def test_author_panes_are_cut_to_the_name_and_signatures_and_edit_notes_go():
+    root = _thread(_post("josephf", FIRST), _post("bud", SECOND))
+    drop_post_furniture(root, text_sizes(root))
+    text = " ".join(root.text_content().split())
+    assert "josephf" in text and "bud" in text and FIRST in text
+    assert "Well-known member" not in text and "Joined" not in text and "6,696" not in text
+    assert "bookshelf speakers" not in text and "Last edited" not in text
+
+
+def test_an_extractor_that_kept_one_post_kept_a_fragment_of_the_thread():
+    root = _thread(_post("josephf", FIRST), _post("bud", SECOND), _post("ann", THIRD))
+    main = root.find("body")
+    chars = text_sizes(root)[0]
+    posts = posts_of(main, chars)
+    assert len(posts) == 3
+    assert kept_one_post(main, [FIRST], chars, posts)
+    assert not kept_one_post(main, [FIRST, THIRD], chars, posts)
+
+
+def test_a_thread_is_read_up_to_its_last_post():
+    similar = (
+        "<div class='similar'><h3>Similar threads</h3><p>Best budget projector for a small room</p></div>"
+    )
+    root = _thread(_post("josephf", FIRST), _post("bud", SECOND), _post("ann", THIRD), after=similar)
+    main = root.find("body")
+    texts = [b.text for b in read_thread(main, posts_of(main, text_sizes(root)[0]))]
+    assert THIRD in texts and "Similar threads" not in texts
+
+
+def test_a_long_paragraph_is_read_once_and_short_repeated_lines_stay():
+    blocks = [Block("paragraph", t) for t in (FIRST, "Reply", SECOND, "Reply", FIRST, THIRD)]
+    assert [b.text for b in said_once(blocks)] == [FIRST, "Reply", SECOND, "Reply", THIRD]
