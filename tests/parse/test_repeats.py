@@ -53,3 +53,9 @@ def test_a_section_under_a_heading_of_its_own_that_repeats_another_is_the_author
     # two meal plans, the second under its own title, sharing most of their meals in the same order
     blocks = [Block("heading", "Plan E"), *_blocks(*SECTION), Block("heading", "Plan F"), *_blocks(*SECTION)]
     assert repeated_runs(blocks) == set()
+
+
+def test_thousands_of_identical_paragraphs_are_read_a_few_times_in_linear_time():
+    # a pathological page: the same long paragraph 20,000 times (a quadratic search would not finish)
+    blocks = _blocks(*[SECTION[0]] * 20_000)
+    assert len(blocks) - len(repeated_runs(blocks)) == 3

@@ -6,15 +6,8 @@ many snapshots in parallel. Pagination: :func:`continuation_urls` names the page
 """
 
 from wikihowqa.parse.blocks import Block
-from wikihowqa.parse.page import (
-    REJECTIONS,
-    ParsedPage,
-    ParseSettings,
-    collect_pages,
-    continuation_urls,
-    join_pages,
-    parse_html,
-)
+from wikihowqa.parse.page import REJECTIONS, ParsedPage, ParseSettings, parse_html
+from wikihowqa.parse.paginated import collect_pages, continuation_urls, join_pages
 from wikihowqa.parse.pagination import Pagination
 from wikihowqa.parse.passages import DEFAULT_MAX_WORDS, PassageSpan, passage_spans, split_passages
 

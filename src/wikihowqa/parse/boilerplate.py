@@ -484,6 +484,7 @@ def _is_data_table(table: HtmlElement) -> bool:
 #: Children saying one and the same thing this many times over are a ticker, not text.
 REPEATS = 6
 _WORD_RUN = re.compile(r"\w+")
+_MANY_CHILDREN = etree.XPath("descendant-or-self::*[*[$n]]")
 
 
 def _repeating(root: HtmlElement, chars: dict) -> Iterator[HtmlElement]:
@@ -492,7 +493,7 @@ def _repeating(root: HtmlElement, chars: dict) -> Iterator[HtmlElement]:
     identical buttons or photo credits. No text says a phrase over and over in a row: the first copy is
     what the page says, the others go. Not code (lines that each start with one keyword). Children of one
     size are compared first, so the text of only a few elements is read."""
-    for el in root.iter():
+    for el in _MANY_CHILDREN(root, n=REPEATS):  # found in C: most elements have fewer children
         kids = [child for child in el if isinstance(child.tag, str)]
         if len(kids) < REPEATS or el.tag in {"pre", "code"}:
             continue

@@ -22,6 +22,10 @@ from wikihowqa.parse.blocks import Block
 MIN_WORDS = 12
 #: Long repeated blocks in a row that make a copied section.
 RUN = 3
+#: Earlier places of a paragraph compared with its repetition, and blocks a comparison runs at most: keeps
+#: a page of thousands of identical blocks linear (50,000 of them took minutes unbounded).
+STARTS = 3
+LONGEST = 400
 _WORDS = re.compile(r"\w+")
 _MARKER = re.compile(r"^\s*(?:#+|[-*+]|\d+[.)]|\|)\s*")
 
@@ -54,11 +58,8 @@ def repeated_runs(blocks: Sequence[Block]) -> set[int]:
     i = 0
     while i < len(blocks):
         longest = 0
-        for start in where.get(keys[i], ()):
-            n = 0
-            while i + n < len(blocks) and start + n < i and keys[start + n] == keys[i + n]:
-                n += 1
-            longest = max(longest, n)
+        if _long(blocks[i], keys[i]):  # a copied section starts with one of its paragraphs
+            longest = max((_matched(keys, start, i) for start in where.get(keys[i], ())[:STARTS]), default=0)
         run = range(i, i + longest)
         titled = i > 0 and blocks[i - 1].kind == "heading" and len(where.get(keys[i - 1], ())) == 1
         if longest and (titled or sum(_long(blocks[j], keys[j]) for j in run) >= RUN):
@@ -71,6 +72,14 @@ def repeated_runs(blocks: Sequence[Block]) -> set[int]:
         where.setdefault(keys[i], []).append(i)
         i += 1
     return dropped
+
+
+def _matched(keys: list[str], start: int, at: int) -> int:
+    """How many blocks from ``at`` on repeat those from ``start`` on (at most :data:`LONGEST`)."""
+    n = 0
+    while n < LONGEST and at + n < len(keys) and start + n < at and keys[start + n] == keys[at + n]:
+        n += 1
+    return n
 
 
 def _long(block: Block, key: str) -> bool:

@@ -31,10 +31,10 @@ from wikihowqa.parse.page import (
     TOO_LARGE,
     ParsedPage,
     ParseSettings,
-    collect_pages,
     parse_html,
     rejected,
 )
+from wikihowqa.parse.paginated import collect_pages
 from wikihowqa.progress import QUIET, Progress
 from wikihowqa.records import Document
 from wikihowqa.snapshots import STATE_FILE, RawSnapshot, SnapshotSource, snapshot_source
