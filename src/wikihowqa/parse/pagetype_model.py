@@ -25,6 +25,8 @@ from wikihowqa.parse.pagetype import ARTICLE, COLLECTION, FORUM, PAGE_TYPES, Sig
 #: The forest's forum share above which a thread's structure makes the page a forum (chosen on the dev
 #: half's out-of-fold shares: threads the rules found scored 0.3 and up, articles and listings 0.2 and less).
 FORUM_SUPPORT = 0.25
+#: The forest's collection share from which a page the rules read as an article is read as a collection.
+COLLECTION_SUPPORT = 0.5
 MODEL_FILE = Path(__file__).with_name("pagetype_model.json")
 
 _COUNTED = (
@@ -194,9 +196,14 @@ def page_type_of(
       more: the forum profile keeps the posts an article's profile drops as comments.
     - The forum profile (keep every comment-named block) needs that thread structure; the collection
       profile (keep link lists, read linked cards) needs repeated priced cards or declared products where
-      the rules would read an article. Without them the page is read with the rules' profile: on the dev
-      half, pages the forest called a collection and the rules an article lost 1.7 page-F1 points with the
-      collection profile, and forum-called ones without a thread 0.8."""
+      the rules would read an article. Without them the page is read with the rules' profile: forum-called
+      pages without a thread lost 0.8 page-F1 points with the forum profile on the dev half.
+    - A page the forest calls a collection and the rules an article is read as a collection only where the
+      forest gives a collection :data:`COLLECTION_SUPPORT` or more: a category page of product tiles with no
+      priced markup the rules can count (prices drawn by scripts, tiles as plain links) is then read as its
+      grid, which trafilatura's article reading drops down to the category's blurb. Below that share the
+      page mixes shapes (a service or product page with a few teaser tiles), and the collection profile,
+      which reads the whole container, adds the tiles around its text."""
     model = load_model()
     ruled = classify(found)
     if model is None:
@@ -205,6 +212,6 @@ def page_type_of(
     if ruled == FORUM and shares.get(FORUM, 0.0) >= FORUM_SUPPORT:
         return FORUM, FORUM
     kind = max(shares, key=shares.__getitem__)
-    if kind == FORUM or (kind == COLLECTION and ruled == ARTICLE):
+    if kind == FORUM or (kind == COLLECTION and ruled == ARTICLE and shares[kind] < COLLECTION_SUPPORT):
         return kind, ruled
     return kind, kind
