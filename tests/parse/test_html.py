@@ -44,6 +44,17 @@ def test_a_collections_card_grid_is_read_where_trafilatura_kept_only_its_categor
     assert choose(intro, whole, "product") == "extracted"  # a product page's: its buying interface
 
 
+def test_a_listings_items_are_read_where_trafilatura_kept_only_a_few_of_them():
+    # trafilatura kept the listing's introduction and two entries; the container holds all twelve entries,
+    # about three times its words, where a forum's profile trusts trafilatura's pick (one post or many)
+    intro = "Upcoming meetups for people who build and repair their own bicycles in the city this winter."
+    entries = [f"Wheel truing night {i}, Thursday 7 pm, community workshop" for i in range(12)]
+    extracted = "\n".join([intro, *entries[:2]])
+    whole = "\n".join([intro, *entries])
+    assert choose(extracted, whole, "listing") == "container"
+    assert choose(extracted, whole, "forum") == "extracted"
+
+
 def _headed(before: int, after: int) -> tuple[lxml.html.HtmlElement, list[Block]]:
     menu = [Block("item", f"Menu entry {i}") for i in range(before)]
     cards = [Block("paragraph", f"Lamp model {i} $49.00") for i in range(after)]

@@ -93,3 +93,25 @@ def test_a_page_declaring_a_forum_posting_is_a_forum():
     )
     root, url, found, sizes = _read(microdata)
     assert page_type_of(root, url, found, sizes) == ("forum", "forum")
+
+
+def _forest(classes: list[str], shares: list[float]) -> dict:
+    """A one-leaf forest that gives every page the same ``shares`` of ``classes``."""
+    leaf = {"left": [-1], "right": [-1], "feature": [0], "threshold": [0.0], "value": [shares]}
+    return {"features": list(FEATURES), "classes": classes, "trees": [leaf]}
+
+
+def test_a_page_the_forest_is_sure_is_a_collection_is_read_as_one_where_the_rules_say_article(monkeypatch):
+    # a category grid whose prices the rules cannot count: a majority share outweighs the rules' article
+    monkeypatch.setattr(pagetype_model, "load_model", lambda: _forest(["article", "collection"], [0.3, 0.7]))
+    root, url, found, sizes = _read(ARTICLE)
+    assert classify(found) == "article"
+    assert page_type_of(root, url, found, sizes) == ("collection", "collection")
+
+
+def test_a_page_the_forest_only_leans_to_collection_keeps_the_rules_profile(monkeypatch):
+    # a plurality below the support: a page of mixed shapes, read with the rules' article profile
+    forest = _forest(["article", "collection", "service"], [0.3, 0.4, 0.3])
+    monkeypatch.setattr(pagetype_model, "load_model", lambda: forest)
+    root, url, found, sizes = _read(ARTICLE)
+    assert page_type_of(root, url, found, sizes) == ("collection", "article")

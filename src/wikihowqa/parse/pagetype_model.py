@@ -26,6 +26,10 @@ from wikihowqa.parse.pagetype import ARTICLE, COLLECTION, FORUM, PAGE_TYPES, SER
 #: The forest's forum share above which a thread's structure makes the page a forum (chosen on the dev
 #: half's out-of-fold shares: threads the rules found scored 0.3 and up, articles and listings 0.2 and less).
 FORUM_SUPPORT = 0.25
+#: The forest's collection share from which a page the rules read as an article is read as a collection (a
+#: clear majority: at 0.5 to 0.6 the gains and losses on the dev half's collections were even, and a
+#: product page at 0.61 lost its description among its reviews).
+COLLECTION_SUPPORT = 0.62
 MODEL_FILE = Path(__file__).with_name("pagetype_model.json")
 
 _COUNTED = (
@@ -215,8 +219,14 @@ def page_type_of(
       points on the web-extraction dev split's forum pages so read, and lost none elsewhere. The collection
       profile (keep link lists, read linked cards) needs repeated priced cards or declared products where
       the rules would read an article. Without them the page is read with the rules' profile: on the dev
-      half, pages the forest called a collection and the rules an article lost 1.7 page-F1 points with the
-      collection profile, and forum-called ones without a thread 0.8 (an article's comments kept)."""
+      half, forum-called pages without a thread lost 0.8 page-F1 points with the forum profile (an
+      article's comments kept).
+    - A page the forest calls a collection and the rules an article is read as a collection only where the
+      forest gives a collection :data:`COLLECTION_SUPPORT` or more: a category page of product tiles with no
+      priced markup the rules can count (prices drawn by scripts, tiles as plain links) is then read as its
+      grid, which trafilatura's article reading drops down to the category's blurb. Below that share the
+      page mixes shapes (a service or product page with a few teaser tiles), and the collection profile,
+      which reads the whole container, adds the tiles around its text."""
     if declares_thread(root):
         return FORUM, FORUM
     model = load_model()
@@ -229,6 +239,6 @@ def page_type_of(
     kind = max(shares, key=shares.__getitem__)
     if kind == FORUM:
         return FORUM, FORUM if ruled == SERVICE else ruled
-    if kind == COLLECTION and ruled == ARTICLE:
+    if kind == COLLECTION and ruled == ARTICLE and shares[kind] < COLLECTION_SUPPORT:
         return kind, ruled
     return kind, kind
