@@ -139,3 +139,30 @@ def test_a_section_named_after_its_own_heading_is_not_a_widget():
     assert "Reply inline." in text
     assert "Another post" not in text
     assert removed == {"related": 1}
+
+
+def test_an_author_box_opened_by_its_heading_goes():
+    text, removed = clean("""<html><body><article><h1>T</h1>
+      <p>Body text stays. It runs for a while, longer than the box of its author.</p>
+      <div class="bg-blue"><h2>About the Author</h2><p>Jane is an editor who writes about health.</p></div>
+      </article></body></html>""")
+    assert text == "T Body text stays. It runs for a while, longer than the box of its author."
+    assert removed == {"author": 1}
+
+
+def test_an_about_the_author_section_in_running_text_stays():
+    text, removed = clean("""<html><body><article><h1>T</h1><div class="rich"><p>Body text stays.</p>
+      <h2>About the author</h2><p>Her life and her books, the subject of this post.</p></div>
+      </article></body></html>""")
+    assert "Her life and her books" in text and removed == {}
+
+
+def test_an_author_box_named_by_its_class_goes_but_not_on_a_thread():
+    html = """<html><body><article><h1>T</h1><p>Body text stays. It runs for a while, longer than the box.</p>
+      <div class="entry-author-profile">Jane Doe is an editor who writes about health and sleep.</div>
+      </article></body></html>"""
+    text, removed = clean(html)
+    assert "Jane Doe" not in text and removed == {"author": 1}
+    root = lxml.html.document_fromstring(html)
+    remove_boilerplate(root, keep_comments=True)
+    assert "Jane Doe" in root.text_content()

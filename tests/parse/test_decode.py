@@ -115,3 +115,16 @@ def test_charset_is_read_from_header_and_meta():
     assert header_charset({"Content-Type": "text/html"}) is None
     assert meta_charset(b"<html><head><meta charset=shift_jis></head>") == "shift_jis"
     assert meta_charset(b'<?xml version="1.0" encoding="ISO-8859-15"?><html>') == "ISO-8859-15"
+
+
+def test_utf8_saved_after_a_windows_1252_misreading_is_read_again():
+    once = "we’ll pay 15 € — “today”, ©"
+    mangled = once.encode("utf-8").decode("cp1252", "wikihowqa-c1")  # "weâ€™ll pay 15 â‚¬ â€” ..."
+    assert decode_html(page(mangled).encode("utf-8")).text.count(once) == 1
+    twice = mangled.encode("utf-8").decode("cp1252", "wikihowqa-c1")  # "weÃ¢â‚¬â„¢ll ..."
+    assert once in decode_html(page(twice).encode("utf-8")).text
+
+
+def test_text_that_merely_looks_like_mojibake_is_left_alone():
+    for text in (FRENCH, "Grüß’ dich", "à « voilà »", "Ç’est", "“NÃO”", "Mädchen — 15 °C", JAPANESE):
+        assert text in decode_html(page(text).encode("utf-8")).text

@@ -97,6 +97,22 @@ KINDS: Mapping[str, re.Pattern[str]] = {
         )
         + r"|^cc-(?:window|banner)",
         "legal": _words("disclaimer", "copyright", "legal-notice"),
+        # The writer's box: name, photo, a bio and links to their other posts, printed with every article
+        # they write (a byline's bare "author" is not enough: it also names the article's own header).
+        "author": _words(
+            "author-bio",
+            "author-box",
+            "authorbox",
+            "author-profile",
+            "author-card",
+            "author-info",
+            "author-details",
+            "author-wrapper",
+            "author-description",
+            "about-author",
+            "about-the-author",
+            "bio-box",
+        ),
         "feedback": _words("feedback", "was-this-helpful", "helpful", "page-feedback"),
         "forum": _words("postprofile", "post-profile", "online-list", "who-is-online", "whoisonline")
         + r"|^(?:stat-block|signature)$",
@@ -172,6 +188,8 @@ HINTS = (
     "capture",
     "feedback",
     "helpful",
+    "author",
+    "bio-box",
 )
 _COMMENT_HEADING = re.compile(
     r"^\s*(?:\d+\s+)?(?:(?:reader|visitor|user|guest)s?'?\s+)?(?:comments?|responses?|replies|discussion|"
@@ -179,6 +197,9 @@ _COMMENT_HEADING = re.compile(
     r"\d+\s+thoughts? on\b.*)\s*:?\s*$",
     re.I,
 )
+#: The heading an author box opens with: the writer's (or medical reviewer's) bio, photo and other posts,
+#: which a page prints after or beside every article it publishes, not a part of this one.
+_AUTHOR_HEADING = re.compile(r"^\s*(?:about|meet) the (?:author|writer|reviewer)s?\s*:?\s*$", re.I)
 _SITE_ROLES = {"navigation", "contentinfo", "banner"}
 _NEVER = {"html", "body", "main", "head", "title", "h1"}
 #: A list whose items are this share link text (or more) is navigation, not prose.
@@ -337,6 +358,15 @@ def _pseudo_heading(el: HtmlElement) -> HtmlElement | None:
     return node if following is None or following.tag in _BLOCKS else None
 
 
+def _opened_by(heading: HtmlElement) -> HtmlElement | None:
+    """The box a heading is the first thing in, or ``None`` when it heads a passage of running text (an
+    "About the author" section in the body of a post about its author stays)."""
+    parent = heading.getparent()
+    if parent is None or parent.tag in _NEVER or (parent.text and parent.text.strip()):
+        return None
+    return parent if next(parent.iterchildren(etree.Element), None) is heading else None
+
+
 def _in_article(el: HtmlElement) -> bool:
     return any(a.tag == "article" or a.get("itemprop") == "articleBody" for a in el.iterancestors())
 
@@ -379,6 +409,8 @@ _WIDGETS = frozenset({"share", "newsletter", "feedback"})
 WIDGET_CHARS = 2500
 #: Names inside code are a highlighter's token classes (``span.hljs-comment``), never widgets.
 _IN_CODE = etree.XPath("boolean(ancestor::pre or ancestor::code)")
+
+_POST_PARTS = frozenset({"comments", "author"})
 
 _FLAG = "data-wikihowqa-boilerplate"
 _OUTERMOST = etree.XPath(f"//*[@{_FLAG}][not(ancestor::*[@{_FLAG}])]")
@@ -451,11 +483,17 @@ def remove_boilerplate(
                     if isinstance(sibling.tag, str):
                         marked[sibling] = "comments+"  # part of the section the heading opened
             continue
+        if tag in {"h2", "h3", "h4"} and not keep_comments and _AUTHOR_HEADING.match(el.text_content() or ""):
+            box = _opened_by(el)
+            if box is not None and box not in keep:
+                marked[box] = "author"
+            continue
         named = _hinted(el.get("class")) or _hinted(el.get("id"))
         if not (named or el.get("itemprop") or el.get("itemtype") or el.get("role")):
             continue
         kind = name_kind(el)
-        if kind is not None and not (keep_comments and kind == "comments") and not _IN_CODE(el):
+        # On a thread each post has its own author box (name, join date): part of the post, not a widget.
+        if kind is not None and not (keep_comments and kind in _POST_PARTS) and not _IN_CODE(el):
             marked[el] = kind
     for el in _repeating(root, chars):
         for copy in [child for child in el if isinstance(child.tag, str)][1:]:

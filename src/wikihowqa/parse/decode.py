@@ -169,8 +169,71 @@ def detect(data: bytes) -> str | None:
     return names[0]
 
 
+# Bytes 0x80-0xBF (UTF-8 continuation bytes) as windows-1252 or latin-1 shows them: the C1 controls,
+# windows-1252's punctuation and the latin-1 symbols and NBSP.
+_CP1252_HIGH = bytes(range(0x80, 0xA0)).decode("cp1252", "wikihowqa-c1")
+_CONT = "[\x80-\xbf" + re.escape(_CP1252_HIGH) + "]"
+_SEQUENCE = f"[\xc2-\xdf]{_CONT}|[\xe0-\xef]{_CONT}{{2}}|[\xf0-\xf4]{_CONT}{{3}}"
+_UTF8_AS_CP1252 = re.compile(_SEQUENCE)
+_RUN = re.compile(f"(?:{_SEQUENCE})+")
+
+
+def _as_bytes(run: str) -> bytes:
+    return b"".join(c.encode("latin-1") if ord(c) < 256 else c.encode("cp1252") for c in run)
+
+
+def _implausible(run: str, raw: bytes) -> bool:
+    # A C1 control never stands in real text; Â or Ã before a latin-1 symbol ("Â®", "Ã©") hardly does; a
+    # lower-case accented letter followed by two symbols, one of them windows-1252 punctuation ("â€™" for
+    # U+2019, E2 80 99), neither. "à « »" (E0 A0 AB), "Grüß’" (DF 92) and "NÃO”" (C3 94) are valid UTF-8
+    # too, and pass none of these tests.
+    if any("\x80" <= c <= "\x9f" for c in run):
+        return True
+    if raw[0] in (0xC2, 0xC3):
+        return "\xa0" <= run[1] <= "\xbf"
+    return raw[0] >= 0xE0 and any(0x80 <= b < 0xA0 for b in raw[1:])
+
+
+def _reread_one(found: re.Match[str]) -> str:
+    try:
+        return _as_bytes(found.group(0)).decode("utf-8")
+    except UnicodeDecodeError:
+        return found.group(0)
+
+
+def _reread(found: re.Match[str]) -> str:
+    # Sequences side by side are read again together once one of them is no plausible text: "Ëœ" (CB 9C)
+    # alone could be text, but after "Ã¢â‚¬" it is the last byte of U+2018 encoded twice.
+    run = found.group(0)
+    if not any(_implausible(m.group(0), _as_bytes(m.group(0))) for m in _UTF8_AS_CP1252.finditer(run)):
+        return run
+    return _UTF8_AS_CP1252.sub(_reread_one, run)
+
+
+def repair_mojibake(text: str) -> str:
+    """Text with UTF-8 that was read as windows-1252 (once or twice) before it was saved, read again.
+
+    Crawlers and CMSs that decode UTF-8 as windows-1252 and store the result as UTF-8 leave "weâ€™ll" in
+    otherwise valid pages; the bytes are correct UTF-8, so only the text shows it. A run is re-read only
+    where its characters spell a whole UTF-8 sequence, and only where that run is no plausible text.
+    """
+    for _ in range(3):  # text encoded twice needs two passes ("Ã¢Â€Â™" → "â€™" → "’")
+        repaired = _RUN.sub(_reread, text)
+        if repaired == text:
+            break
+        text = repaired
+    return text
+
+
 def decode_html(data: bytes, headers: Mapping[str, str] | None = None) -> Decoded:
-    """Decode a page as a browser would, but never into mojibake where the bytes say otherwise."""
+    """Decode a page as a browser would, but never into mojibake where the bytes say otherwise, and with
+    the mojibake a crawler or CMS saved into the bytes themselves read again (:func:`repair_mojibake`)."""
+    decoded = _decode(data, headers)
+    text = repair_mojibake(decoded.text)
+    return decoded if text == decoded.text else Decoded(text, decoded.encoding, decoded.source)
+
+
+def _decode(data: bytes, headers: Mapping[str, str] | None) -> Decoded:
     for bom, codec in _BOMS:
         if data.startswith(bom):
             return Decoded(data[len(bom) :].decode(codec, "replace"), codec, "bom")
