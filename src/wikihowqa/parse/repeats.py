@@ -57,14 +57,25 @@ def repeated_runs(blocks: Sequence[Block]) -> set[int]:
     dropped: set[int] = set()
     i = 0
     while i < len(blocks):
-        longest = 0
-        if _long(blocks[i], keys[i]):  # a copied section starts with one of its paragraphs
-            longest = max((_matched(keys, start, i) for start in where.get(keys[i], ())[:STARTS]), default=0)
+        longest, origin = 0, -1
+        if _long(blocks[i], keys[i]):  # a copied section is found at one of its paragraphs
+            for start in where.get(keys[i], ())[:STARTS]:
+                n = _matched(keys, start, i)
+                if n > longest:
+                    longest, origin = n, start
         run = range(i, i + longest)
-        titled = i > 0 and blocks[i - 1].kind == "heading" and len(where.get(keys[i - 1], ())) == 1
-        if longest and (titled or sum(_long(blocks[j], keys[j]) for j in run) >= RUN):
+        if longest and sum(_long(blocks[j], keys[j]) for j in run) >= RUN:
+            # the section begins where the two stop agreeing going back: its title, when it has one of
+            # its own, stands just before
+            back = 0
+            while back < LONGEST and origin - back > 0 and i - back - 1 not in dropped:
+                if keys[origin - back - 1] != keys[i - back - 1] or origin - back - 1 >= i - back - 1:
+                    break
+                back += 1
+            head = i - back - 1
+            titled = head >= 0 and blocks[head].kind == "heading" and len(where.get(keys[head], ())) == 1
             if not titled:
-                dropped.update(run)
+                dropped.update(range(i - back, i + longest))
             for j in run:
                 where.setdefault(keys[j], []).append(j)
             i += longest
