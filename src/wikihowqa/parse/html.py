@@ -49,6 +49,7 @@ from wikihowqa.parse.container import (
 from wikihowqa.parse.prepare import divs_to_paragraphs, show_tab_panels, unwrap_text_figures
 from wikihowqa.parse.sizes import text_sizes
 from wikihowqa.parse.thread import (
+    drop_answer_comments,
     drop_post_furniture,
     drop_quoted_copies,
     kept_one_post,
@@ -440,6 +441,7 @@ def extract(
         show_tab_panels(root)
     if page_type == "forum":
         sizes = sizes or text_sizes(root)
+        drop_answer_comments(root, sizes)
         drop_post_furniture(root, sizes)
         drop_quoted_copies(root, sizes)
     read = root  # the tree trafilatura reads
