@@ -75,8 +75,8 @@ def _page_words(body: HtmlElement) -> list[str]:
 
 #: Names of a post's author pane: a user/author/member/poster word joined to a part word.
 _PANE = re.compile(
-    r"(?:^|-)(?:(?:user|author|member|poster)-?(?:info|details?|extras?|stats?|pane|column|card|block|profile)"
-    r"|post-?profile|userinfo)(?:-|$)"
+    r"(?:^|-)(?:(?:user|author|member|poster)-?(?:info|information|details?|extras?|stats?|statistics|pane|column"
+    r"|card|block|profile)|post-?(?:profile|author|user)|userinfo)(?:-|$)"
 )
 _SIGNATURE = re.compile(r"(?:^|-)signatures?(?:-|$)")
 _EDITED = re.compile(r"(?:^|-)(?:last-?edit(?:ed)?|edit-?(?:note|notice|info|reason)|edited(?:-by)?)(?:-|$)")
@@ -103,6 +103,21 @@ def _name_in(pane: HtmlElement) -> str:
     return ""
 
 
+_PERSON_JSON = re.compile(r'^\s*\{[^{}]*"@type"\s*:\s*"Person"')
+
+
+def _declares_person(el: HtmlElement) -> bool:
+    """Whether ``el`` is a schema.org ``Person``: an element so typed in microdata, or one whose own JSON-LD
+    script declares a ``Person`` (an engine that describes each post's author beside the author's card).
+    Small, such an element is the author's card, whatever its class."""
+    if "schema.org/Person" in (el.get("itemtype") or ""):
+        return True
+    return any(
+        (script.get("type") or "").lower() == "application/ld+json" and _PERSON_JSON.match(script.text or "")
+        for script in el.iterchildren("script")
+    )
+
+
 def drop_post_furniture(root: HtmlElement, sizes: tuple[dict, dict]) -> int:
     """Cut each post's author pane down to the author's name and remove signatures and edit notes (see the
     module's docstring); return how many elements changed. ``sizes`` are kept true."""
@@ -116,7 +131,7 @@ def drop_post_furniture(root: HtmlElement, sizes: tuple[dict, dict]) -> int:
             discount(sizes, el)
             el.drop_tree()
             changed += 1
-        elif any(_PANE.search(t) for t in tokens) and chars.get(el, 0) <= PANE_CHARS:
+        elif (any(_PANE.search(t) for t in tokens) or _declares_person(el)) and chars.get(el, 0) <= PANE_CHARS:
             name = _name_in(el)
             discount(sizes, el)
             for child in list(el):
@@ -311,10 +326,14 @@ POSTS_SHARE = 0.5
 
 
 def posts_of(main: HtmlElement, chars: dict) -> list[HtmlElement]:
-    """The thread's posts in ``main``: the run of same-shaped sibling elements (see :func:`_is_post`) that
-    holds the most text, when it holds :data:`POSTS_SHARE` of ``main``'s; else none."""
+    """The thread's posts in ``main``: of the runs of same-shaped sibling elements (see :func:`_is_post`)
+    holding :data:`POSTS_SHARE` of ``main``'s text, the longest (then the one with the most text); else
+    none. Longest, not largest: a page's layout blocks (a summary box, the block of messages, a block of
+    similar threads) are a short run of one shape too, and can hold more text than the posts inside one
+    of them."""
+    least = POSTS_SHARE * chars.get(main, 0)
     best: list[HtmlElement] = []
-    best_chars = 0
+    best_key = (0, 0)
     for parent in main.iter():
         runs: dict[tuple[str, str], list[HtmlElement]] = {}
         for child in parent:
@@ -322,9 +341,10 @@ def posts_of(main: HtmlElement, chars: dict) -> list[HtmlElement]:
                 runs.setdefault(_shape(child), []).append(child)
         for run in runs.values():
             total = sum(chars.get(el, 0) for el in run)
-            if len(run) >= MIN_POSTS and total > best_chars:
-                best, best_chars = run, total
-    return best if best_chars >= POSTS_SHARE * chars.get(main, 0) else []
+            key = (len(run), total)
+            if len(run) >= MIN_POSTS and total >= least and key > best_key:
+                best, best_key = run, key
+    return best
 
 
 def read_thread(main: HtmlElement, posts: list[HtmlElement]) -> list[Block]:
