@@ -79,6 +79,8 @@ _PANE = re.compile(
     r"|card|block|profile)|post-?(?:profile|author|user)|userinfo)(?:-|$)"
 )
 _SIGNATURE = re.compile(r"(?:^|-)signatures?(?:-|$)")
+#: A post's reactions bar ("Reactions: A, B and 19 others", "X likes this"): who reacted, not what was said.
+_REACTIONS = re.compile(r"(?:^|-)(?:reactions?|likes?)-?(?:bar|summary|list)(?:-|$)")
 _EDITED = re.compile(r"(?:^|-)(?:last-?edit(?:ed)?|edit-?(?:note|notice|info|reason)|edited(?:-by)?)(?:-|$)")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SEPARATORS = re.compile(r"[-_.:]+")
@@ -127,7 +129,7 @@ def drop_post_furniture(root: HtmlElement, sizes: tuple[dict, dict]) -> int:
         if el.getparent() is None or not isinstance(el.tag, str) or el.tag in {"body", "html", "main"}:
             continue
         tokens = _tokens(el)
-        if any(_SIGNATURE.search(t) or _EDITED.search(t) for t in tokens):
+        if any(_SIGNATURE.search(t) or _EDITED.search(t) or _REACTIONS.search(t) for t in tokens):
             discount(sizes, el)
             el.drop_tree()
             changed += 1
