@@ -53,6 +53,7 @@ from wikihowqa.parse.thread import (
     drop_post_furniture,
     drop_quoted_copies,
     kept_one_post,
+    missed_posts,
     posts_of,
     posts_region,
     read_thread,
@@ -472,7 +473,15 @@ def extract(
         if sum(len(b.text) for b in rescued_blocks) > text_chars:
             body, mode, blocks = rescued, "recall", rescued_blocks
     posts = posts_of(main, chars) if thread and main is not None else []
-    fragment = thread and main is not None and held > 0 and kept_one_post(main, lines, chars, posts)
+    fragment = (
+        thread
+        and main is not None
+        and held > 0
+        and (
+            kept_one_post(main, lines, chars, posts)
+            or (main.tag != "body" and missed_posts(lines, chars, posts))
+        )
+    )
     readable = not text_chars or fragment or _worth_reading(held / max(text_chars, 1), page_type)
     if main is not None and held and readable:
         whole = read_thread(main, posts) if thread else container_blocks(main, keep_links=page_type in LINKED)

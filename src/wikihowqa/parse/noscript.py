@@ -43,8 +43,8 @@ def fallback_view(root: HtmlElement) -> HtmlElement | None:
 
 
 def drop_hidden(root: HtmlElement) -> None:
-    """Remove ``<template>``s, closed ``<dialog>``s, popovers and ``<noscript>``s, keeping the content of a shell
-    page's fallback view (see :func:`fallback_view`) in its place."""
+    """Remove ``<template>``s, closed ``<dialog>``s, popovers and ``<noscript>``s, keeping the content of a
+    shell page's fallback view (see :func:`fallback_view`) in its place."""
     keep = fallback_view(root)
     for hidden in _HIDDEN(root):
         if hidden is keep:

@@ -81,7 +81,11 @@ _PANE = re.compile(
 _SIGNATURE = re.compile(r"(?:^|-)signatures?(?:-|$)")
 #: A post's reactions bar ("Reactions: A, B and 19 others", "X likes this"): who reacted, not what was said.
 _REACTIONS = re.compile(r"(?:^|-)(?:reactions?|likes?)-?(?:bar|summary|list)(?:-|$)")
+#: A link's preview card in a post (Discourse's onebox, XenForo's unfurl): the linked page's title and
+#: blurb, fetched by the engine, not written by the poster.
+_PREVIEW = re.compile(r"(?:^|-)(?:onebox|unfurl|link-?preview|link-?card)(?:-|$)")
 _EDITED = re.compile(r"(?:^|-)(?:last-?edit(?:ed)?|edit-?(?:note|notice|info|reason)|edited(?:-by)?)(?:-|$)")
+_DROPPED = re.compile("|".join(p.pattern for p in (_SIGNATURE, _EDITED, _REACTIONS)))
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SEPARATORS = re.compile(r"[-_.:]+")
 #: An author pane holds a few short fields; an element so named with more text than this is something else.
@@ -108,6 +112,11 @@ def _name_in(pane: HtmlElement) -> str:
 _PERSON_JSON = re.compile(r'^\s*\{[^{}]*"@type"\s*:\s*"Person"')
 
 
+def _is_pane(el: HtmlElement, tokens: list[str]) -> bool:
+    """Whether ``el`` is named an author pane or declares its author (see :func:`_declares_person`)."""
+    return any(_PANE.search(t) for t in tokens) or _declares_person(el)
+
+
 def _declares_person(el: HtmlElement) -> bool:
     """Whether ``el`` is a schema.org ``Person``: an element so typed in microdata, or one whose own JSON-LD
     script declares a ``Person`` (an engine that describes each post's author beside the author's card).
@@ -120,29 +129,47 @@ def _declares_person(el: HtmlElement) -> bool:
     )
 
 
+def _title_in(preview: HtmlElement) -> str:
+    """A link preview's title: its first heading's text, else its first link's that holds words."""
+    for el in (*preview.iter("h1", "h2", "h3", "h4", "h5", "h6"), *preview.iter("a")):
+        text = " ".join(" ".join(el.itertext()).split())
+        if _WORDS.search(text):
+            return text
+    return ""
+
+
+def _cut_to(el: HtmlElement, text: str, sizes: tuple[dict, dict]) -> None:
+    """Replace everything ``el`` holds with ``text``, keeping ``sizes`` true."""
+    chars = sizes[0]
+    discount(sizes, el)
+    for child in list(el):
+        el.remove(child)  # keeps the child's tail with it: the element's own text goes too
+    el.text = text
+    for ancestor in (el, *el.iterancestors()):
+        if ancestor in chars:
+            chars[ancestor] += len(text)
+
+
 def drop_post_furniture(root: HtmlElement, sizes: tuple[dict, dict]) -> int:
-    """Cut each post's author pane down to the author's name and remove signatures and edit notes (see the
-    module's docstring); return how many elements changed. ``sizes`` are kept true."""
+    """Cut each post's author pane down to the author's name and each link preview down to its title, and
+    remove signatures, edit notes and reactions bars (see the module's docstring); return how many
+    elements changed. ``sizes`` are kept true."""
     chars = sizes[0]
     changed = 0
     for el in _NAMED(root):
         if el.getparent() is None or not isinstance(el.tag, str) or el.tag in {"body", "html", "main"}:
             continue
         tokens = _tokens(el)
-        if any(_SIGNATURE.search(t) or _EDITED.search(t) or _REACTIONS.search(t) for t in tokens):
+        if any(_DROPPED.search(t) for t in tokens):
             discount(sizes, el)
             el.drop_tree()
-            changed += 1
-        elif (any(_PANE.search(t) for t in tokens) or _declares_person(el)) and chars.get(el, 0) <= PANE_CHARS:
-            name = _name_in(el)
-            discount(sizes, el)
-            for child in list(el):
-                el.remove(child)  # keeps the child's tail with it: the pane's own text goes too
-            el.text = name
-            for ancestor in (el, *el.iterancestors()):
-                if ancestor in chars:
-                    chars[ancestor] += len(name)
-            changed += 1
+        elif any(_PREVIEW.search(t) for t in tokens):
+            _cut_to(el, _title_in(el), sizes)
+        elif _is_pane(el, tokens) and chars.get(el, 0) <= PANE_CHARS:
+            _cut_to(el, _name_in(el), sizes)
+        else:
+            continue
+        changed += 1
     return changed
 
 
@@ -283,6 +310,32 @@ def kept_one_post(
     return False
 
 
+#: Share of a thread's post text lying in posts the extractor read nothing of that makes its text a part.
+MISSED_SHARE = 0.15
+
+
+def missed_posts(lines: list[str] | tuple[str, ...], chars: dict, posts: list[HtmlElement]) -> bool:
+    """Whether the extractor's ``lines`` leave out whole posts of the thread: :data:`MISSED_SHARE` of its
+    posts' text or more lies in posts of which it read under half the words. An extractor that scores
+    paragraphs drops replies it takes for comments, and what it kept is then a part of the thread, however
+    close its size to the thread's."""
+    if not posts:
+        return False
+    said = Counter(_WORDS.findall(" ".join(lines).casefold()))
+    total = missed = 0
+    for post in posts:
+        words = Counter(_words(post))
+        size = words.total()
+        if not size:
+            continue
+        read = words & said
+        said -= read
+        total += chars.get(post, 0)
+        if read.total() < 0.5 * size:
+            missed += chars.get(post, 0)
+    return total > 0 and missed >= MISSED_SHARE * total
+
+
 def _holds_posts(el: HtmlElement, chars: dict) -> bool:
     """Whether ``el`` holds a run of posts (see :func:`_is_post`) among its children or grandchildren."""
     for child in el:
@@ -371,7 +424,8 @@ def read_thread(main: HtmlElement, posts: list[HtmlElement]) -> list[Block]:
 #: (as schema.org describes a thread), those replies are the thread and stay.
 _POST_COMMENTS = etree.XPath(
     "//body//*[@itemscope][contains(@itemtype, 'schema.org/Comment')]"
-    "[ancestor::*[@itemscope][1][contains(@itemtype, 'schema.org/Answer') or contains(@itemtype, 'schema.org/Question')]]"
+    "[ancestor::*[@itemscope][1]"
+    "[contains(@itemtype, 'schema.org/Answer') or contains(@itemtype, 'schema.org/Question')]]"
 )
 
 
