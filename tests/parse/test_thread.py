@@ -118,7 +118,7 @@ def test_comments_under_a_question_and_its_answers_go_but_a_threads_replies_stay
     assert drop_answer_comments(thread, text_sizes(thread)) == 0
 
 
-def test_reactions_bars_go_and_link_previews_are_cut_to_their_title():
+def test_reactions_bars_and_what_quotes_leave_out_go_and_link_previews_are_cut_to_their_title():
     preview = (
         "<aside class='onebox'><h3><a href='https://example.org/review'>Laser projector review</a></h3>"
         "<p>Our verdict on the brightest models of the year, tested in a living room.</p></aside>"
@@ -126,10 +126,12 @@ def test_reactions_bars_go_and_link_previews_are_cut_to_their_title():
     root = _thread(
         _post("josephf", FIRST, preview),
         _post("bud", SECOND, "<div class='reactionsBar'>Reactions: ann, joe and 19 others</div>"),
+        _post("ann", THIRD, "<span data-excludequote><strong>Edited January 29 by ann</strong></span>"),
     )
     drop_post_furniture(root, text_sizes(root))
     text = " ".join(root.text_content().split())
     assert "Laser projector review" in text and "Our verdict" not in text and "19 others" not in text
+    assert THIRD in text and "Edited January" not in text
 
 
 def test_an_author_card_declaring_a_person_is_cut_to_the_name():

@@ -12,7 +12,11 @@ message (avatar, name, member title, join date, post and reaction counts, locati
 author's signature and an "edited by" note; the engines name these parts in their markup, in words that
 say what they are (``message-userExtras``, ``userinfo``, ``cAuthorPane``, ``postprofile``, ``signature``,
 ``lastEdit``). The author pane is cut down to the author's name (a thread's ground truth reads a post as
-its author and message); signatures and edit notes go.
+its author and message); signatures and edit notes go. So do a post's reactions bar ("Reactions: A, B and
+19 others") and what the engine itself keeps out of quotes (``data-excludequote``); a link's preview card
+(``onebox``, ``unfurl``: the linked page's title and blurb, fetched by the engine) is cut to its title.
+On a Q&A page the remarks under the question and each answer (schema.org ``Comment``s of a ``Question``
+or an ``Answer``) are a side conversation and go.
 
 The thread, not one post of it. A thread is a run of same-shaped sibling elements holding most of its
 container's text (:func:`posts_of`). An article extractor can settle on one post (the first, often the
@@ -90,7 +94,9 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SEPARATORS = re.compile(r"[-_.:]+")
 #: An author pane holds a few short fields; an element so named with more text than this is something else.
 PANE_CHARS = 600
-_NAMED = etree.XPath("//body//*[@class or @id or @data-role]")
+#: ``data-excludequote`` marks what an engine leaves out when a post is quoted (the "Edited … by" line):
+#: by the engine's own account, not the post's text.
+_NAMED = etree.XPath("//body//*[@class or @id or @data-role or @data-excludequote]")
 
 
 def _tokens(el: HtmlElement) -> list[str]:
@@ -152,15 +158,15 @@ def _cut_to(el: HtmlElement, text: str, sizes: tuple[dict, dict]) -> None:
 
 def drop_post_furniture(root: HtmlElement, sizes: tuple[dict, dict]) -> int:
     """Cut each post's author pane down to the author's name and each link preview down to its title, and
-    remove signatures, edit notes and reactions bars (see the module's docstring); return how many
-    elements changed. ``sizes`` are kept true."""
+    remove signatures, edit notes, reactions bars and what the engine keeps out of quotes (see the module's
+    docstring); return how many elements changed. ``sizes`` are kept true."""
     chars = sizes[0]
     changed = 0
     for el in _NAMED(root):
         if el.getparent() is None or not isinstance(el.tag, str) or el.tag in {"body", "html", "main"}:
             continue
         tokens = _tokens(el)
-        if any(_DROPPED.search(t) for t in tokens):
+        if any(_DROPPED.search(t) for t in tokens) or el.get("data-excludequote") is not None:
             discount(sizes, el)
             el.drop_tree()
         elif any(_PREVIEW.search(t) for t in tokens):
