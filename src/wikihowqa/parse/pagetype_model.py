@@ -227,9 +227,10 @@ def page_type_of(
       threads of long posts from engines that declare nothing (+0.45 page-F1 points over four such forum
       pages, −0.08 on one; no page of another type is a forest forum the rules read as an article).
       The collection profile (keep link lists, read linked cards) needs repeated priced cards or declared
-      products where the rules would read an article. Without them the page is read with the rules' profile: on the dev
-      half, pages the forest called a collection and the rules an article lost 1.7 page-F1 points with the
-      collection profile, and forum-called ones without a thread 0.8 (an article's comments kept)."""
+      products where the rules would read an article. Without them the page is read with the rules'
+      profile: on the dev half, pages the forest called a collection and the rules an article lost 1.7
+      page-F1 points with the collection profile, and forum-called ones without a thread 0.8 (an
+      article's comments kept)."""
     if declares_thread(root):
         return FORUM, FORUM
     model = load_model()
