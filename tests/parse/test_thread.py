@@ -16,6 +16,7 @@ from wikihowqa.parse.thread import (
     posts_of,
     read_thread,
     said_once,
+    thread_within,
 )
 
 FIRST = "My old projector has been wonderful for ten years but the time has come to find one that handles 4K."
@@ -164,3 +165,17 @@ def test_an_extractor_that_left_out_whole_replies_kept_a_part_of_the_thread():
     posts = posts_of(root.find("body"), chars)
     assert missed_posts([FIRST], chars, posts)
     assert not missed_posts([FIRST, SECOND, THIRD], chars, posts)
+
+
+def test_a_thread_beside_a_sidebar_as_large_is_found_inside_the_container():
+    online = " ".join(f"Member {i} is viewing this thread." for i in range(20))
+    root = lxml.html.document_fromstring(
+        "<html><body><div class='body-main'><div class='content'><div class='thread'>"
+        f"{_post('josephf', FIRST)}{_post('bud', SECOND)}{_post('ann', THIRD)}</div></div>"
+        f"<div class='side'><p>{online}</p></div></div></body></html>"
+    )
+    sizes = text_sizes(root)
+    drop_post_furniture(root, sizes)
+    main = root.find(".//div[@class='body-main']")
+    inner, posts = thread_within(main, [FIRST], sizes[0])
+    assert inner.get("class") == "content" and len(posts) == 3  # the sidebar left out

@@ -54,10 +54,10 @@ from wikihowqa.parse.thread import (
     drop_quoted_copies,
     kept_one_post,
     missed_posts,
-    posts_of,
     posts_region,
     read_thread,
     said_once,
+    thread_within,
 )
 
 try:  # trafilatura's own article-container expressions: the chunks it would pick the first of
@@ -472,7 +472,10 @@ def extract(
         rescued_blocks = tuple(blocks_of(rescued)) if rescued is not None else ()
         if sum(len(b.text) for b in rescued_blocks) > text_chars:
             body, mode, blocks = rescued, "recall", rescued_blocks
-    posts = posts_of(main, chars) if thread and main is not None else []
+    posts: list[HtmlElement] = []
+    if thread and main is not None:
+        main, posts = thread_within(main, lines, chars)
+        held = chars.get(main, 0)
     fragment = (
         thread
         and main is not None

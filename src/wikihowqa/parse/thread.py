@@ -342,6 +342,27 @@ def missed_posts(lines: list[str] | tuple[str, ...], chars: dict, posts: list[Ht
     return total > 0 and missed >= MISSED_SHARE * total
 
 
+def thread_within(
+    main: HtmlElement, lines: list[str] | tuple[str, ...], chars: dict
+) -> tuple[HtmlElement, list[HtmlElement]]:
+    """``main`` and its posts (:func:`posts_of`), or, where ``main`` holds no run of posts that is most of
+    its text, the largest element between it and the extractor's ``lines`` that does: a container that
+    also holds a sidebar as large as the thread (who is online, similar threads, ads) hides the thread's
+    run of posts inside it."""
+    posts = posts_of(main, chars)
+    found = _found(main, lines)
+    if posts or not found:
+        return main, posts
+    chain = [a for a in found[0].iterancestors() if a is not main and main in a.iterancestors()][::-1]
+    for inner in chain:
+        if not all(inner in el.iterancestors() or el is inner for el in found):
+            break
+        inner_posts = posts_of(inner, chars)
+        if inner_posts:
+            return inner, inner_posts
+    return main, posts
+
+
 def _holds_posts(el: HtmlElement, chars: dict) -> bool:
     """Whether ``el`` holds a run of posts (see :func:`_is_post`) among its children or grandchildren."""
     for child in el:
