@@ -179,3 +179,14 @@ def test_a_thread_beside_a_sidebar_as_large_is_found_inside_the_container():
     main = root.find(".//div[@class='body-main']")
     inner, posts = thread_within(main, [FIRST], sizes[0])
     assert inner.get("class") == "content" and len(posts) == 3  # the sidebar left out
+
+
+def test_an_author_pane_is_cut_to_the_name_not_to_the_letter_avatar():
+    pane = (
+        "<div class='message-userDetails'><a href='/u/bud' class='avatar'>B</a>"
+        "<h4><a href='/u/bud'>boobaloobie</a></h4><dl><dt>Joined</dt><dd>Feb 16, 2015</dd></dl></div>"
+    )
+    root = _thread(f"<article class='message'>{pane}<div class='message-body'><p>{FIRST}</p></div></article>")
+    drop_post_furniture(root, text_sizes(root))
+    text = " ".join(root.text_content().split())
+    assert text.startswith("boobaloobie") and "Joined" not in text

@@ -107,10 +107,11 @@ def _tokens(el: HtmlElement) -> list[str]:
 
 
 def _name_in(pane: HtmlElement) -> str:
-    """The author's name in a pane: the text of its first link or heading that holds a few words."""
+    """The author's name in a pane: the text of its first link or heading that holds a few words (not one
+    letter: a letter avatar, the initial an engine draws for a member without a picture, links first)."""
     for el in pane.iter("a", "h2", "h3", "h4", "h5", "strong"):
         text = " ".join(" ".join(el.itertext()).split())
-        if text and len(text.split()) <= 4:
+        if len(text) > 1 and len(text.split()) <= 4:
             return text
     return ""
 
