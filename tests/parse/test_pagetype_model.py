@@ -79,28 +79,6 @@ def test_a_forum_called_page_without_a_thread_is_read_with_the_rules_profile(mon
     assert kind == "forum" and profile == classify(found) == "article"
 
 
-def test_a_forum_called_page_the_rules_read_as_an_article_gets_the_forum_profile_when_it_holds_a_thread(
-    monkeypatch,
-):
-    # the forest says forum and the page's main region is a run of posts (an older engine that declares
-    # nothing, whose posts carry no dates the rules see): read as a thread, not as an article's comments
-    model = {
-        "features": list(FEATURES),
-        "classes": ["article", "forum"],
-        "trees": [{"left": [-1], "right": [-1], "feature": [0], "threshold": [0.0], "value": [[0.1, 0.9]]}],
-    }
-    monkeypatch.setattr(pagetype_model, "load_model", lambda: model)
-    reply = " ".join(["Hard water leaves a chalky crust, and a citric acid rinse removes it in minutes."] * 3)
-    posts = "".join(f"<div class='message'><p>{reply} Reply {i}.</p></div>" for i in range(4))
-    thread = (
-        "<html><head><title>Kettles</title></head><body><h1>Descaling a kettle</h1>"
-        f"<div class='messages'>{posts}</div></body></html>"
-    )
-    root, url, found, sizes = _read(thread, "https://forum.example/threads/kettles.12/")
-    assert classify(found) == "article"
-    assert page_type_of(root, url, found, sizes) == ("forum", "forum")
-
-
 def test_a_page_declaring_a_forum_posting_is_a_forum():
     # schema.org's DiscussionForumPosting, in JSON-LD or microdata, whatever the page's other signals say
     declared = ARTICLE.replace(

@@ -21,9 +21,7 @@ from urllib.parse import urlsplit
 from lxml import etree
 from lxml.html import HtmlElement
 
-from wikihowqa.parse.container import main_container
 from wikihowqa.parse.pagetype import ARTICLE, COLLECTION, FORUM, PAGE_TYPES, SERVICE, Signals, classify
-from wikihowqa.parse.thread import posts_of
 
 #: The forest's forum share above which a thread's structure makes the page a forum (chosen on the dev
 #: half's out-of-fold shares: threads the rules found scored 0.3 and up, articles and listings 0.2 and less).
@@ -197,14 +195,6 @@ def declares_thread(root: HtmlElement) -> bool:
     return bool(_DECLARED(root))
 
 
-def holds_thread(root: HtmlElement, sizes: tuple[dict[Any, int], dict[Any, int]]) -> bool:
-    """Whether the page's main region holds a thread: a run of same-shaped posts holding most of its text
-    (:func:`wikihowqa.parse.thread.posts_of`). An article's comments lie after its text, which holds more
-    than they do; a thread's first post is one of the run."""
-    region = main_container(root, (), sizes)
-    return region is not None and bool(posts_of(region, sizes[0]))
-
-
 def page_type_of(
     root: HtmlElement, url: str, found: Signals, sizes: tuple[dict[Any, int], dict[Any, int]]
 ) -> tuple[str, str]:
@@ -222,15 +212,11 @@ def page_type_of(
     - The forum profile (keep every comment-named block) needs that thread structure, or a page the rules
       read as a service page: a thread of short posts looks to them like a page of short boxes, and the
       forum profile (posts kept, their quotes, author panes and signatures dropped) gained 0.17 page-F1
-      points on the web-extraction dev split's forum pages so read, and lost none elsewhere. Where the
-      rules read an article, the page's main region must hold a run of posts (:func:`holds_thread`):
-      threads of long posts from engines that declare nothing (+0.45 page-F1 points over four such forum
-      pages, −0.08 on one; no page of another type is a forest forum the rules read as an article).
-      The collection profile (keep link lists, read linked cards) needs repeated priced cards or declared
-      products where the rules would read an article. Without them the page is read with the rules'
-      profile: on the dev half, pages the forest called a collection and the rules an article lost 1.7
-      page-F1 points with the collection profile, and forum-called ones without a thread 0.8 (an
-      article's comments kept)."""
+      points on the web-extraction dev split's forum pages so read, and lost none elsewhere. The collection
+      profile (keep link lists, read linked cards) needs repeated priced cards or declared products where
+      the rules would read an article. Without them the page is read with the rules' profile: on the dev
+      half, pages the forest called a collection and the rules an article lost 1.7 page-F1 points with the
+      collection profile, and forum-called ones without a thread 0.8 (an article's comments kept)."""
     if declares_thread(root):
         return FORUM, FORUM
     model = load_model()
@@ -242,8 +228,7 @@ def page_type_of(
         return FORUM, FORUM
     kind = max(shares, key=shares.__getitem__)
     if kind == FORUM:
-        threaded = ruled == SERVICE or (ruled == ARTICLE and holds_thread(root, sizes))
-        return FORUM, FORUM if threaded else ruled
+        return FORUM, FORUM if ruled == SERVICE else ruled
     if kind == COLLECTION and ruled == ARTICLE:
         return kind, ruled
     return kind, kind
