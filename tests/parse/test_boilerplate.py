@@ -166,3 +166,18 @@ def test_an_author_box_named_by_its_class_goes_but_not_on_a_thread():
     root = lxml.html.document_fromstring(html)
     remove_boilerplate(root, keep_comments=True)
     assert "Jane Doe" in root.text_content()
+
+
+def test_a_consent_manager_holding_a_modal_goes_however_much_text_it_holds():
+    purposes = " ".join(f"These cookies of kind {i} help us measure the site's audience." for i in range(80))
+    thread = "A short reply in the thread."
+    text, removed = clean(f"""<html><body><h1>T</h1><p>{thread}</p>
+      <div id="consent-sdk"><div role="dialog" aria-modal="true">{purposes}</div></div></body></html>""")
+    assert thread in text and "kind 3 help" not in text
+    assert removed == {"cookie": 1}
+
+
+def test_a_page_about_cookies_in_a_cookie_named_container_stays():
+    policy = " ".join(f"Section {i} of our cookie policy explains what we store." for i in range(80))
+    text, removed = clean(f"<html><body><h1>T</h1><div class='cookie-policy'>{policy}</div></body></html>")
+    assert "Section 79 of our cookie policy" in text and removed == {}

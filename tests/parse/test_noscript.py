@@ -53,3 +53,13 @@ def test_a_closed_dialog_is_never_read_and_an_open_one_is():
     drop_hidden(root)
     text = root.text_content()
     assert "Terms of content use" not in text and "An open notice" in text and "Row" not in text
+
+
+def test_a_popover_is_hidden_until_opened():
+    root = lxml.html.document_fromstring(
+        "<html><body><p>The thread.</p><button popovertarget='pwa'>Learn more</button>"
+        "<div id='pwa' popover><p>Tap Add to Home Screen to install this app.</p></div></body></html>"
+    )
+    drop_hidden(root)
+    text = root.text_content()
+    assert "The thread." in text and "Add to Home Screen" not in text

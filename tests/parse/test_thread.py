@@ -8,12 +8,15 @@ import lxml.html
 from wikihowqa.parse.blocks import Block
 from wikihowqa.parse.sizes import text_sizes
 from wikihowqa.parse.thread import (
+    drop_answer_comments,
     drop_post_furniture,
     drop_quoted_copies,
     kept_one_post,
+    missed_posts,
     posts_of,
     read_thread,
     said_once,
+    thread_within,
 )
 
 FIRST = "My old projector has been wonderful for ten years but the time has come to find one that handles 4K."
@@ -95,3 +98,95 @@ def test_a_thread_is_read_up_to_its_last_post():
 def test_a_long_paragraph_is_read_once_and_short_repeated_lines_stay():
     blocks = [Block("paragraph", t) for t in (FIRST, "Reply", SECOND, "Reply", FIRST, THIRD)]
     assert [b.text for b in said_once(blocks)] == [FIRST, "Reply", SECOND, "Reply", THIRD]
+
+
+def test_comments_under_a_question_and_its_answers_go_but_a_threads_replies_stay():
+    qa = lxml.html.document_fromstring(
+        "<html><body><div itemscope itemtype='https://schema.org/Question'><p>How do I mount it?</p>"
+        "<ul><li itemprop='comment' itemscope itemtype='https://schema.org/Comment'>Which model?</li></ul>"
+        "<div itemscope itemtype='https://schema.org/Answer'><p>Use a ceiling bracket.</p>"
+        "<div itemprop='comment' itemscope itemtype='https://schema.org/Comment'>Worked for me</div></div>"
+        "</div></body></html>"
+    )
+    assert drop_answer_comments(qa, text_sizes(qa)) == 2
+    text = qa.text_content()
+    assert "ceiling bracket" in text and "Which model" not in text and "Worked for me" not in text
+    thread = lxml.html.document_fromstring(
+        "<html><body><div itemscope itemtype='https://schema.org/DiscussionForumPosting'><p>Opening post</p>"
+        "<div itemprop='comment' itemscope itemtype='https://schema.org/Comment'>A reply</div>"
+        "</div></body></html>"
+    )
+    assert drop_answer_comments(thread, text_sizes(thread)) == 0
+
+
+def test_reactions_bars_and_what_quotes_leave_out_go_and_link_previews_are_cut_to_their_title():
+    preview = (
+        "<aside class='onebox'><h3><a href='https://example.org/review'>Laser projector review</a></h3>"
+        "<p>Our verdict on the brightest models of the year, tested in a living room.</p></aside>"
+    )
+    root = _thread(
+        _post("josephf", FIRST, preview),
+        _post("bud", SECOND, "<div class='reactionsBar'>Reactions: ann, joe and 19 others</div>"),
+        _post("ann", THIRD, "<span data-excludequote><strong>Edited January 29 by ann</strong></span>"),
+    )
+    drop_post_furniture(root, text_sizes(root))
+    text = " ".join(root.text_content().split())
+    assert "Laser projector review" in text and "Our verdict" not in text and "19 others" not in text
+    assert THIRD in text and "Edited January" not in text
+
+
+def test_an_author_card_declaring_a_person_is_cut_to_the_name():
+    card = (
+        "<div class='cell'><script type='application/ld+json'>{\"@type\": \"Person\", \"name\": \"lowjhg\"}"
+        "</script><a href='/u/lowjhg'>lowjhg</a><div>Join Date: Aug 2008</div><div>Posts: 1,077</div></div>"
+    )
+    root = _thread(f"<div class='row'>{card}<div class='text'>{FIRST}</div></div>")
+    drop_post_furniture(root, text_sizes(root))
+    text = " ".join(root.text_content().split())
+    assert "lowjhg" in text and FIRST in text and "Join Date" not in text
+
+
+def test_the_posts_are_the_longest_run_not_the_pages_layout_blocks():
+    posts = "".join(f"<article class='message'><p>{t}</p></article>" for t in (FIRST, SECOND, THIRD) * 2)
+    summary = f"<div class='block summary'><p>{FIRST} {SECOND} {THIRD}</p></div>"
+    similar = f"<div class='block'><p>{THIRD} {SECOND}</p></div>"
+    root = lxml.html.document_fromstring(
+        f"<html><body>{summary}<div class='block messages'>{posts}</div>{similar}</body></html>"
+    )
+    posts_found = posts_of(root.find("body"), text_sizes(root)[0])
+    assert len(posts_found) == 6 and all(p.tag == "article" for p in posts_found)
+
+
+def test_an_extractor_that_left_out_whole_replies_kept_a_part_of_the_thread():
+    root = _thread(_post("josephf", FIRST), _post("bud", SECOND), _post("ann", THIRD))
+    sizes = text_sizes(root)
+    drop_post_furniture(root, sizes)  # as the forum profile does first: the posts are their authors and text
+    chars = sizes[0]
+    posts = posts_of(root.find("body"), chars)
+    assert missed_posts([FIRST], chars, posts)
+    assert not missed_posts([FIRST, SECOND, THIRD], chars, posts)
+
+
+def test_a_thread_beside_a_sidebar_as_large_is_found_inside_the_container():
+    online = " ".join(f"Member {i} is viewing this thread." for i in range(20))
+    root = lxml.html.document_fromstring(
+        "<html><body><div class='body-main'><div class='content'><div class='thread'>"
+        f"{_post('josephf', FIRST)}{_post('bud', SECOND)}{_post('ann', THIRD)}</div></div>"
+        f"<div class='side'><p>{online}</p></div></div></body></html>"
+    )
+    sizes = text_sizes(root)
+    drop_post_furniture(root, sizes)
+    main = root.find(".//div[@class='body-main']")
+    inner, posts = thread_within(main, [FIRST], sizes[0])
+    assert inner.get("class") == "content" and len(posts) == 3  # the sidebar left out
+
+
+def test_an_author_pane_is_cut_to_the_name_not_to_the_letter_avatar():
+    pane = (
+        "<div class='message-userDetails'><a href='/u/bud' class='avatar'>B</a>"
+        "<h4><a href='/u/bud'>boobaloobie</a></h4><dl><dt>Joined</dt><dd>Feb 16, 2015</dd></dl></div>"
+    )
+    root = _thread(f"<article class='message'>{pane}<div class='message-body'><p>{FIRST}</p></div></article>")
+    drop_post_furniture(root, text_sizes(root))
+    text = " ".join(root.text_content().split())
+    assert text.startswith("boobaloobie") and "Joined" not in text

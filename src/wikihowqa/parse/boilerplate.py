@@ -396,6 +396,8 @@ def _guarded(el: HtmlElement, kind: str, page_chars: int, chars: dict, links: di
     total = chars.get(el, 0)
     if kind in _WIDGETS and total - links.get(el, 0) >= WIDGET_CHARS:
         return True
+    if kind == "cookie" and _MODAL(el):
+        return False
     if total <= CONTENT_SHARE * page_chars:
         return False
     return links.get(el, 0) < 0.5 * total
@@ -407,6 +409,12 @@ def _guarded(el: HtmlElement, kind: str, page_chars: int, chars: dict, links: di
 #: consent manager's preference centre is pages long.
 _WIDGETS = frozenset({"share", "newsletter", "feedback"})
 WIDGET_CHARS = 2500
+#: A cookie-named block that is or holds a modal (``role=dialog``, ``aria-modal``) is a consent manager's
+#: banner and preference centre, however much of the page's text its purposes and vendors make up; a page's
+#: own text about cookies (a cookie policy) is never laid out in a modal.
+_MODAL = etree.XPath(
+    "boolean(descendant-or-self::*[@role='dialog' or @role='alertdialog' or @aria-modal='true'])"
+)
 #: Names inside code are a highlighter's token classes (``span.hljs-comment``), never widgets.
 _IN_CODE = etree.XPath("boolean(ancestor::pre or ancestor::code)")
 

@@ -49,13 +49,15 @@ from wikihowqa.parse.container import (
 from wikihowqa.parse.prepare import divs_to_paragraphs, show_tab_panels, unwrap_text_figures
 from wikihowqa.parse.sizes import text_sizes
 from wikihowqa.parse.thread import (
+    drop_answer_comments,
     drop_post_furniture,
     drop_quoted_copies,
     kept_one_post,
-    posts_of,
+    missed_posts,
     posts_region,
     read_thread,
     said_once,
+    thread_within,
 )
 
 try:  # trafilatura's own article-container expressions: the chunks it would pick the first of
@@ -443,6 +445,7 @@ def extract(
         show_tab_panels(root)
     if page_type == "forum":
         sizes = sizes or text_sizes(root)
+        drop_answer_comments(root, sizes)
         drop_post_furniture(root, sizes)
         drop_quoted_copies(root, sizes)
     read = root  # the tree trafilatura reads
@@ -472,8 +475,19 @@ def extract(
         rescued_blocks = tuple(blocks_of(rescued)) if rescued is not None else ()
         if sum(len(b.text) for b in rescued_blocks) > text_chars:
             body, mode, blocks = rescued, "recall", rescued_blocks
-    posts = posts_of(main, chars) if thread and main is not None else []
-    fragment = thread and main is not None and held > 0 and kept_one_post(main, lines, chars, posts)
+    posts: list[HtmlElement] = []
+    if thread and main is not None:
+        main, posts = thread_within(main, lines, chars)
+        held = chars.get(main, 0)
+    fragment = (
+        thread
+        and main is not None
+        and held > 0
+        and (
+            kept_one_post(main, lines, chars, posts)
+            or (main.tag != "body" and missed_posts(lines, chars, posts))
+        )
+    )
     readable = not text_chars or fragment or _worth_reading(held / max(text_chars, 1), page_type)
     if main is not None and held and readable:
         whole = read_thread(main, posts) if thread else container_blocks(main, keep_links=page_type in LINKED)

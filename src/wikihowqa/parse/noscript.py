@@ -1,5 +1,7 @@
 """Elements a reader never sees, out of the tree before it is read: ``<template>``s, closed ``<dialog>``s
-(a modal shows only once a script opens it: terms of use, a sign-in form, a consent manager), and the
+(a modal shows only once a script opens it: terms of use, a sign-in form, a consent manager), ``popover``
+elements (the HTML popover API keeps them hidden until a button or script opens one: a menu's dropdown,
+an "install this app" card, a notifications prompt), and the
 ``<noscript>``s that a browser with scripts does not render, except where the ``<noscript>`` *is* the page.
 
 A client-side application (a forum engine, a single-page site) serves a shell that its scripts fill in, and
@@ -20,7 +22,7 @@ FALLBACK_CHARS = 1000
 #: The page shown to scripts holds less than this share of the fallback's text: it is a shell.
 SHELL_SHARE = 0.1
 
-_HIDDEN = etree.XPath("//noscript | //template | //dialog[not(@open)]")
+_HIDDEN = etree.XPath("//noscript | //template | //dialog[not(@open)] | //body//*[@popover]")
 _LARGE = etree.XPath("//body//noscript[string-length(normalize-space()) >= $n]")
 _SHOWN_TEXT = etree.XPath(
     "//body//text()[not(ancestor::script or ancestor::style or ancestor::noscript or ancestor::template)]",
@@ -41,8 +43,8 @@ def fallback_view(root: HtmlElement) -> HtmlElement | None:
 
 
 def drop_hidden(root: HtmlElement) -> None:
-    """Remove ``<template>``s, closed ``<dialog>``s and ``<noscript>``s, keeping the content of a shell
-    page's fallback view (see :func:`fallback_view`) in its place."""
+    """Remove ``<template>``s, closed ``<dialog>``s, popovers and ``<noscript>``s, keeping the content of a
+    shell page's fallback view (see :func:`fallback_view`) in its place."""
     keep = fallback_view(root)
     for hidden in _HIDDEN(root):
         if hidden is keep:

@@ -12,7 +12,11 @@ message (avatar, name, member title, join date, post and reaction counts, locati
 author's signature and an "edited by" note; the engines name these parts in their markup, in words that
 say what they are (``message-userExtras``, ``userinfo``, ``cAuthorPane``, ``postprofile``, ``signature``,
 ``lastEdit``). The author pane is cut down to the author's name (a thread's ground truth reads a post as
-its author and message); signatures and edit notes go.
+its author and message); signatures and edit notes go. So do a post's reactions bar ("Reactions: A, B and
+19 others") and what the engine itself keeps out of quotes (``data-excludequote``); a link's preview card
+(``onebox``, ``unfurl``: the linked page's title and blurb, fetched by the engine) is cut to its title.
+On a Q&A page the remarks under the question and each answer (schema.org ``Comment``s of a ``Question``
+or an ``Answer``) are a side conversation and go.
 
 The thread, not one post of it. A thread is a run of same-shaped sibling elements holding most of its
 container's text (:func:`posts_of`). An article extractor can settle on one post (the first, often the
@@ -75,16 +79,24 @@ def _page_words(body: HtmlElement) -> list[str]:
 
 #: Names of a post's author pane: a user/author/member/poster word joined to a part word.
 _PANE = re.compile(
-    r"(?:^|-)(?:(?:user|author|member|poster)-?(?:info|details?|extras?|stats?|pane|column|card|block|profile)"
-    r"|post-?profile|userinfo)(?:-|$)"
+    r"(?:^|-)(?:(?:user|author|member|poster)-?(?:info|information|details?|extras?|stats?|statistics|pane|column"
+    r"|card|block|profile)|post-?(?:profile|author|user)|userinfo)(?:-|$)"
 )
 _SIGNATURE = re.compile(r"(?:^|-)signatures?(?:-|$)")
+#: A post's reactions bar ("Reactions: A, B and 19 others", "X likes this"): who reacted, not what was said.
+_REACTIONS = re.compile(r"(?:^|-)(?:reactions?|likes?)-?(?:bar|summary|list)(?:-|$)")
+#: A link's preview card in a post (Discourse's onebox, XenForo's unfurl): the linked page's title and
+#: blurb, fetched by the engine, not written by the poster.
+_PREVIEW = re.compile(r"(?:^|-)(?:onebox|unfurl|link-?preview|link-?card)(?:-|$)")
 _EDITED = re.compile(r"(?:^|-)(?:last-?edit(?:ed)?|edit-?(?:note|notice|info|reason)|edited(?:-by)?)(?:-|$)")
+_DROPPED = re.compile("|".join(p.pattern for p in (_SIGNATURE, _EDITED, _REACTIONS)))
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SEPARATORS = re.compile(r"[-_.:]+")
 #: An author pane holds a few short fields; an element so named with more text than this is something else.
 PANE_CHARS = 600
-_NAMED = etree.XPath("//body//*[@class or @id or @data-role]")
+#: ``data-excludequote`` marks what an engine leaves out when a post is quoted (the "Edited … by" line):
+#: by the engine's own account, not the post's text.
+_NAMED = etree.XPath("//body//*[@class or @id or @data-role or @data-excludequote]")
 
 
 def _tokens(el: HtmlElement) -> list[str]:
@@ -95,37 +107,76 @@ def _tokens(el: HtmlElement) -> list[str]:
 
 
 def _name_in(pane: HtmlElement) -> str:
-    """The author's name in a pane: the text of its first link or heading that holds a few words."""
+    """The author's name in a pane: the text of its first link or heading that holds a few words (not one
+    letter: a letter avatar, the initial an engine draws for a member without a picture, links first)."""
     for el in pane.iter("a", "h2", "h3", "h4", "h5", "strong"):
         text = " ".join(" ".join(el.itertext()).split())
-        if text and len(text.split()) <= 4:
+        if len(text) > 1 and len(text.split()) <= 4:
             return text
     return ""
 
 
+_PERSON_JSON = re.compile(r'^\s*\{[^{}]*"@type"\s*:\s*"Person"')
+
+
+def _is_pane(el: HtmlElement, tokens: list[str]) -> bool:
+    """Whether ``el`` is named an author pane or declares its author (see :func:`_declares_person`)."""
+    return any(_PANE.search(t) for t in tokens) or _declares_person(el)
+
+
+def _declares_person(el: HtmlElement) -> bool:
+    """Whether ``el`` is a schema.org ``Person``: an element so typed in microdata, or one whose own JSON-LD
+    script declares a ``Person`` (an engine that describes each post's author beside the author's card).
+    Small, such an element is the author's card, whatever its class."""
+    if "schema.org/Person" in (el.get("itemtype") or ""):
+        return True
+    return any(
+        (script.get("type") or "").lower() == "application/ld+json" and _PERSON_JSON.match(script.text or "")
+        for script in el.iterchildren("script")
+    )
+
+
+def _title_in(preview: HtmlElement) -> str:
+    """A link preview's title: its first heading's text, else its first link's that holds words."""
+    for el in (*preview.iter("h1", "h2", "h3", "h4", "h5", "h6"), *preview.iter("a")):
+        text = " ".join(" ".join(el.itertext()).split())
+        if _WORDS.search(text):
+            return text
+    return ""
+
+
+def _cut_to(el: HtmlElement, text: str, sizes: tuple[dict, dict]) -> None:
+    """Replace everything ``el`` holds with ``text``, keeping ``sizes`` true."""
+    chars = sizes[0]
+    discount(sizes, el)
+    for child in list(el):
+        el.remove(child)  # keeps the child's tail with it: the element's own text goes too
+    el.text = text
+    for ancestor in (el, *el.iterancestors()):
+        if ancestor in chars:
+            chars[ancestor] += len(text)
+
+
 def drop_post_furniture(root: HtmlElement, sizes: tuple[dict, dict]) -> int:
-    """Cut each post's author pane down to the author's name and remove signatures and edit notes (see the
-    module's docstring); return how many elements changed. ``sizes`` are kept true."""
+    """Cut each post's author pane down to the author's name and each link preview down to its title, and
+    remove signatures, edit notes, reactions bars and what the engine keeps out of quotes (see the module's
+    docstring); return how many elements changed. ``sizes`` are kept true."""
     chars = sizes[0]
     changed = 0
     for el in _NAMED(root):
         if el.getparent() is None or not isinstance(el.tag, str) or el.tag in {"body", "html", "main"}:
             continue
         tokens = _tokens(el)
-        if any(_SIGNATURE.search(t) or _EDITED.search(t) for t in tokens):
+        if any(_DROPPED.search(t) for t in tokens) or el.get("data-excludequote") is not None:
             discount(sizes, el)
             el.drop_tree()
-            changed += 1
-        elif any(_PANE.search(t) for t in tokens) and chars.get(el, 0) <= PANE_CHARS:
-            name = _name_in(el)
-            discount(sizes, el)
-            for child in list(el):
-                el.remove(child)  # keeps the child's tail with it: the pane's own text goes too
-            el.text = name
-            for ancestor in (el, *el.iterancestors()):
-                if ancestor in chars:
-                    chars[ancestor] += len(name)
-            changed += 1
+        elif any(_PREVIEW.search(t) for t in tokens):
+            _cut_to(el, _title_in(el), sizes)
+        elif _is_pane(el, tokens) and chars.get(el, 0) <= PANE_CHARS:
+            _cut_to(el, _name_in(el), sizes)
+        else:
+            continue
+        changed += 1
     return changed
 
 
@@ -266,6 +317,53 @@ def kept_one_post(
     return False
 
 
+#: Share of a thread's post text lying in posts the extractor read nothing of that makes its text a part.
+MISSED_SHARE = 0.15
+
+
+def missed_posts(lines: list[str] | tuple[str, ...], chars: dict, posts: list[HtmlElement]) -> bool:
+    """Whether the extractor's ``lines`` leave out whole posts of the thread: :data:`MISSED_SHARE` of its
+    posts' text or more lies in posts of which it read under half the words. An extractor that scores
+    paragraphs drops replies it takes for comments, and what it kept is then a part of the thread, however
+    close its size to the thread's."""
+    if not posts:
+        return False
+    said = Counter(_WORDS.findall(" ".join(lines).casefold()))
+    total = missed = 0
+    for post in posts:
+        words = Counter(_words(post))
+        size = words.total()
+        if not size:
+            continue
+        read = words & said
+        said -= read
+        total += chars.get(post, 0)
+        if read.total() < 0.5 * size:
+            missed += chars.get(post, 0)
+    return total > 0 and missed >= MISSED_SHARE * total
+
+
+def thread_within(
+    main: HtmlElement, lines: list[str] | tuple[str, ...], chars: dict
+) -> tuple[HtmlElement, list[HtmlElement]]:
+    """``main`` and its posts (:func:`posts_of`), or, where ``main`` holds no run of posts that is most of
+    its text, the largest element between it and the extractor's ``lines`` that does: a container that
+    also holds a sidebar as large as the thread (who is online, similar threads, ads) hides the thread's
+    run of posts inside it."""
+    posts = posts_of(main, chars)
+    found = _found(main, lines)
+    if posts or not found:
+        return main, posts
+    chain = [a for a in found[0].iterancestors() if a is not main and main in a.iterancestors()][::-1]
+    for inner in chain:
+        if not all(inner in el.iterancestors() or el is inner for el in found):
+            break
+        inner_posts = posts_of(inner, chars)
+        if inner_posts:
+            return inner, inner_posts
+    return main, posts
+
+
 def _holds_posts(el: HtmlElement, chars: dict) -> bool:
     """Whether ``el`` holds a run of posts (see :func:`_is_post`) among its children or grandchildren."""
     for child in el:
@@ -311,10 +409,14 @@ POSTS_SHARE = 0.5
 
 
 def posts_of(main: HtmlElement, chars: dict) -> list[HtmlElement]:
-    """The thread's posts in ``main``: the run of same-shaped sibling elements (see :func:`_is_post`) that
-    holds the most text, when it holds :data:`POSTS_SHARE` of ``main``'s; else none."""
+    """The thread's posts in ``main``: of the runs of same-shaped sibling elements (see :func:`_is_post`)
+    holding :data:`POSTS_SHARE` of ``main``'s text, the longest (then the one with the most text); else
+    none. Longest, not largest: a page's layout blocks (a summary box, the block of messages, a block of
+    similar threads) are a short run of one shape too, and can hold more text than the posts inside one
+    of them."""
+    least = POSTS_SHARE * chars.get(main, 0)
     best: list[HtmlElement] = []
-    best_chars = 0
+    best_key = (0, 0)
     for parent in main.iter():
         runs: dict[tuple[str, str], list[HtmlElement]] = {}
         for child in parent:
@@ -322,9 +424,10 @@ def posts_of(main: HtmlElement, chars: dict) -> list[HtmlElement]:
                 runs.setdefault(_shape(child), []).append(child)
         for run in runs.values():
             total = sum(chars.get(el, 0) for el in run)
-            if len(run) >= MIN_POSTS and total > best_chars:
-                best, best_chars = run, total
-    return best if best_chars >= POSTS_SHARE * chars.get(main, 0) else []
+            key = (len(run), total)
+            if len(run) >= MIN_POSTS and total >= least and key > best_key:
+                best, best_key = run, key
+    return best
 
 
 def read_thread(main: HtmlElement, posts: list[HtmlElement]) -> list[Block]:
@@ -340,3 +443,28 @@ def read_thread(main: HtmlElement, posts: list[HtmlElement]) -> list[Block]:
                 parent.remove(later)
             node = parent
     return container_blocks(main)
+
+
+#: A schema.org ``Comment`` attached to a question or an answer: the "add a comment" remarks under a post
+#: of a Q&A page. A thread's replies are its posts, but a Q&A page's answers are, and the short remarks
+#: under each (a request for clarification, a nitpick) are a side conversation that its ground truth and a
+#: reader leave out. Where a forum engine marks its replies as ``Comment``s of a ``DiscussionForumPosting``
+#: (as schema.org describes a thread), those replies are the thread and stay.
+_POST_COMMENTS = etree.XPath(
+    "//body//*[@itemscope][contains(@itemtype, 'schema.org/Comment')]"
+    "[ancestor::*[@itemscope][1]"
+    "[contains(@itemtype, 'schema.org/Answer') or contains(@itemtype, 'schema.org/Question')]]"
+)
+
+
+def drop_answer_comments(root: HtmlElement, sizes: tuple[dict, dict]) -> int:
+    """Remove the comments under a Q&A page's question and answers (see :data:`_POST_COMMENTS`); return
+    how many went. ``sizes`` are kept true."""
+    gone = 0
+    for comment in _POST_COMMENTS(root):
+        if comment.getparent() is None:
+            continue
+        discount(sizes, comment)
+        comment.drop_tree()
+        gone += 1
+    return gone
