@@ -163,13 +163,7 @@ def _anchor(scope: HtmlElement, lines: list[str]) -> HtmlElement | None:
                 break
     if not found:
         return None
-    chains = [[el, *el.iterancestors()][::-1] for el in found]
-    common = None
-    for level in zip(*chains, strict=False):
-        if any(node is not level[0] for node in level):
-            break
-        common = level[0]
-    node = common
+    node = common_ancestor(found)
     while node is not None and node is not scope:
         parent = node.getparent()
         if parent is None:
@@ -180,6 +174,17 @@ def _anchor(scope: HtmlElement, lines: list[str]) -> HtmlElement | None:
             break
         node = parent
     return node
+
+
+def common_ancestor(elements: list[HtmlElement]) -> HtmlElement | None:
+    """The deepest element holding all of ``elements`` (one of them, when it holds the others)."""
+    chains = [[el, *el.iterancestors()][::-1] for el in elements]
+    common = None
+    for level in zip(*chains, strict=False):
+        if any(node is not level[0] for node in level):
+            break
+        common = level[0]
+    return common
 
 
 def is_named(el: HtmlElement) -> bool:

@@ -35,7 +35,7 @@ from lxml import etree
 from lxml.html import HtmlElement
 
 from wikihowqa.parse.blocks import Block
-from wikihowqa.parse.container import container_blocks
+from wikihowqa.parse.container import common_ancestor, container_blocks
 from wikihowqa.parse.sizes import discount
 
 #: Share of a quote's word 4-grams found elsewhere on the page that makes it a copy of a post.
@@ -301,12 +301,7 @@ def kept_one_post(
         return False
     if posts:
         return len(_units(found, posts)) == 1
-    chains = [[el, *el.iterancestors()][::-1] for el in found]
-    common = None
-    for level in zip(*chains, strict=False):
-        if any(node is not level[0] for node in level):
-            break
-        common = level[0]
+    common = common_ancestor(found)
     if common is None or (common is not main and main not in common.iterancestors()):
         return False
     node = common
