@@ -134,14 +134,14 @@ def _hidden(el: HtmlElement) -> bool:
     return role in _INTERFACE_ROLES or bool(_HIDDEN_STYLE.search(el.get("style") or ""))
 
 
-_KEY = 30  # characters of a paragraph's start that find it in the tree
+KEY_CHARS = 30  # characters of a paragraph's start that find it in the tree
 
 
-def _key(text: str) -> str:
-    return _SPACES.sub(" ", text).strip()[:_KEY].casefold()
+def line_key(text: str) -> str:
+    return _SPACES.sub(" ", text).strip()[:KEY_CHARS].casefold()
 
 
-def _shape(el: HtmlElement) -> tuple[str, str]:
+def shape_of(el: HtmlElement) -> tuple[str, str]:
     """Tag and first class: posts of a thread share them while their other classes (odd/even, the post's
     id) differ."""
     classes = (el.get("class") or "").split()
@@ -151,14 +151,19 @@ def _shape(el: HtmlElement) -> tuple[str, str]:
 def _anchor(scope: HtmlElement, lines: list[str]) -> HtmlElement | None:
     """The smallest element holding the extractor's paragraphs (found by how they start), widened to the
     run of same-shaped siblings it is one of (the extractor kept one post of a thread, one card of a list)."""
-    wanted = {_key(line) for line in lines if len(line.strip()) >= _KEY}
+    wanted = {line_key(line) for line in lines if len(line.strip()) >= KEY_CHARS}
     if not wanted:
         return None
     found: list[HtmlElement] = []
     for el in scope.iter():
-        if isinstance(el.tag, str) and el.text and len(el.text.strip()) >= _KEY and _key(el.text) in wanted:
+        if (
+            isinstance(el.tag, str)
+            and el.text
+            and len(el.text.strip()) >= KEY_CHARS
+            and line_key(el.text) in wanted
+        ):
             found.append(el)
-            wanted.discard(_key(el.text))
+            wanted.discard(line_key(el.text))
             if not wanted:
                 break
     if not found:
@@ -168,8 +173,8 @@ def _anchor(scope: HtmlElement, lines: list[str]) -> HtmlElement | None:
         parent = node.getparent()
         if parent is None:
             break
-        shape = _shape(node)
-        twins = sum(1 for sib in parent if isinstance(sib.tag, str) and _shape(sib) == shape)
+        shape = shape_of(node)
+        twins = sum(1 for sib in parent if isinstance(sib.tag, str) and shape_of(sib) == shape)
         if twins < 2:
             break
         node = parent

@@ -35,7 +35,7 @@ from lxml import etree
 from lxml.html import HtmlElement
 
 from wikihowqa.parse.blocks import Block
-from wikihowqa.parse.container import common_ancestor, container_blocks
+from wikihowqa.parse.container import KEY_CHARS, common_ancestor, container_blocks, line_key, shape_of
 from wikihowqa.parse.sizes import discount
 
 #: Share of a quote's word 4-grams found elsewhere on the page that makes it a copy of a post.
@@ -221,19 +221,6 @@ def drop_quoted_copies(root: HtmlElement, sizes: tuple[dict, dict] | None = None
 
 #: Posts of the same shape a container must hold for trafilatura's one post to be a fragment of a thread.
 MIN_POSTS = 3
-_KEY = 30  # characters of a line's start that find it in the tree (as the container's anchor does)
-_SPACES = re.compile(r"\s+")
-
-
-def _start(text: str) -> str:
-    return _SPACES.sub(" ", text).strip()[:_KEY].casefold()
-
-
-def _shape(el: HtmlElement) -> tuple[str, str]:
-    classes = (el.get("class") or "").split()
-    return el.tag, classes[0] if classes else ""
-
-
 #: Characters of text a sibling must hold to count as a post (not an empty spacer of the same shape).
 POST_CHARS = 50
 
@@ -247,11 +234,11 @@ def _is_post(node: HtmlElement, chars: dict) -> bool:
     parent = node.getparent()
     if parent is None:
         return False
-    shape = _shape(node)
+    shape = shape_of(node)
     twins = sum(
         1
         for sib in parent
-        if isinstance(sib.tag, str) and _shape(sib) == shape and chars.get(sib, 0) >= POST_CHARS
+        if isinstance(sib.tag, str) and shape_of(sib) == shape and chars.get(sib, 0) >= POST_CHARS
     )
     return twins >= MIN_POSTS
 
@@ -272,10 +259,10 @@ def _texts(main: HtmlElement) -> Iterator[tuple[HtmlElement, str]]:
 
 def _found(main: HtmlElement, lines: list[str] | tuple[str, ...]) -> list[HtmlElement]:
     """The elements of ``main`` whose runs of text start as the extractor's ``lines`` do."""
-    wanted = {_start(line) for line in lines if len(line.strip()) >= _KEY}
+    wanted = {line_key(line) for line in lines if len(line.strip()) >= KEY_CHARS}
     if not wanted:
         return []
-    return [el for el, text in _texts(main) if len(text.strip()) >= _KEY and _start(text) in wanted]
+    return [el for el, text in _texts(main) if len(text.strip()) >= KEY_CHARS and line_key(text) in wanted]
 
 
 def _units(found: list[HtmlElement], posts: list[HtmlElement]) -> set[HtmlElement | None]:
@@ -416,7 +403,7 @@ def posts_of(main: HtmlElement, chars: dict) -> list[HtmlElement]:
         runs: dict[tuple[str, str], list[HtmlElement]] = {}
         for child in parent:
             if isinstance(child.tag, str) and child.tag in _POST_TAGS and chars.get(child, 0) >= POST_CHARS:
-                runs.setdefault(_shape(child), []).append(child)
+                runs.setdefault(shape_of(child), []).append(child)
         for run in runs.values():
             total = sum(chars.get(el, 0) for el in run)
             key = (len(run), total)
