@@ -354,3 +354,36 @@ def test_bad_settings_are_user_errors():
         ParseSettings(pagination="sometimes")
     with pytest.raises(SettingsError):
         ParseSettings(max_words=0)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_no_cycle_collection_runs_inside_a_parse_and_the_collector_is_left_as_found(
+    fixture_bytes, monkeypatch, enabled
+):
+    import gc
+
+    from wikihowqa.parse import page
+
+    inside, during = [False], []
+    parse = page._parse
+
+    def watched(*args, **kwargs):
+        inside[0] = True
+        try:
+            return parse(*args, **kwargs)
+        finally:
+            inside[0] = False
+
+    monkeypatch.setattr(page, "_parse", watched)
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    gc.callbacks.append(lambda phase, info: during.append(inside[0]))
+    try:
+        parse_html(fixture_bytes("blog_with_comments.html"), BLOG)
+        assert gc.isenabled() is enabled
+        parse_html(b"<html><body></body></html>", BLOG)  # a rejected page too
+        assert gc.isenabled() is enabled
+    finally:
+        gc.callbacks.pop()
+        (gc.enable if was else gc.disable)()
+    assert not any(during)

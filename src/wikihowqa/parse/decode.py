@@ -176,6 +176,24 @@ _CONT = "[\x80-\xbf" + re.escape(_CP1252_HIGH) + "]"
 _SEQUENCE = f"[\xc2-\xdf]{_CONT}|[\xe0-\xef]{_CONT}{{2}}|[\xf0-\xf4]{_CONT}{{3}}"
 _UTF8_AS_CP1252 = re.compile(_SEQUENCE)
 _RUN = re.compile(f"(?:{_SEQUENCE})+")
+#: A lead byte followed by a continuation byte: where every run starts (the two sets are disjoint). Runs
+#: are looked for only there, because a pattern led by a character class is scanned about ten times faster
+#: than the alternation of :data:`_RUN` (repair took a sixth of the parser's time when ``_RUN`` scanned).
+_PAIR = re.compile(f"[\xc2-\xf4]{_CONT}")
+
+
+def _sub_runs(text: str) -> str:
+    """``_RUN.sub(_reread, text)``, trying :data:`_RUN` only where a pair starts."""
+    parts: list[str] = []
+    done = 0
+    for pair in _PAIR.finditer(text):
+        if pair.start() < done:
+            continue
+        run = _RUN.match(text, pair.start())
+        if run is not None:
+            parts += (text[done : run.start()], _reread(run))
+            done = run.end()
+    return "".join((*parts, text[done:])) if parts else text
 
 
 def _as_bytes(run: str) -> bytes:
@@ -218,7 +236,7 @@ def repair_mojibake(text: str) -> str:
     where its characters spell a whole UTF-8 sequence, and only where that run is no plausible text.
     """
     for _ in range(3):  # text encoded twice needs two passes ("Ã¢Â€Â™" → "â€™" → "’")
-        repaired = _RUN.sub(_reread, text)
+        repaired = _sub_runs(text)
         if repaired == text:
             break
         text = repaired
