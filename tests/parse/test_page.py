@@ -387,3 +387,25 @@ def test_no_cycle_collection_runs_inside_a_parse_and_the_collector_is_left_as_fo
         gc.callbacks.pop()
         (gc.enable if was else gc.disable)()
     assert not any(during)
+
+
+def test_the_shell_of_a_script_rendered_page_is_no_text():
+    shell = (
+        b"<html><body><header><a href='/'>Skip to content</a></header><main><div>Cart (0)</div>"
+        b"<div>Loading...</div><div>I'm shopping for...</div><div>Sign In</div></main></body></html>"
+    )
+    page = parse_html(shell, "https://shop.example/item/1")
+    assert page.rejection == EMPTY_TEXT and "no running text" in page.detail
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "<p>Only four words here.</p>",  # a sentence, however short
+        "<p>Descaling every month keeps the kettle quick</p>",  # six words: running text
+        # one long "word"
+        "<p>緑茶は八十度のお湯で淹れると甘みが出て苦みが抑えられ、香りも長く楽しめますし、色も鮮やかに保たれます</p>",
+    ],
+)
+def test_a_short_page_with_running_text_is_kept(body):
+    assert parse_html(f"<html><body><article>{body}</article></body></html>", "https://x.example/").ok

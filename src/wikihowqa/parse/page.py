@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wikihowqa.errors import SettingsError
-from wikihowqa.parse.blocks import Block
+from wikihowqa.parse.blocks import Block, is_shell
 from wikihowqa.parse.boilerplate import remove_boilerplate
 from wikihowqa.parse.decode import decode_html
 from wikihowqa.parse.noscript import drop_hidden
@@ -445,6 +445,9 @@ def _parse(
     full = extraction.text
     if not extraction.blocks or len(full.split()) < settings.min_words:
         return rejected(url, EMPTY_TEXT, f"{len(full.split())} words", **common)
+    if is_shell(extraction.blocks):
+        shell = f"{len(full.split())} words, no running text: an app's shell"
+        return rejected(url, EMPTY_TEXT, shell, **common)
     return ParsedPage(
         url=url,
         text=full,
