@@ -180,6 +180,30 @@ def drop_post_furniture(root: HtmlElement, sizes: tuple[dict, dict]) -> int:
     return changed
 
 
+#: A code block in a post holding more text than this (about 500 words: a screenful many times over) is a
+#: pasted log, not code the poster wrote out (the forum pages' code listings kept by their ground truths
+#: hold at most 110 words; the build and debug logs left out, 1,200 to 3,500).
+LOG_CHARS = 4000
+
+
+def drop_pasted_logs(root: HtmlElement, sizes: tuple[dict, dict]) -> int:
+    """Remove the code blocks (``<pre>``, ``<code>``) of a thread that hold :data:`LOG_CHARS` or more: a
+    program's output pasted into a post (a build log, a traceback of hundreds of lines) is what the poster
+    asks about, not what they say, and a reader skims past it; return how many went. ``sizes`` are kept
+    true."""
+    chars = sizes[0]
+    gone = 0
+    for el in list(root.iter("pre", "code")):
+        if el.getparent() is None or chars.get(el, 0) < LOG_CHARS:
+            continue
+        if any(a.tag in {"pre", "code"} for a in el.iterancestors()):
+            continue
+        discount(sizes, el)
+        el.drop_tree()
+        gone += 1
+    return gone
+
+
 def _quotes(root: HtmlElement) -> list[HtmlElement]:
     """``<blockquote>``s and boxes named a quote, in document order."""
     return [
