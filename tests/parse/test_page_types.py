@@ -145,6 +145,27 @@ def test_a_post_with_short_replies_reads_as_an_article_and_its_comments():
 # ---------------------------------------------------------------- products: JSON-LD description and specs
 
 
+def test_a_thread_whose_posts_name_no_author_or_date_keeps_every_post():
+    # posts of one shape, their dates plain text and their authors in unnamed boxes: the rules find no
+    # dated posts and read an article, the forest reads a thread, and the run of posts holds the page's text
+    posts = "".join(
+        f'<div class="blockpost"><h2><span>2024-03-0{i + 1} 10:0{i}</span></h2>'
+        f'<div class="postleft"><dl><dt><strong>{who}</strong></dt><dd>Member</dd></dl></div>'
+        f'<div class="postright"><div class="postmsg"><p>{text}</p></div></div></div>'
+        for i, (who, text) in enumerate(POSTS * 2)
+    )
+    body = (
+        "<header><nav><a href='/'>Index</a> <a href='/login'>Log in</a></nav></header>"
+        f"<main><h1>Pressure drops after a minute</h1><div class='topic'>{posts}</div></main>"
+        "<footer>Powered by a forum engine</footer>"
+    )
+    page = parse_html(
+        _page(body, title="Pressure drops after a minute"), "https://forum.example/t/pressure/123"
+    )
+    assert page.ok and page.page_type == "forum"
+    assert all(page.text.count(text) >= 1 for _, text in POSTS) and "Log in" not in page.text
+
+
 def test_a_product_description_and_specifications_only_in_json_ld_are_kept():
     data = {
         "@context": "https://schema.org",

@@ -79,6 +79,35 @@ def test_a_forum_called_page_without_a_thread_is_read_with_the_rules_profile(mon
     assert kind == "forum" and profile == classify(found) == "article"
 
 
+#: A thread the rules do not count as one: posts of one shape whose authors and dates are in unnamed boxes.
+THREAD = (
+    "<html><head><title>Kettle scale</title></head><body><main><h1>Kettle scale</h1><div class='topic'>"
+    + "".join(
+        f"<div class='blockpost'><h2><span>2024-01-0{i + 1}</span></h2><div class='postleft'><strong>user{i}"
+        f"</strong></div><div class='postright'><p>Reply {i}: a citric acid rinse removed the chalky crust "
+        f"from my kettle in minutes, and the element and the seals are fine a year on.</p></div></div>"
+        for i in range(6)
+    )
+    + "</div></main></body></html>"
+)
+
+
+def test_a_forum_called_article_holding_a_run_of_posts_is_read_as_a_thread(monkeypatch):
+    # the rules see no dated posts and read an article; the body's text is a run of same-shaped posts
+    monkeypatch.setattr(pagetype_model, "load_model", lambda: _forest(["article", "forum"], [0.1, 0.9]))
+    root, url, found, sizes = _read(THREAD, "https://forum.example/t/kettle-scale/42")
+    assert classify(found) == "article"
+    assert page_type_of(root, url, found, sizes) == ("forum", "forum")
+
+
+def test_a_forum_called_question_page_keeps_the_rules_profile(monkeypatch):
+    # a declared QAPage: its question and answers read well with the rules' profile, side remarks dropped
+    monkeypatch.setattr(pagetype_model, "load_model", lambda: _forest(["article", "forum"], [0.1, 0.9]))
+    qa = THREAD.replace("<html>", "<html itemscope itemtype='https://schema.org/QAPage'>")
+    root, url, found, sizes = _read(qa, "https://forum.example/t/kettle-scale/42")
+    assert page_type_of(root, url, found, sizes) == ("forum", "article")
+
+
 def test_a_page_declaring_a_forum_posting_is_a_forum():
     # schema.org's DiscussionForumPosting, in JSON-LD or microdata, whatever the page's other signals say
     declared = ARTICLE.replace(

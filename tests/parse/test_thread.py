@@ -9,6 +9,7 @@ from wikihowqa.parse.blocks import Block
 from wikihowqa.parse.sizes import text_sizes
 from wikihowqa.parse.thread import (
     drop_answer_comments,
+    drop_pasted_logs,
     drop_post_furniture,
     drop_quoted_copies,
     kept_one_post,
@@ -98,6 +99,13 @@ def test_a_thread_is_read_up_to_its_last_post():
 def test_a_long_paragraph_is_read_once_and_short_repeated_lines_stay():
     blocks = [Block("paragraph", t) for t in (FIRST, "Reply", SECOND, "Reply", FIRST, THIRD)]
     assert [b.text for b in said_once(blocks)] == [FIRST, "Reply", SECOND, "Reply", THIRD]
+
+
+def test_a_short_line_every_post_repeats_is_read_once():
+    # the engine's furniture under each of three posts: printed with every post, written by no one
+    posts = [(FIRST, "Member"), (SECOND, "Member"), (THIRD, "Member")]
+    blocks = [Block("paragraph", t) for post in posts for t in (*post, "Reply With Quote 0")]
+    assert [b.text for b in said_once(blocks)] == [FIRST, "Member", "Reply With Quote 0", SECOND, THIRD]
 
 
 def test_comments_under_a_question_and_its_answers_go_but_a_threads_replies_stay():
@@ -190,3 +198,17 @@ def test_an_author_pane_is_cut_to_the_name_not_to_the_letter_avatar():
     drop_post_furniture(root, text_sizes(root))
     text = " ".join(root.text_content().split())
     assert text.startswith("boobaloobie") and "Joined" not in text
+
+
+def test_a_pasted_log_goes_and_a_posted_snippet_stays():
+    log = "\n".join(f"6:51:{i % 60:02d} AM: installing plugin number {i} from the cache" for i in range(300))
+    snippet = "automation:\n  trigger: sunset\n  action: light.turn_on"
+    root = _thread(
+        _post("josephf", FIRST, f"<pre><code>{log}</code></pre>"),
+        _post("bud", SECOND, f"<p>Try this: <code>{snippet}</code></p>"),
+        _post("ann", THIRD, f"<p>Here is mine: <code>{log}</code></p>"),
+    )
+    assert drop_pasted_logs(root, text_sizes(root)) == 2
+    text = root.text_content()
+    assert "installing plugin" not in text and snippet in text
+    assert all(post in text for post in (FIRST, SECOND, THIRD)) and "Here is mine:" in text

@@ -50,6 +50,7 @@ from wikihowqa.parse.prepare import divs_to_paragraphs, show_tab_panels, unwrap_
 from wikihowqa.parse.sizes import text_sizes
 from wikihowqa.parse.thread import (
     drop_answer_comments,
+    drop_pasted_logs,
     drop_post_furniture,
     drop_quoted_copies,
     kept_one_post,
@@ -448,6 +449,7 @@ def extract(
         drop_answer_comments(root, sizes)
         drop_post_furniture(root, sizes)
         drop_quoted_copies(root, sizes)
+        drop_pasted_logs(root, sizes)
     read = root  # the tree trafilatura reads
     if join_chunks and page_type == "forum":  # posts joined for trafilatura only; the container keeps order
         read = deepcopy(root)

@@ -22,6 +22,7 @@ from lxml import etree
 from lxml.html import HtmlElement
 
 from wikihowqa.parse.pagetype import ARTICLE, COLLECTION, FORUM, PAGE_TYPES, SERVICE, Signals, classify
+from wikihowqa.parse.thread import posts_of
 
 #: The forest's forum share above which a thread's structure makes the page a forum (chosen on the dev
 #: half's out-of-fold shares: threads the rules found scored 0.3 and up, articles and listings 0.2 and less).
@@ -30,6 +31,10 @@ FORUM_SUPPORT = 0.25
 #: clear majority: at 0.5 to 0.6 the gains and losses on the dev half's collections were even, and a
 #: product page at 0.61 lost its description among its reviews).
 COLLECTION_SUPPORT = 0.62
+#: The forest's forum share from which a page of one long post with short replies (the rules' article with
+#: its comments) is read as a thread all the same: a clear majority (a thread whose opening post is a long
+#: guide, under a ``/threads/`` path, got 0.71; a blog post with three short comments 0.28).
+COMMENTED_FORUM_SUPPORT = 0.5
 MODEL_FILE = Path(__file__).with_name("pagetype_model.json")
 
 _COUNTED = (
@@ -194,6 +199,30 @@ _DECLARED = etree.XPath(
 )
 
 
+_DECLARED_QA = etree.XPath(
+    "boolean(//*[@itemtype][contains(@itemtype, 'schema.org/QAPage')]"
+    " | //script[@type='application/ld+json'][contains(., 'QAPage')])"
+)
+
+
+def declares_qa(root: HtmlElement) -> bool:
+    """Whether the page declares a schema.org ``QAPage`` (microdata ``itemtype`` or JSON-LD)."""
+    return bool(_DECLARED_QA(root))
+
+
+def _read_as_thread(root: HtmlElement, ruled: str, found: Signals, forum_share: float, chars: dict) -> bool:
+    """Whether a page the forest calls a forum is read with the forum profile though the rules found no
+    thread (see :func:`page_type_of`): ``chars`` are the tree's text sizes."""
+    if ruled == SERVICE:
+        return True
+    if ruled != ARTICLE or declares_qa(root):
+        return False
+    if found.commented and forum_share < COMMENTED_FORUM_SUPPORT:
+        return False
+    body = root.find("body")
+    return body is not None and bool(posts_of(body, chars))
+
+
 def declares_thread(root: HtmlElement) -> bool:
     """Whether the page declares a schema.org forum post (microdata ``itemtype`` or JSON-LD)."""
     return bool(_DECLARED(root))
@@ -216,8 +245,16 @@ def page_type_of(
     - The forum profile (keep every comment-named block) needs that thread structure, or a page the rules
       read as a service page: a thread of short posts looks to them like a page of short boxes, and the
       forum profile (posts kept, their quotes, author panes and signatures dropped) gained 0.17 page-F1
-      points on the web-extraction dev split's forum pages so read, and lost none elsewhere. The collection
-      profile (keep link lists, read linked cards) needs repeated priced cards or declared products where
+      points on the web-extraction dev split's forum pages so read, and lost none elsewhere. A page
+      the rules read as an article takes it too where its body holds a thread's run of posts
+      (:func:`wikihowqa.parse.thread.posts_of`: same-shaped siblings holding most of its text) that the
+      rules did not count, their posts naming no author or date in markup they know: the article profile
+      drops its replies as comments (+0.48 page-F1 points on three dev-half forum pages, -0.08 on one whose
+      quotes its ground truth keeps; no other page so read). Not where the page declares a schema.org
+      ``QAPage`` (the forest's type reads a question and its answers well, see above), nor where the rules
+      see one long post with short replies (an article and its comments) unless the forest is sure of a
+      thread (:data:`COMMENTED_FORUM_SUPPORT`). The collection profile (keep link lists, read linked cards)
+      needs repeated priced cards or declared products where
       the rules would read an article. Without them the page is read with the rules' profile: on the dev
       half, forum-called pages without a thread lost 0.8 page-F1 points with the forum profile (an
       article's comments kept).
@@ -238,7 +275,7 @@ def page_type_of(
         return FORUM, FORUM
     kind = max(shares, key=shares.__getitem__)
     if kind == FORUM:
-        return FORUM, FORUM if ruled == SERVICE else ruled
+        return FORUM, FORUM if _read_as_thread(root, ruled, found, shares[FORUM], sizes[0]) else ruled
     if kind == COLLECTION and ruled == ARTICLE and shares[kind] < COLLECTION_SUPPORT:
         return kind, ruled
     return kind, kind
