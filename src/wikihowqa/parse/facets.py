@@ -1,0 +1,88 @@
+"""A shop's or catalogue's filter panel, taken out of a collection or listing page before extraction.
+
+A category page, a tag archive or a product grid lets its reader narrow the items down: a panel of facets
+("Colour", "Size", "Price", "Brand", each a list of checkable values with counts, "Clear", "Remove all",
+"Apply") beside or above the grid. The panel is the page's interface, not its content: no one reading the
+page as text wants forty colour names. Read whole, the main container takes it in with the items; on a
+grid of twenty products the panel can be most of the text.
+
+Pages build these panels in one of two ways. Most name them, as every shop template does: a block whose
+``class`` or ``id`` holds the word *facet(s)*, *filter(s)* or *refinement(s)* (``facets-wrapper``,
+``product-filters``, ``refinement-bar``, ``FacetFiltersForm``). Some build them as a form of checkboxes
+with no name. A named block is a panel only where it also reads like one: it holds form controls (or is
+one filter choice), and is not most of the page's text (a layout named after its filters,
+``facets-container``, around the grid and the panel together, is not the panel).
+"""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree
+from lxml.html import HtmlElement
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SEPARATORS = re.compile(r"[^A-Za-z0-9]+")
+#: Words of a class or id that name a filter panel or a part of one.
+_PANEL_WORDS = frozenset({"facet", "facets", "filter", "filters", "refinement", "refinements"})
+_NAMED = etree.XPath(
+    ".//*[contains(translate(@class, 'FACETILRN', 'facetilrn'), 'facet')"
+    " or contains(translate(@class, 'FACETILRN', 'facetilrn'), 'filter')"
+    " or contains(translate(@class, 'FACETILRN', 'facetilrn'), 'refinement')"
+    " or contains(translate(@id, 'FACETILRN', 'facetilrn'), 'facet')"
+    " or contains(translate(@id, 'FACETILRN', 'facetilrn'), 'filter')"
+    " or contains(translate(@id, 'FACETILRN', 'facetilrn'), 'refinement')]"
+)
+_CONTROLS = etree.XPath(
+    "boolean(.//input[@type='checkbox' or @type='radio'] | .//select | .//button"
+    " | .//*[@role='checkbox' or @role='radio' or @role='option'])"
+)
+_CHECKBOX_FORMS = etree.XPath(".//form[count(.//input[@type='checkbox' or @type='radio']) >= $n]")
+_HEADLINE = etree.XPath("boolean(descendant-or-self::h1)")
+_PICTURES = etree.XPath("count(.//img | .//picture)")
+#: A panel holds at most this share of the page's text: more is the grid (or the page) around it.
+PANEL_SHARE = 0.5
+#: A block holding this many pictures holds the items (a grid of product photos named ``filter-results``
+#: after the filtering it shows), not only the panel: a panel's values are words, a colour swatch or two.
+GRID_PICTURES = 3
+#: Checkable values that make an unnamed form a filter panel.
+MIN_CHECKS = 3
+#: A named block of this many words or fewer is one filter choice, control or not (a ``div`` built as a
+#: button: "Argyle").
+CHOICE_WORDS = 3
+
+
+def _words_of(name: str) -> set[str]:
+    return {w.lower() for w in _SEPARATORS.split(_CAMEL.sub("-", name)) if w}
+
+
+def _named_panel(el: HtmlElement) -> bool:
+    names = _words_of(el.get("class") or "") | _words_of(el.get("id") or "")
+    return not names.isdisjoint(_PANEL_WORDS)
+
+
+def _panel_sized(el: HtmlElement, held: int, chars: dict) -> bool:
+    """Whether ``el`` can be only a panel: a small part of the text, without the page's headline or a
+    grid of pictures."""
+    return chars.get(el, 0) <= PANEL_SHARE * held and not _HEADLINE(el) and _PICTURES(el) < GRID_PICTURES
+
+
+def filter_panels(container: HtmlElement, chars: dict) -> set[HtmlElement]:
+    """The filter panels inside ``container`` (the outermost ones); ``chars``: the text size of each
+    element (:func:`wikihowqa.parse.sizes.text_sizes`)."""
+    held = chars.get(container, 0)
+    if held == 0:
+        return set()
+    panels: list[HtmlElement] = []
+    for el in _NAMED(container):
+        if el is container or not _named_panel(el):
+            continue
+        if not _panel_sized(el, held, chars):
+            continue
+        if _CONTROLS(el) or len(el.text_content().split()) <= CHOICE_WORDS:
+            panels.append(el)
+    for form in _CHECKBOX_FORMS(container, n=MIN_CHECKS):
+        if form is not container and _panel_sized(form, held, chars):
+            panels.append(form)
+    chosen = set(panels)
+    return {el for el in panels if not any(a in chosen for a in el.iterancestors())}
