@@ -54,3 +54,14 @@ def test_a_filter_named_block_without_controls_is_a_panel_only_as_one_short_choi
         "<div class='colour-filter-button'>Charcoal</div>"
     )
     assert [el.get("class") for el in _panels(root)] == ["colour-filter-button"]
+
+
+def test_a_cards_screen_reader_labels_are_left_out_of_a_collection():
+    cards = "".join(
+        f"<li><img src='{n}.jpg'><a href='/p/{n}'>Trail Runner {n}</a>"
+        f"<span class='visually-hidden'>Regular price</span><span>$1{n}0</span></li>"
+        for n in range(6)
+    )
+    text = extract(_page("", f"<ul>{cards}</ul>"), "collection").text
+    assert "Trail Runner 5" in text and "$150" in text
+    assert "Regular price" not in text

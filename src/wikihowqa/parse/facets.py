@@ -1,4 +1,5 @@
-"""A shop's or catalogue's filter panel, taken out of a collection or listing page before extraction.
+"""A collection's interface, taken out of a collection or listing page before extraction: its filter panel
+and the text it prints for screen readers only.
 
 A category page, a tag archive or a product grid lets its reader narrow the items down: a panel of facets
 ("Colour", "Size", "Price", "Brand", each a list of checkable values with counts, "Clear", "Remove all",
@@ -20,6 +21,8 @@ import re
 
 from lxml import etree
 from lxml.html import HtmlElement
+
+from wikihowqa.parse.sizes import text_sizes
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SEPARATORS = re.compile(r"[^A-Za-z0-9]+")
@@ -86,3 +89,49 @@ def filter_panels(container: HtmlElement, chars: dict) -> set[HtmlElement]:
             panels.append(form)
     chosen = set(panels)
     return {el for el in panels if not any(a in chosen for a in el.iterancestors())}
+
+
+#: Class names, from the CSS frameworks and CMS themes that define them, of text printed for screen readers
+#: only (clipped to one pixel, or placed off-screen).
+_SCREEN_READER_CLASSES = frozenset(
+    {
+        "sr-only",
+        "visually-hidden",
+        "visuallyhidden",
+        "screen-reader-text",
+        "screen-reader-only",
+        "hidden-visually",
+        "u-hidden-visually",
+        "a11y-hidden",
+        "assistive-text",
+    }
+)
+_SCREEN_READER = etree.XPath(
+    "//*[contains(@class, 'sr-only') or contains(@class, 'isually') or contains(@class, 'screen-reader')"
+    " or contains(@class, 'a11y-hidden') or contains(@class, 'assistive-text')]"
+)
+
+
+def screen_reader_text(root: HtmlElement) -> list[HtmlElement]:
+    """The elements of ``root`` shown to screen readers only. On a collection each card says its prices
+    twice, once on screen ("$36") and once for a screen reader ("Regular price: $36", "Sale price",
+    "Unit price / per", "current price $148.02"); the page as read on screen, which is its content, has
+    only the first."""
+    return [
+        el
+        for el in _SCREEN_READER(root)
+        if not _SCREEN_READER_CLASSES.isdisjoint(el.get("class", "").split())
+    ]
+
+
+def drop_collection_interface(root: HtmlElement, sizes: tuple[dict, dict] | None = None) -> int:
+    """Remove a collection's filter panels and screen-reader-only text from ``root``; return how many
+    elements went. ``sizes`` (the tree's :func:`wikihowqa.parse.sizes.text_sizes`, when known) are left
+    those of the page as served: the share of the page's text its main region holds, which says where the
+    content is, counts the panels beside the items."""
+    chars = (sizes or text_sizes(root))[0]
+    dropped = filter_panels(root, chars) | set(screen_reader_text(root))
+    for el in dropped:
+        if el.getparent() is not None:
+            el.drop_tree()
+    return len(dropped)

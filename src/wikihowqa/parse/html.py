@@ -46,7 +46,7 @@ from wikihowqa.parse.container import (
     main_container,
     markdown_of,
 )
-from wikihowqa.parse.facets import filter_panels
+from wikihowqa.parse.facets import drop_collection_interface
 from wikihowqa.parse.prepare import divs_to_paragraphs, show_tab_panels, unwrap_text_figures
 from wikihowqa.parse.sizes import text_sizes
 from wikihowqa.parse.thread import (
@@ -444,9 +444,8 @@ def extract(
         divs_to_paragraphs(root)
     if page_type == "documentation":
         show_tab_panels(root)
-    if page_type in LINKED:  # sizes stay those of the page as served: where its content region is
-        for panel in filter_panels(root, sizes[0] if sizes else text_sizes(root)[0]):
-            panel.drop_tree()
+    if page_type in LINKED:
+        drop_collection_interface(root, sizes)
     if page_type == "forum":
         sizes = sizes or text_sizes(root)
         drop_answer_comments(root, sizes)
