@@ -65,3 +65,10 @@ def test_a_cards_screen_reader_labels_are_left_out_of_a_collection():
     text = extract(_page("", f"<ul>{cards}</ul>"), "collection").text
     assert "Trail Runner 5" in text and "$150" in text
     assert "Regular price" not in text
+
+
+def test_a_sort_bar_is_left_out_with_the_filters():
+    bar = "<div class='sort-by'><span>Sort by:</span><button>Best Match</button><button>Price</button></div>"
+    text = extract(_page(bar), "collection").text
+    assert "Merino Wool Hiking Sock Number 3" in text
+    assert "Sort by" not in text and "Best Match" not in text

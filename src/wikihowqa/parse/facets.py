@@ -9,8 +9,9 @@ grid of twenty products the panel can be most of the text.
 
 Pages build these panels in one of two ways. Most name them, as every shop template does: a block whose
 ``class`` or ``id`` holds the word *facet(s)*, *filter(s)* or *refinement(s)* (``facets-wrapper``,
-``product-filters``, ``refinement-bar``, ``FacetFiltersForm``). Some build them as a form of checkboxes
-with no name. A named block is a panel only where it also reads like one: it holds form controls (or is
+``product-filters``, ``refinement-bar``, ``FacetFiltersForm``), or, for the sort bar above the grid,
+*sort* or *toolbar* (``sort-by``, ``toolbar-sorter``). Some build them as a form of checkboxes with no
+name. A named block is a panel only where it also reads like one: it holds form controls (or is
 one filter choice), and is not most of the page's text (a layout named after its filters,
 ``facets-container``, around the grid and the panel together, is not the panel).
 """
@@ -27,14 +28,30 @@ from wikihowqa.parse.sizes import text_sizes
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SEPARATORS = re.compile(r"[^A-Za-z0-9]+")
 #: Words of a class or id that name a filter panel or a part of one.
-_PANEL_WORDS = frozenset({"facet", "facets", "filter", "filters", "refinement", "refinements"})
+_PANEL_WORDS = frozenset(
+    {
+        "facet",
+        "facets",
+        "filter",
+        "filters",
+        "refinement",
+        "refinements",
+        "sort",
+        "sorting",
+        "sorter",
+        "sortby",
+        "toolbar",
+    }
+)
+_STEMS = ("facet", "filter", "refinement", "sort", "toolbar")
 _NAMED = etree.XPath(
-    ".//*[contains(translate(@class, 'FACETILRN', 'facetilrn'), 'facet')"
-    " or contains(translate(@class, 'FACETILRN', 'facetilrn'), 'filter')"
-    " or contains(translate(@class, 'FACETILRN', 'facetilrn'), 'refinement')"
-    " or contains(translate(@id, 'FACETILRN', 'facetilrn'), 'facet')"
-    " or contains(translate(@id, 'FACETILRN', 'facetilrn'), 'filter')"
-    " or contains(translate(@id, 'FACETILRN', 'facetilrn'), 'refinement')]"
+    ".//*["
+    + " or ".join(
+        f"contains(translate(@{attr}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'), '{stem}')"
+        for attr in ("class", "id")
+        for stem in _STEMS
+    )
+    + "]"
 )
 _CONTROLS = etree.XPath(
     "boolean(.//input[@type='checkbox' or @type='radio'] | .//select | .//button"
