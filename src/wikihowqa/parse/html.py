@@ -467,7 +467,8 @@ def extract(
             body, blocks = compared, compared_blocks
     lines = [b.text for b in blocks]
     thread = page_type == "forum"
-    main = main_container(root, lines, sizes) if container else None
+    shop = page_type in LINKED or page_type == "product"
+    main = main_container(root, lines, sizes, shop=shop) if container else None
     if main is not None and thread:
         main = posts_region(main, main_container(root, (), sizes), (sizes or text_sizes(root))[0])
     chars = (sizes or text_sizes(root))[0] if main is not None else {}
