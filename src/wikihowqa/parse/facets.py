@@ -19,6 +19,7 @@ one filter choice), and is not most of the page's text (a layout named after its
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from lxml import etree
 from lxml.html import HtmlElement
@@ -44,21 +45,12 @@ _PANEL_WORDS = frozenset(
     }
 )
 _STEMS = ("facet", "filter", "refinement", "sort", "toolbar")
-_NAMED = etree.XPath(
-    ".//*["
-    + " or ".join(
-        f"contains(translate(@{attr}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'), '{stem}')"
-        for attr in ("class", "id")
-        for stem in _STEMS
-    )
-    + "]"
-)
+_NAMED = etree.XPath(".//*[@class or @id]")
 _CONTROLS = etree.XPath(
     "boolean(.//input[@type='checkbox' or @type='radio'] | .//select | .//button"
     " | .//*[@role='checkbox' or @role='radio' or @role='option'])"
 )
 _CHECKBOX_FORMS = etree.XPath(".//form[count(.//input[@type='checkbox' or @type='radio']) >= $n]")
-_HEADLINE = etree.XPath("boolean(descendant-or-self::h1)")
 _PICTURES = etree.XPath("count(.//img | .//picture)")
 #: A panel holds at most this share of the page's text: more is the grid (or the page) around it.
 PANEL_SHARE = 0.5
@@ -70,42 +62,54 @@ MIN_CHECKS = 3
 #: A named block of this many words or fewer is one filter choice, control or not (a ``div`` built as a
 #: button: "Argyle").
 CHOICE_WORDS = 3
+CHOICE_CHARS = 40
 
 
-def _words_of(name: str) -> set[str]:
-    return {w.lower() for w in _SEPARATORS.split(_CAMEL.sub("-", name)) if w}
+@lru_cache(maxsize=1 << 14)
+def _names_panel(name: str) -> bool:
+    """Whether a class or id value holds a word of :data:`_PANEL_WORDS` (values repeat across a page and a
+    site: each is looked at once)."""
+    lowered = name.lower()
+    if not any(stem in lowered for stem in _STEMS):
+        return False
+    words = {w.lower() for w in _SEPARATORS.split(_CAMEL.sub("-", name)) if w}
+    return not words.isdisjoint(_PANEL_WORDS)
 
 
 def _named_panel(el: HtmlElement) -> bool:
-    names = _words_of(el.get("class") or "") | _words_of(el.get("id") or "")
-    return not names.isdisjoint(_PANEL_WORDS)
+    return _names_panel(el.get("class") or "") or _names_panel(el.get("id") or "")
 
 
-def _panel_sized(el: HtmlElement, held: int, chars: dict) -> bool:
-    """Whether ``el`` can be only a panel: a small part of the text, without the page's headline or a
-    grid of pictures."""
-    return chars.get(el, 0) <= PANEL_SHARE * held and not _HEADLINE(el) and _PICTURES(el) < GRID_PICTURES
+def _panel_sized(el: HtmlElement, held: int, chars: dict, headed: set[HtmlElement]) -> bool:
+    """Whether ``el`` can be only a panel: a small part of the text, without the page's headline
+    (``headed``: the elements holding an ``<h1>``) or a grid of pictures."""
+    return chars.get(el, 0) <= PANEL_SHARE * held and el not in headed and _PICTURES(el) < GRID_PICTURES
 
 
-def filter_panels(container: HtmlElement, chars: dict) -> set[HtmlElement]:
+def _one_choice(el: HtmlElement, chars: dict) -> bool:
+    return chars.get(el, 0) <= CHOICE_CHARS and len(el.text_content().split()) <= CHOICE_WORDS
+
+
+def filter_panels(
+    container: HtmlElement, chars: dict, named: list[HtmlElement] | None = None
+) -> set[HtmlElement]:
     """The filter panels inside ``container`` (the outermost ones); ``chars``: the text size of each
-    element (:func:`wikihowqa.parse.sizes.text_sizes`)."""
+    element (:func:`wikihowqa.parse.sizes.text_sizes`); ``named``: its elements with a class or id, when
+    already listed. Looked for in document order, never inside a panel already found."""
     held = chars.get(container, 0)
     if held == 0:
         return set()
-    panels: list[HtmlElement] = []
-    for el in _NAMED(container):
-        if el is container or not _named_panel(el):
+    headed = {a for h1 in container.iter("h1") for a in h1.iterancestors()} | set(container.iter("h1"))
+    forms = set(_CHECKBOX_FORMS(container, n=MIN_CHECKS))
+    panels: set[HtmlElement] = set()
+    for el in [*(_NAMED(container) if named is None else named), *forms]:
+        if el is container or not (el in forms or _named_panel(el)):
             continue
-        if not _panel_sized(el, held, chars):
+        if any(a in panels for a in el.iterancestors()) or not _panel_sized(el, held, chars, headed):
             continue
-        if _CONTROLS(el) or len(el.text_content().split()) <= CHOICE_WORDS:
-            panels.append(el)
-    for form in _CHECKBOX_FORMS(container, n=MIN_CHECKS):
-        if form is not container and _panel_sized(form, held, chars):
-            panels.append(form)
-    chosen = set(panels)
-    return {el for el in panels if not any(a in chosen for a in el.iterancestors())}
+        if el in forms or _one_choice(el, chars) or _CONTROLS(el):
+            panels.add(el)
+    return panels
 
 
 #: Class names, from the CSS frameworks and CMS themes that define them, of text printed for screen readers
@@ -123,21 +127,20 @@ _SCREEN_READER_CLASSES = frozenset(
         "assistive-text",
     }
 )
-_SCREEN_READER = etree.XPath(
-    "//*[contains(@class, 'sr-only') or contains(@class, 'isually') or contains(@class, 'screen-reader')"
-    " or contains(@class, 'a11y-hidden') or contains(@class, 'assistive-text')]"
-)
 
 
-def screen_reader_text(root: HtmlElement) -> list[HtmlElement]:
+@lru_cache(maxsize=1 << 14)
+def _screen_reader_only(name: str) -> bool:
+    return not _SCREEN_READER_CLASSES.isdisjoint(name.split())
+
+
+def screen_reader_text(root: HtmlElement, named: list[HtmlElement] | None = None) -> list[HtmlElement]:
     """The elements of ``root`` shown to screen readers only. On a collection each card says its prices
     twice, once on screen ("$36") and once for a screen reader ("Regular price: $36", "Sale price",
     "Unit price / per", "current price $148.02"); the page as read on screen, which is its content, has
-    only the first."""
+    only the first. ``named``: the elements of ``root`` with a class or id, when already listed."""
     return [
-        el
-        for el in _SCREEN_READER(root)
-        if not _SCREEN_READER_CLASSES.isdisjoint(el.get("class", "").split())
+        el for el in (_NAMED(root) if named is None else named) if _screen_reader_only(el.get("class") or "")
     ]
 
 
@@ -147,7 +150,8 @@ def drop_collection_interface(root: HtmlElement, sizes: tuple[dict, dict] | None
     those of the page as served: the share of the page's text its main region holds, which says where the
     content is, counts the panels beside the items."""
     chars = (sizes or text_sizes(root))[0]
-    dropped = filter_panels(root, chars) | set(screen_reader_text(root))
+    named = _NAMED(root)  # listed once for both: the list is most of the cost
+    dropped = filter_panels(root, chars, named) | set(screen_reader_text(root, named))
     for el in dropped:
         if el.getparent() is not None:
             el.drop_tree()
