@@ -62,6 +62,7 @@ MIN_CHECKS = 3
 #: A named block of this many words or fewer is one filter choice, control or not (a ``div`` built as a
 #: button: "Argyle").
 CHOICE_WORDS = 3
+#: Characters of text above which a block is more than one choice, its words not counted.
 CHOICE_CHARS = 40
 
 
