@@ -122,3 +122,24 @@ def test_a_cards_recurring_action_link_is_left_out_and_its_tags_stay():
     )
     texts = _linked_texts(f"<html><body><ul>{cards}</ul></body></html>")
     assert texts == [t for i in range(4) for t in (f"Desk model {i}", "Standing")]
+
+
+def _shop_page() -> lxml.html.HtmlElement:
+    chrome = "".join(f"<li><a href='/c/{i}'>Department number {i} of the store</a></li>" for i in range(60))
+    items = "<ul><li>Balm Trio $42</li><li>Serum Pack $88</li></ul>"
+    grid = f"<main class='grid'><h1>Skincare Sets</h1>{items}</main>"
+    return lxml.html.document_fromstring(
+        f"<html><body><nav><ul>{chrome}</ul></nav>{grid}<footer>{chrome}</footer></body></html>"
+    )
+
+
+def test_a_shops_small_named_main_holding_the_headline_is_its_content():
+    root = _shop_page()
+    assert main_container(root, ["Balm Trio $42"], shop=True).get("class") == "grid"
+
+
+def test_a_small_headline_main_is_not_the_content_where_the_extractor_found_more_text_elsewhere():
+    root = _shop_page()
+    story = [PARAGRAPH] * 10  # an article's paragraphs, read outside its header's <main>
+    assert main_container(root, story).get("class") != "grid"
+    assert main_container(root, ["Balm Trio $42"]).get("class") == "grid"

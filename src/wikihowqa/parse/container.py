@@ -197,8 +197,16 @@ def is_named(el: HtmlElement) -> bool:
     return el.tag == "main" or el.get("role") == "main" or el.get("itemprop") in {"articleBody", "mainEntity"}
 
 
+def _found(lines: list[str] | tuple[str, ...]) -> int:
+    return sum(len(line) for line in lines)
+
+
 def main_container(
-    root: HtmlElement, lines: list[str] | tuple[str, ...] = (), sizes: tuple[dict, dict] | None = None
+    root: HtmlElement,
+    lines: list[str] | tuple[str, ...] = (),
+    sizes: tuple[dict, dict] | None = None,
+    *,
+    shop: bool = False,
 ) -> HtmlElement | None:
     """The element holding the page's main content; ``None`` for a page without text.
 
@@ -207,7 +215,13 @@ def main_container(
     of the page's text when the extractor's paragraphs (``lines``) lie in it; else the element they lie in
     (widened to its run of same-shaped siblings). Where no element below ``<body>`` holds most of the
     text (a service page of side-by-side boxes), the body is no region at all: reading it whole took a
-    page's price cards, add-ons and app promotion along with its description."""
+    page's price cards, add-ons and app promotion along with its description.
+
+    The named element holding the page's one ``<h1>`` is its content whatever its share on a ``shop`` page
+    (a collection, listing or product: a grid of four products or a short description is little text
+    beside a shop's mega-menu, country selector, promotion carousel and footer), and on any page where the
+    extractor's paragraphs (``lines``) come to no more text than it holds. Where they come to more, the
+    headline's ``<main>`` is the page's header and the story lies outside it."""
     body = root.find("body")
     scope = body if body is not None else root
     chars, _ = sizes or text_sizes(scope)
@@ -219,7 +233,10 @@ def main_container(
     if len(articles) == 1:
         named.append(articles[0])
     best = max(named, key=lambda el: chars.get(el, 0), default=None)
-    if best is not None and chars.get(best, 0) >= MIN_SHARE * total:
+    held = chars.get(best, 0) if best is not None else 0
+    if best is not None and (
+        held >= MIN_SHARE * total or (_HEADED(best) and (shop or _found(lines) <= held))
+    ):
         return best
     node = scope
     while True:  # descend while one child still holds most of the text
@@ -240,6 +257,8 @@ def main_container(
 
 
 _PICTURED = etree.XPath("boolean(.//img | .//picture | .//figure)")
+#: Whether an element holds the page's headline, the page having one.
+_HEADED = etree.XPath("boolean(.//h1) and count(//h1) = 1")
 _PICTURED_ITEM = etree.XPath(
     "boolean(.//*[self::li or self::dt or self::dd][.//img or .//picture or .//figure])"
 )

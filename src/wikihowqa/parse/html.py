@@ -46,6 +46,7 @@ from wikihowqa.parse.container import (
     main_container,
     markdown_of,
 )
+from wikihowqa.parse.facets import drop_collection_interface
 from wikihowqa.parse.prepare import divs_to_paragraphs, show_tab_panels, unwrap_text_figures
 from wikihowqa.parse.sizes import text_sizes
 from wikihowqa.parse.thread import (
@@ -444,6 +445,8 @@ def extract(
         divs_to_paragraphs(root)
     if page_type == "documentation":
         show_tab_panels(root)
+    if page_type in LINKED:
+        drop_collection_interface(root, sizes)
     if page_type == "forum":
         sizes = sizes or text_sizes(root)
         drop_answer_comments(root, sizes)
@@ -466,7 +469,8 @@ def extract(
             body, blocks = compared, compared_blocks
     lines = [b.text for b in blocks]
     thread = page_type == "forum"
-    main = main_container(root, lines, sizes) if container else None
+    shop = page_type in LINKED or page_type == "product"
+    main = main_container(root, lines, sizes, shop=shop) if container else None
     if main is not None and thread:
         main = posts_region(main, main_container(root, (), sizes), (sizes or text_sizes(root))[0])
     chars = (sizes or text_sizes(root))[0] if main is not None else {}
