@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -207,11 +207,17 @@ _PARENTS = etree.XPath("descendant-or-self::*[*[$n]]")
 _NOT_ITEMS = frozenset({"script", "style", "br", "option", "tr", "td"})
 
 
-def repeated_groups(root: HtmlElement, min_count: int = 3) -> list[list[HtmlElement]]:
-    """Runs of sibling elements of one tag and class (three or more)."""
+def repeated_groups(
+    root: HtmlElement, min_count: int = 3, within: Callable[[HtmlElement], bool] | None = None
+) -> list[list[HtmlElement]]:
+    """Runs of sibling elements of one tag and class (three or more); with ``within``, only under the
+    parents it accepts (a caller that wants runs holding much of the page's text skips the parents holding
+    a few words, most of them: reading their children was most of the page typing's time)."""
     groups: list[list[HtmlElement]] = []
     body = root.find("body")
     for parent in _PARENTS(body if body is not None else root, n=min_count):
+        if within is not None and not within(parent):
+            continue
         by_shape: dict[tuple[str, str], list[HtmlElement]] = {}
         for child in parent:
             tag = child.tag
@@ -241,10 +247,13 @@ def signals(root: HtmlElement, url: str, sizes: tuple[dict, dict] | None = None)
     lead = 0.0
     replies: tuple[HtmlElement, ...] = ()
     longest = 0.0
-    for group in repeated_groups(root, 2):
+    # A run holds no more text than its parent: under a parent holding less than the smaller share below,
+    # it counts for nothing.
+    for group in repeated_groups(root, 2, lambda parent: chars.get(parent, 0) / total >= MAJORITY * 0.6):
         sizes = [chars.get(el, 0) for el in group]
         share = sum(sizes) / total
-        if share >= MAJORITY * 0.8:
+        long = sum(n >= POST_CHARS for n in sizes)
+        if share >= MAJORITY * 0.8 and long >= max(2, len(group) // 2) and long > posts:  # enough to be posts
             posty = [(el, n) for el, n in zip(group, sizes, strict=True) if n >= POST_CHARS and _is_post(el)]
             if len(posty) >= max(2, len(group) // 2) and len(posty) > posts:
                 held = sum(n for _, n in posty)
