@@ -117,7 +117,6 @@ _BLOCK = frozenset(
     | _ITEMS
 )
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
-_SPACES = re.compile(r"\s+")
 _WORD = re.compile(r"\w")
 _WORDS = re.compile(r"\w+")
 #: A block of link text this short is an action label, not a linked title.
@@ -138,7 +137,7 @@ KEY_CHARS = 30  # characters of a paragraph's start that find it in the tree
 
 
 def line_key(text: str) -> str:
-    return _SPACES.sub(" ", text).strip()[:KEY_CHARS].casefold()
+    return " ".join(text.split())[:KEY_CHARS].casefold()  # split's whitespace is the same as \s
 
 
 def shape_of(el: HtmlElement) -> tuple[str, str]:
@@ -148,6 +147,15 @@ def shape_of(el: HtmlElement) -> tuple[str, str]:
     return el.tag, classes[0] if classes else ""
 
 
+#: Elements whose own text (before their first child) may be ``$n`` characters or more, found in C: the
+#: paragraphs' starts are looked for only among them. lxml's ``text`` joins the text nodes that open the
+#: element: where there are two or more, the element is read in Python.
+_LONG_TEXT = etree.XPath(
+    "descendant-or-self::*[string-length(node()[1][self::text()]) >= $n"
+    " or (node()[1][self::text()] and node()[2][self::text()])]"
+)
+
+
 def _anchor(scope: HtmlElement, lines: list[str]) -> HtmlElement | None:
     """The smallest element holding the extractor's paragraphs (found by how they start), widened to the
     run of same-shaped siblings it is one of (the extractor kept one post of a thread, one card of a list)."""
@@ -155,10 +163,9 @@ def _anchor(scope: HtmlElement, lines: list[str]) -> HtmlElement | None:
     if not wanted:
         return None
     found: list[HtmlElement] = []
-    for el in scope.iter():
+    for el in _LONG_TEXT(scope, n=KEY_CHARS):
         if (
-            isinstance(el.tag, str)
-            and el.text
+            el.text
             and len(el.text.strip()) >= KEY_CHARS
             and line_key(el.text) in wanted
         ):
@@ -197,6 +204,12 @@ def is_named(el: HtmlElement) -> bool:
     return el.tag == "main" or el.get("role") == "main" or el.get("itemprop") in {"articleBody", "mainEntity"}
 
 
+#: What a page names its main content, in one walk of the tree (a union of three paths walked it thrice).
+_NAMED = etree.XPath(
+    "//*[self::main or @role='main' or @itemprop='articleBody' or @itemprop='mainEntity']"
+)
+
+
 def main_container(
     root: HtmlElement, lines: list[str] | tuple[str, ...] = (), sizes: tuple[dict, dict] | None = None
 ) -> HtmlElement | None:
@@ -214,8 +227,9 @@ def main_container(
     total = chars.get(scope, 0)
     if total == 0:
         return None
-    named = root.xpath("//main | //*[@role='main'] | //*[@itemprop='articleBody' or @itemprop='mainEntity']")
-    articles = root.xpath("//article[not(ancestor::article)]")
+    named = _NAMED(root)
+    top = root.getroottree().getroot()  # the paths above are the whole document's, as is this
+    articles = [a for a in top.iter("article") if next(a.iterancestors("article"), None) is None]
     if len(articles) == 1:
         named.append(articles[0])
     best = max(named, key=lambda el: chars.get(el, 0), default=None)
@@ -279,7 +293,7 @@ def container_blocks(
             state["plain"] = False
             targets.clear()
             return
-        text = _SPACES.sub(" ", "".join(line)).strip()
+        text = " ".join("".join(line).split())  # as _SPACES.sub(" ", …).strip(): the same whitespace
         line.clear()
         plain, state["plain"] = state["plain"], False
         if not text or not (plain or keep_links or len(text.split()) > ACTION_WORDS):

@@ -226,6 +226,8 @@ def _run(root: HtmlElement, mode: str, fast: bool = True) -> _Element | None:
 
 
 def _clean(line: str) -> str:
+    if "  " not in line and "\t" not in line and "\xa0" not in line:  # most lines: nothing to collapse
+        return line.strip()
     return _SPACES.sub(" ", line).strip()
 
 
