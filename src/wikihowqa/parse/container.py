@@ -204,9 +204,10 @@ def is_named(el: HtmlElement) -> bool:
     return el.tag == "main" or el.get("role") == "main" or el.get("itemprop") in {"articleBody", "mainEntity"}
 
 
-#: What a page names its main content, in one walk of the tree (a union of three paths walked it thrice).
+#: What a page names its main content, in one walk of the tree (a union of three paths walked it thrice;
+#: ``/descendant::*[…]`` is ``//*[…]`` without libxml2's walk of every node's children, text nodes' too).
 _NAMED = etree.XPath(
-    "//*[self::main or @role='main' or @itemprop='articleBody' or @itemprop='mainEntity']"
+    "/descendant::*[self::main or @role='main' or @itemprop='articleBody' or @itemprop='mainEntity']"
 )
 
 
@@ -255,7 +256,7 @@ def main_container(
 
 _PICTURED = etree.XPath("boolean(.//img | .//picture | .//figure)")
 _PICTURED_ITEM = etree.XPath(
-    "boolean(.//*[self::li or self::dt or self::dd][.//img or .//picture or .//figure])"
+    "boolean(descendant::*[self::li or self::dt or self::dd][.//img or .//picture or .//figure])"
 )
 
 

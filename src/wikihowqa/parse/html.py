@@ -364,7 +364,7 @@ def interior(extracted: Sequence[Block], whole: Sequence[Block]) -> tuple[Block,
 #: Linked headings after the extracted text that make a run of teasers (related or recent posts).
 TEASER_HEADINGS = 3
 _LINKED_HEADINGS = etree.XPath(
-    ".//*[self::h2 or self::h3 or self::h4 or self::h5][.//a[@href] or ancestor::a[@href]]",
+    "descendant::*[self::h2 or self::h3 or self::h4 or self::h5][.//a[@href] or ancestor::a[@href]]",
     smart_strings=False,
 )
 

@@ -22,9 +22,9 @@ FALLBACK_CHARS = 1000
 #: The page shown to scripts holds less than this share of the fallback's text: it is a shell.
 SHELL_SHARE = 0.1
 
-#: The elements dropped, in one walk of the tree (as the union of four paths it had walked it four times).
+#: ``/descendant::x[…]`` is ``//x[…]`` without libxml2's walk of every node's children (text nodes' too).
 _HIDDEN = etree.XPath(
-    "//*[self::noscript or self::template or (self::dialog and not(@open)) or (@popover and ancestor::body)]"
+    "//noscript | //template | /descendant::dialog[not(@open)] | /descendant::body/descendant::*[@popover]"
 )
 _LARGE = etree.XPath("string-length(normalize-space()) >= $n")
 _SHOWN_TEXT = etree.XPath(

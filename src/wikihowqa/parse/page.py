@@ -308,7 +308,7 @@ def _title(root: Any) -> str | None:
     )
     title = next(iter(texts("//title")), None)
     parts = [p.strip() for p in _TITLE_SEP.split(title)] if title else []
-    sites = {_norm(t) for t in texts("//meta[@property='og:site_name']/@content")}
+    sites = {_norm(t) for t in texts("/descendant::meta[@property='og:site_name']/@content")}
     if len(parts) > 1:
         sites.update(
             _norm(h) for h in h1s if _norm(h) in {_norm(parts[0]), _norm(parts[-1])} and len(h1s) > 1

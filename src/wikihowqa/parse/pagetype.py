@@ -121,9 +121,15 @@ class Signals:
         return self.posts >= 2 and self.lead >= LEAD_SHARE and self.longest_reply < REPLY_SHARE * self.lead
 
 
+# Found in C: ``iterfind`` answers ``[@…]`` conditions in Python, element by element.
+_TYPED_SCRIPTS = etree.XPath("descendant::script[@type]")
+_ITEMTYPED = etree.XPath("descendant::*[@itemtype]")
+_PROPERTIES = etree.XPath("descendant::meta[@property]")
+
+
 def json_ld(root: HtmlElement) -> Iterator[dict]:
     """Every object of the page's JSON-LD, ``@graph`` members and nested ``mainEntity`` included."""
-    for script in root.iterfind(".//script[@type]"):
+    for script in _TYPED_SCRIPTS(root):
         if "ld+json" not in (script.get("type") or "").lower():
             continue
         raw = (script.text or "").strip()
@@ -164,7 +170,7 @@ def declared_types(root: HtmlElement) -> list[str]:
         for name in _types_of(item):
             if name in _SCHEMA:
                 found.append(_SCHEMA[name])
-    for el in root.iterfind(".//*[@itemtype]"):
+    for el in _ITEMTYPED(root):
         if el.get("itemprop"):  # a part of something else (an offer of a product, a review…)
             continue
         if next((a for a in el.iterancestors() if a.get("itemtype")), None) is not None:
@@ -173,7 +179,7 @@ def declared_types(root: HtmlElement) -> list[str]:
             name = url.rstrip("/").rsplit("/", 1)[-1].lower()
             if name in _SCHEMA:
                 found.append(_SCHEMA[name])
-    for meta in root.iterfind(".//meta[@property]"):
+    for meta in _PROPERTIES(root):
         if meta.get("property") == "og:type":
             kind = _OG.get((meta.get("content") or "").strip().lower())
             if kind:
@@ -282,7 +288,7 @@ def signals(root: HtmlElement, url: str, sizes: tuple[dict, dict] | None = None)
         if chars.get(p, 0) >= 100:
             n = len(_WORD.findall(p.text_content()))
             prose += n if n >= 20 else 0
-    dated = bool(scope.xpath("boolean(//article[.//h1 and .//time])"))
+    dated = bool(scope.xpath("boolean(/descendant::article[.//h1 and .//time])"))
     return Signals(
         tuple(declared_types(root)), posts, lead, items, priced, code, doc_url, prose, dated, replies, longest
     )

@@ -189,8 +189,8 @@ def probabilities(features: list[float], model: dict[str, Any]) -> dict[str, flo
 
 
 _DECLARED = etree.XPath(
-    "boolean(//*[@itemtype][contains(@itemtype, 'DiscussionForumPosting')]"
-    " | //script[@type='application/ld+json'][contains(., 'DiscussionForumPosting')])"
+    "boolean(/descendant::*[@itemtype][contains(@itemtype, 'DiscussionForumPosting')]"
+    " | /descendant::script[@type='application/ld+json'][contains(., 'DiscussionForumPosting')])"
 )
 
 
