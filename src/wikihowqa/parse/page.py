@@ -229,7 +229,7 @@ def truncation(text: str, headers: Mapping[str, str] | None = None, size: int | 
     encoding = _header(headers, "content-encoding").strip().lower()
     if size is not None and declared.isdigit() and encoding in {"", "identity"} and size < int(declared):
         return "content_length"
-    if _DOCUMENT_END.search(text) is None and (
+    if _DOCUMENT_END.search(text[-4096:]) is None and _DOCUMENT_END.search(text) is None and (
         not _ends_whole(text[-4096:].rstrip()) or _open_containers(text) > 0
     ):
         return "unclosed"
@@ -393,7 +393,7 @@ def _parse(
         decoded = decode_html(html, headers)
         text, encoding, source, size = decoded.text, decoded.encoding, decoded.source, len(html)
     seen = {"encoding": encoding, "encoding_source": source}
-    text = _XML_DECL.sub("", _NOT_XML.sub("", text), count=1)
+    text = _XML_DECL.sub("", _NOT_XML.sub("", text) if _NOT_XML.search(text) else text, count=1)
     if not _MARKUP.search(text[:65536]):
         return rejected(url, NON_HTML, "no markup", **seen)
     seen["truncated"] = truncation(text, headers, size)
