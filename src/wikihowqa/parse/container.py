@@ -167,11 +167,7 @@ def _anchor(scope: HtmlElement, lines: list[str]) -> HtmlElement | None:
         return None
     found: list[HtmlElement] = []
     for el in _LONG_TEXT(scope, n=KEY_CHARS):
-        if (
-            el.text
-            and len(el.text.strip()) >= KEY_CHARS
-            and line_key(el.text) in wanted
-        ):
+        if el.text and len(el.text.strip()) >= KEY_CHARS and line_key(el.text) in wanted:
             found.append(el)
             wanted.discard(line_key(el.text))
             if not wanted:
