@@ -229,10 +229,8 @@ def truncation(text: str, headers: Mapping[str, str] | None = None, size: int | 
     encoding = _header(headers, "content-encoding").strip().lower()
     if size is not None and declared.isdigit() and encoding in {"", "identity"} and size < int(declared):
         return "content_length"
-    if (
-        _DOCUMENT_END.search(text[-4096:]) is None
-        and _DOCUMENT_END.search(text) is None
-        and (not _ends_whole(text[-4096:].rstrip()) or _open_containers(text) > 0)
+    if not any(_DOCUMENT_END.search(part) for part in (text[-4096:], text)) and (
+        not _ends_whole(text[-4096:].rstrip()) or _open_containers(text) > 0
     ):
         return "unclosed"
     return None
