@@ -123,6 +123,7 @@ class Signals:
 
 # Found in C: ``iterfind`` answers ``[@…]`` conditions in Python, element by element.
 _TYPED_SCRIPTS = etree.XPath("descendant::script[@type]")
+_LINKS = etree.XPath("boolean(descendant::a[@href])")
 _ITEMTYPED = etree.XPath("descendant::*[@itemtype]")
 _PROPERTIES = etree.XPath("descendant::meta[@property]")
 
@@ -200,7 +201,7 @@ def _is_post(el: HtmlElement) -> bool:
 
     The names are read as strings in one XPath call and searched at once (one per line, so no name runs
     into the next): walking the post's elements in Python took twice as long."""
-    if el.tag == "time" or el.find(".//time") is not None:
+    if el.tag == "time" or next(el.iter("time"), None) is not None:  # iter's tag test is lxml's, in C
         return True
     names = _NAMES_OF(el)
     if names and _POST_NAMES.search("\n".join(names).lower()) is not None:
@@ -270,7 +271,7 @@ def signals(root: HtmlElement, url: str, sizes: tuple[dict, dict] | None = None)
             continue
         if share < MAJORITY * 0.6:  # a menu or a side list, not the page's items
             continue
-        linked = [el for el in group if el.tag == "a" or el.find(".//a[@href]") is not None]
+        linked = [el for el in group if el.tag == "a" or _LINKS(el)]
         if len(linked) >= 0.8 * len(group):
             items = len(group)
             priced = sum(1 for el in group if _PRICE.search(" ".join(_TEXTS(el))))
