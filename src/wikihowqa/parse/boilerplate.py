@@ -299,16 +299,19 @@ def _widget_first(slug: str) -> bool:
 
 def _protected(root: HtmlElement) -> set[HtmlElement]:
     keep: set[HtmlElement] = set()
-    for anchor in root.xpath("//h1 | //*[@itemprop='articleBody']"):
+    for anchor in root.xpath("//h1 | /descendant::*[@itemprop='articleBody']"):
         keep.add(anchor)
         keep.update(anchor.iterancestors())
     return keep
 
 
+# Steps with a condition are written ``/descendant::x[…]``, not ``//x[…]``: the same elements, but libxml2
+# walks ``//`` with a condition as every node's children (text nodes' too), a quarter slower.
 _CANDIDATES = etree.XPath(
-    "//*[@class or @id or @role or @itemprop or @itemtype] | //ul[count(li) >= $n] | //ol[count(li) >= $n] "
-    "| //h2 | //h3 | //h4 | //nav | //footer | //table[count(.//tr) >= $n] "
-    "| //b[string-length(normalize-space(.)) < 40] | //strong[string-length(normalize-space(.)) < 40]"
+    "/descendant::*[@class or @id or @role or @itemprop or @itemtype] | /descendant::ul[count(li) >= $n]"
+    " | /descendant::ol[count(li) >= $n] | //h2 | //h3 | //h4 | //nav | //footer"
+    " | /descendant::table[count(.//tr) >= $n] | /descendant::b[string-length(normalize-space(.)) < 40]"
+    " | /descendant::strong[string-length(normalize-space(.)) < 40]"
 )
 _BLOCKS = {
     "br",
@@ -421,7 +424,7 @@ _IN_CODE = etree.XPath("boolean(ancestor::pre or ancestor::code)")
 _POST_PARTS = frozenset({"comments", "author"})
 
 _FLAG = "data-wikihowqa-boilerplate"
-_OUTERMOST = etree.XPath(f"//*[@{_FLAG}][not(ancestor::*[@{_FLAG}])]")
+_OUTERMOST = etree.XPath(f"/descendant::*[@{_FLAG}][not(ancestor::*[@{_FLAG}])]")
 
 
 def remove_boilerplate(

@@ -117,7 +117,6 @@ _BLOCK = frozenset(
     | _ITEMS
 )
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
-_SPACES = re.compile(r"\s+")
 _WORD = re.compile(r"\w")
 _WORDS = re.compile(r"\w+")
 #: A block of link text this short is an action label, not a linked title.
@@ -130,15 +129,18 @@ def _hidden(el: HtmlElement) -> bool:
     Not the ``hidden`` attribute or ``aria-hidden``: pages mark their collapsed accordions and inactive
     tabs so (FAQ answers, specification tabs), which are content a reader opens (measured: word F1 +0.004
     on the web-extraction pages, and the service pages' +0.03)."""
-    role = (el.get("role") or "").lower()
-    return role in _INTERFACE_ROLES or bool(_HIDDEN_STYLE.search(el.get("style") or ""))
+    role = el.get("role")
+    if role is not None and role.lower() in _INTERFACE_ROLES:
+        return True
+    style = el.get("style")
+    return style is not None and _HIDDEN_STYLE.search(style) is not None
 
 
 KEY_CHARS = 30  # characters of a paragraph's start that find it in the tree
 
 
 def line_key(text: str) -> str:
-    return _SPACES.sub(" ", text).strip()[:KEY_CHARS].casefold()
+    return " ".join(text.split())[:KEY_CHARS].casefold()  # split's whitespace is the same as \s
 
 
 def shape_of(el: HtmlElement) -> tuple[str, str]:
@@ -148,6 +150,15 @@ def shape_of(el: HtmlElement) -> tuple[str, str]:
     return el.tag, classes[0] if classes else ""
 
 
+#: Elements whose own text (before their first child) may be ``$n`` characters or more, found in C: the
+#: paragraphs' starts are looked for only among them. lxml's ``text`` joins the text nodes that open the
+#: element: where there are two or more, the element is read in Python.
+_LONG_TEXT = etree.XPath(
+    "descendant-or-self::*[string-length(node()[1][self::text()]) >= $n"
+    " or (node()[1][self::text()] and node()[2][self::text()])]"
+)
+
+
 def _anchor(scope: HtmlElement, lines: list[str]) -> HtmlElement | None:
     """The smallest element holding the extractor's paragraphs (found by how they start), widened to the
     run of same-shaped siblings it is one of (the extractor kept one post of a thread, one card of a list)."""
@@ -155,13 +166,8 @@ def _anchor(scope: HtmlElement, lines: list[str]) -> HtmlElement | None:
     if not wanted:
         return None
     found: list[HtmlElement] = []
-    for el in scope.iter():
-        if (
-            isinstance(el.tag, str)
-            and el.text
-            and len(el.text.strip()) >= KEY_CHARS
-            and line_key(el.text) in wanted
-        ):
+    for el in _LONG_TEXT(scope, n=KEY_CHARS):
+        if el.text and len(el.text.strip()) >= KEY_CHARS and line_key(el.text) in wanted:
             found.append(el)
             wanted.discard(line_key(el.text))
             if not wanted:
@@ -201,6 +207,13 @@ def _found(lines: list[str] | tuple[str, ...]) -> int:
     return sum(len(line) for line in lines)
 
 
+#: What a page names its main content, in one walk of the tree (a union of three paths walked it thrice;
+#: ``/descendant::*[…]`` is ``//*[…]`` without libxml2's walk of every node's children, text nodes' too).
+_NAMED = etree.XPath(
+    "/descendant::*[self::main or @role='main' or @itemprop='articleBody' or @itemprop='mainEntity']"
+)
+
+
 def main_container(
     root: HtmlElement,
     lines: list[str] | tuple[str, ...] = (),
@@ -228,8 +241,9 @@ def main_container(
     total = chars.get(scope, 0)
     if total == 0:
         return None
-    named = root.xpath("//main | //*[@role='main'] | //*[@itemprop='articleBody' or @itemprop='mainEntity']")
-    articles = root.xpath("//article[not(ancestor::article)]")
+    named = _NAMED(root)
+    top = root.getroottree().getroot()  # the paths above are the whole document's, as is this
+    articles = [a for a in top.iter("article") if next(a.iterancestors("article"), None) is None]
     if len(articles) == 1:
         named.append(articles[0])
     best = max(named, key=lambda el: chars.get(el, 0), default=None)
@@ -260,7 +274,7 @@ _PICTURED = etree.XPath("boolean(.//img | .//picture | .//figure)")
 #: Whether an element holds the page's headline, the page having one.
 _HEADED = etree.XPath("boolean(.//h1) and count(//h1) = 1")
 _PICTURED_ITEM = etree.XPath(
-    "boolean(.//*[self::li or self::dt or self::dd][.//img or .//picture or .//figure])"
+    "boolean(descendant::*[self::li or self::dt or self::dd][.//img or .//picture or .//figure])"
 )
 
 
@@ -298,7 +312,7 @@ def container_blocks(
             state["plain"] = False
             targets.clear()
             return
-        text = _SPACES.sub(" ", "".join(line)).strip()
+        text = " ".join("".join(line).split())  # as _SPACES.sub(" ", …).strip(): the same whitespace
         line.clear()
         plain, state["plain"] = state["plain"], False
         if not text or not (plain or keep_links or len(text.split()) > ACTION_WORDS):

@@ -39,6 +39,7 @@ from trafilatura.core import bare_extraction
 from trafilatura.xml import xmltotxt
 
 from wikihowqa.parse.blocks import Block
+from wikihowqa.parse.chunks import body_chunks
 from wikihowqa.parse.container import (
     container_blocks,
     has_pictured_items,
@@ -61,11 +62,6 @@ from wikihowqa.parse.thread import (
     said_once,
     thread_within,
 )
-
-try:  # trafilatura's own article-container expressions: the chunks it would pick the first of
-    from trafilatura.xpaths import BODY_XPATH as _BODY_XPATH
-except ImportError:  # pragma: no cover - internal name; without it chunk joining is skipped
-    _BODY_XPATH = []
 
 #: Page types whose text-only ``div``s are read as paragraphs (:func:`divs_to_paragraphs`): pages whose
 #: content is cards, accordions and feature grids. Not forums, listings or shops, where such ``div``s
@@ -186,34 +182,31 @@ def join_body_chunks(root: HtmlElement, sizes: tuple[dict, dict] | None = None) 
     and class as that first one and not nested in it, are joined, and only when together they hold
     :data:`CHUNKS_SHARE` of the page's text (``sizes``: the tree's text sizes, computed when not given).
     """
-    for expr in _BODY_XPATH[:1]:
-        found = expr(root)
-        if len(found) < 2:
-            return 0
-        first = found[0]
-        inside = set(first.iter())
-        above = set(first.iterancestors())
-        others = [
-            other
-            for other in found[1:]
-            if other.tag == first.tag
-            and other.get("class") == first.get("class")
-            and other not in inside
-            and other not in above
-            and other.getparent() is not None
-        ]
-        if not others:
-            return 0
-        chars = (sizes or text_sizes(root))[0]
-        body = root.find("body")
-        page = chars.get(body if body is not None else root, 0)
-        if sum(chars.get(el, 0) for el in (first, *others)) < CHUNKS_SHARE * page:
-            return 0
-        for other in others:
-            first.extend(list(other))
-            other.drop_tree()
-        return len(others)
-    return 0
+    found = body_chunks(root)
+    if len(found) < 2:
+        return 0
+    first = found[0]
+    above = set(first.iterancestors())
+    others = [
+        other
+        for other in found[1:]
+        if other.tag == first.tag
+        and other.get("class") == first.get("class")
+        and other not in above
+        and other.getparent() is not None
+        and not any(ancestor is first for ancestor in other.iterancestors())  # not inside the first
+    ]
+    if not others:
+        return 0
+    chars = (sizes or text_sizes(root))[0]
+    body = root.find("body")
+    page = chars.get(body if body is not None else root, 0)
+    if sum(chars.get(el, 0) for el in (first, *others)) < CHUNKS_SHARE * page:
+        return 0
+    for other in others:
+        first.extend(list(other))
+        other.drop_tree()
+    return len(others)
 
 
 def _run(root: HtmlElement, mode: str, fast: bool = True) -> _Element | None:
@@ -235,6 +228,8 @@ def _run(root: HtmlElement, mode: str, fast: bool = True) -> _Element | None:
 
 
 def _clean(line: str) -> str:
+    if "  " not in line and "\t" not in line and "\xa0" not in line:  # most lines: nothing to collapse
+        return line.strip()
     return _SPACES.sub(" ", line).strip()
 
 
@@ -371,7 +366,7 @@ def interior(extracted: Sequence[Block], whole: Sequence[Block]) -> tuple[Block,
 #: Linked headings after the extracted text that make a run of teasers (related or recent posts).
 TEASER_HEADINGS = 3
 _LINKED_HEADINGS = etree.XPath(
-    ".//*[self::h2 or self::h3 or self::h4 or self::h5][.//a[@href] or ancestor::a[@href]]",
+    "descendant::*[self::h2 or self::h3 or self::h4 or self::h5][.//a[@href] or ancestor::a[@href]]",
     smart_strings=False,
 )
 

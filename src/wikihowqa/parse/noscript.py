@@ -22,18 +22,28 @@ FALLBACK_CHARS = 1000
 #: The page shown to scripts holds less than this share of the fallback's text: it is a shell.
 SHELL_SHARE = 0.1
 
-_HIDDEN = etree.XPath("//noscript | //template | //dialog[not(@open)] | //body//*[@popover]")
-_LARGE = etree.XPath("//body//noscript[string-length(normalize-space()) >= $n]")
+#: ``/descendant::x[…]`` is ``//x[…]`` without libxml2's walk of every node's children (text nodes' too).
+_HIDDEN = etree.XPath(
+    "//noscript | //template | /descendant::dialog[not(@open)] | /descendant::body/descendant::*[@popover]"
+)
+_LARGE = etree.XPath("string-length(normalize-space()) >= $n")
 _SHOWN_TEXT = etree.XPath(
     "//body//text()[not(ancestor::script or ancestor::style or ancestor::noscript or ancestor::template)]",
     smart_strings=False,
 )
 
 
-def fallback_view(root: HtmlElement) -> HtmlElement | None:
+def fallback_view(root: HtmlElement, hidden: list[HtmlElement] | None = None) -> HtmlElement | None:
     """The ``<noscript>`` that holds the page's server-rendered view, when the page shown to scripts is an
-    empty shell (under :data:`SHELL_SHARE` of its text), else ``None``."""
-    large = _LARGE(root, n=FALLBACK_CHARS)
+    empty shell (under :data:`SHELL_SHARE` of its text), else ``None``. ``hidden``: what :data:`_HIDDEN`
+    finds in ``root``, when already known (the ``<noscript>``s are among it)."""
+    large = [
+        el
+        for el in (_HIDDEN(root) if hidden is None else hidden)
+        if el.tag == "noscript"
+        and next(el.iterancestors("body"), None) is not None
+        and _LARGE(el, n=FALLBACK_CHARS)
+    ]
     if not large:  # nearly every page: no noscript with text to speak of
         return None
     best = max(large, key=lambda el: len(" ".join(el.text_content().split())))
@@ -45,8 +55,9 @@ def fallback_view(root: HtmlElement) -> HtmlElement | None:
 def drop_hidden(root: HtmlElement) -> None:
     """Remove ``<template>``s, closed ``<dialog>``s, popovers and ``<noscript>``s, keeping the content of a
     shell page's fallback view (see :func:`fallback_view`) in its place."""
-    keep = fallback_view(root)
-    for hidden in _HIDDEN(root):
+    found = _HIDDEN(root)
+    keep = fallback_view(root, found)
+    for hidden in found:
         if hidden is keep:
             hidden.drop_tag()
         else:

@@ -229,7 +229,7 @@ def truncation(text: str, headers: Mapping[str, str] | None = None, size: int | 
     encoding = _header(headers, "content-encoding").strip().lower()
     if size is not None and declared.isdigit() and encoding in {"", "identity"} and size < int(declared):
         return "content_length"
-    if _DOCUMENT_END.search(text) is None and (
+    if not any(_DOCUMENT_END.search(part) for part in (text[-4096:], text)) and (
         not _ends_whole(text[-4096:].rstrip()) or _open_containers(text) > 0
     ):
         return "unclosed"
@@ -308,7 +308,7 @@ def _title(root: Any) -> str | None:
     )
     title = next(iter(texts("//title")), None)
     parts = [p.strip() for p in _TITLE_SEP.split(title)] if title else []
-    sites = {_norm(t) for t in texts("//meta[@property='og:site_name']/@content")}
+    sites = {_norm(t) for t in texts("/descendant::meta[@property='og:site_name']/@content")}
     if len(parts) > 1:
         sites.update(
             _norm(h) for h in h1s if _norm(h) in {_norm(parts[0]), _norm(parts[-1])} and len(h1s) > 1
@@ -393,7 +393,7 @@ def _parse(
         decoded = decode_html(html, headers)
         text, encoding, source, size = decoded.text, decoded.encoding, decoded.source, len(html)
     seen = {"encoding": encoding, "encoding_source": source}
-    text = _XML_DECL.sub("", _NOT_XML.sub("", text), count=1)
+    text = _XML_DECL.sub("", _NOT_XML.sub("", text) if _NOT_XML.search(text) else text, count=1)
     if not _MARKUP.search(text[:65536]):
         return rejected(url, NON_HTML, "no markup", **seen)
     seen["truncated"] = truncation(text, headers, size)

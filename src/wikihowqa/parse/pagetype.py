@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -121,9 +121,16 @@ class Signals:
         return self.posts >= 2 and self.lead >= LEAD_SHARE and self.longest_reply < REPLY_SHARE * self.lead
 
 
+# Found in C: ``iterfind`` answers ``[@…]`` conditions in Python, element by element.
+_TYPED_SCRIPTS = etree.XPath("descendant::script[@type]")
+_LINKS = etree.XPath("boolean(descendant::a[@href])")
+_ITEMTYPED = etree.XPath("descendant::*[@itemtype]")
+_PROPERTIES = etree.XPath("descendant::meta[@property]")
+
+
 def json_ld(root: HtmlElement) -> Iterator[dict]:
     """Every object of the page's JSON-LD, ``@graph`` members and nested ``mainEntity`` included."""
-    for script in root.iterfind(".//script[@type]"):
+    for script in _TYPED_SCRIPTS(root):
         if "ld+json" not in (script.get("type") or "").lower():
             continue
         raw = (script.text or "").strip()
@@ -164,7 +171,7 @@ def declared_types(root: HtmlElement) -> list[str]:
         for name in _types_of(item):
             if name in _SCHEMA:
                 found.append(_SCHEMA[name])
-    for el in root.iterfind(".//*[@itemtype]"):
+    for el in _ITEMTYPED(root):
         if el.get("itemprop"):  # a part of something else (an offer of a product, a review…)
             continue
         if next((a for a in el.iterancestors() if a.get("itemtype")), None) is not None:
@@ -173,7 +180,7 @@ def declared_types(root: HtmlElement) -> list[str]:
             name = url.rstrip("/").rsplit("/", 1)[-1].lower()
             if name in _SCHEMA:
                 found.append(_SCHEMA[name])
-    for meta in root.iterfind(".//meta[@property]"):
+    for meta in _PROPERTIES(root):
         if meta.get("property") == "og:type":
             kind = _OG.get((meta.get("content") or "").strip().lower())
             if kind:
@@ -194,7 +201,7 @@ def _is_post(el: HtmlElement) -> bool:
 
     The names are read as strings in one XPath call and searched at once (one per line, so no name runs
     into the next): walking the post's elements in Python took twice as long."""
-    if el.tag == "time" or el.find(".//time") is not None:
+    if el.tag == "time" or next(el.iter("time"), None) is not None:  # iter's tag test is lxml's, in C
         return True
     names = _NAMES_OF(el)
     if names and _POST_NAMES.search("\n".join(names).lower()) is not None:
@@ -207,11 +214,17 @@ _PARENTS = etree.XPath("descendant-or-self::*[*[$n]]")
 _NOT_ITEMS = frozenset({"script", "style", "br", "option", "tr", "td"})
 
 
-def repeated_groups(root: HtmlElement, min_count: int = 3) -> list[list[HtmlElement]]:
-    """Runs of sibling elements of one tag and class (three or more)."""
+def repeated_groups(
+    root: HtmlElement, min_count: int = 3, within: Callable[[HtmlElement], bool] | None = None
+) -> list[list[HtmlElement]]:
+    """Runs of sibling elements of one tag and class (three or more); with ``within``, only under the
+    parents it accepts (a caller that wants runs holding much of the page's text skips the parents holding
+    a few words, most of them: reading their children was most of the page typing's time)."""
     groups: list[list[HtmlElement]] = []
     body = root.find("body")
     for parent in _PARENTS(body if body is not None else root, n=min_count):
+        if within is not None and not within(parent):
+            continue
         by_shape: dict[tuple[str, str], list[HtmlElement]] = {}
         for child in parent:
             tag = child.tag
@@ -241,10 +254,13 @@ def signals(root: HtmlElement, url: str, sizes: tuple[dict, dict] | None = None)
     lead = 0.0
     replies: tuple[HtmlElement, ...] = ()
     longest = 0.0
-    for group in repeated_groups(root, 2):
+    # A run holds no more text than its parent: under a parent holding less than the smaller share below,
+    # it counts for nothing.
+    for group in repeated_groups(root, 2, lambda parent: chars.get(parent, 0) / total >= MAJORITY * 0.6):
         sizes = [chars.get(el, 0) for el in group]
         share = sum(sizes) / total
-        if share >= MAJORITY * 0.8:
+        long = sum(n >= POST_CHARS for n in sizes)
+        if share >= MAJORITY * 0.8 and long >= max(2, len(group) // 2) and long > posts:  # enough to be posts
             posty = [(el, n) for el, n in zip(group, sizes, strict=True) if n >= POST_CHARS and _is_post(el)]
             if len(posty) >= max(2, len(group) // 2) and len(posty) > posts:
                 held = sum(n for _, n in posty)
@@ -255,7 +271,7 @@ def signals(root: HtmlElement, url: str, sizes: tuple[dict, dict] | None = None)
             continue
         if share < MAJORITY * 0.6:  # a menu or a side list, not the page's items
             continue
-        linked = [el for el in group if el.tag == "a" or el.find(".//a[@href]") is not None]
+        linked = [el for el in group if el.tag == "a" or _LINKS(el)]
         if len(linked) >= 0.8 * len(group):
             items = len(group)
             priced = sum(1 for el in group if _PRICE.search(" ".join(_TEXTS(el))))
@@ -273,7 +289,7 @@ def signals(root: HtmlElement, url: str, sizes: tuple[dict, dict] | None = None)
         if chars.get(p, 0) >= 100:
             n = len(_WORD.findall(p.text_content()))
             prose += n if n >= 20 else 0
-    dated = bool(scope.xpath("boolean(//article[.//h1 and .//time])"))
+    dated = bool(scope.xpath("boolean(/descendant::article[.//h1 and .//time])"))
     return Signals(
         tuple(declared_types(root)), posts, lead, items, priced, code, doc_url, prose, dated, replies, longest
     )

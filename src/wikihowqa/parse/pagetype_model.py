@@ -111,10 +111,14 @@ def _shown_texts(scope: HtmlElement) -> list[str]:
     sets in quadratic time on pages of many text nodes: 25 s at 20,000 ``<br>``-separated lines)."""
     texts = []
     for el in scope.iter():
-        if el.tag not in {"script", "style"} and isinstance(el.tag, str) and el.text:
-            texts.append(el.text)
-        if el.tail and el is not scope:
-            texts.append(el.tail)
+        tag = el.tag  # each of lxml's properties makes a new string: each read once
+        if tag != "script" and tag != "style" and isinstance(tag, str):
+            text = el.text
+            if text:
+                texts.append(text)
+        tail = el.tail
+        if tail and el is not scope:
+            texts.append(tail)
     return texts
 
 
@@ -194,8 +198,8 @@ def probabilities(features: list[float], model: dict[str, Any]) -> dict[str, flo
 
 
 _DECLARED = etree.XPath(
-    "boolean(//*[@itemtype][contains(@itemtype, 'DiscussionForumPosting')]"
-    " | //script[@type='application/ld+json'][contains(., 'DiscussionForumPosting')])"
+    "boolean(/descendant::*[@itemtype][contains(@itemtype, 'DiscussionForumPosting')]"
+    " | /descendant::script[@type='application/ld+json'][contains(., 'DiscussionForumPosting')])"
 )
 
 

@@ -133,7 +133,8 @@ def _label(anchor: HtmlElement) -> str:
 
 _TEXT = etree.XPath(".//text()", smart_strings=False)
 # Anchors worth a look: short labels only (a pagination link never carries a sentence).
-_ANCHORS = etree.XPath("//a[@href][string-length(normalize-space(.)) < 60]")
+# (``/descendant::a[…]`` is ``//a[…]`` without libxml2's walk of every node's children, text nodes' too.)
+_ANCHORS = etree.XPath("/descendant::a[@href][string-length(normalize-space(.)) < 60]")
 _ALL_HINT = re.compile(r"\ball\b|single|one\s+page", re.I)
 
 

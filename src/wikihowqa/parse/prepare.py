@@ -21,8 +21,8 @@ from lxml.html import HtmlElement
 #: A figure holding preformatted text is a code listing (or a poem, a transcript), not a picture. Not a
 #: figure holding a quotation: those are testimonials (a logo, a quote, a name) on service pages as often
 #: as quotations of an article's own text, and the ground truth keeps those out as often as in.
-_TEXT_FIGURES = etree.XPath("//figure[.//pre]")
-_TAB_PANELS = etree.XPath("//*[@role='tabpanel']")
+_TEXT_FIGURES = etree.XPath("/descendant::figure[.//pre]")
+_TAB_PANELS = etree.XPath("/descendant::*[@role='tabpanel']")
 _HIDING_STYLE = re.compile(r"display\s*:\s*none\s*;?|visibility\s*:\s*hidden\s*;?", re.I)
 
 

@@ -22,20 +22,30 @@ def text_sizes(root: HtmlElement) -> tuple[dict[HtmlElement, int], dict[HtmlElem
     elements = list(root.iter())
     chars = dict.fromkeys(elements, 0)
     links = dict.fromkeys(elements, 0)
-    for el in reversed(elements):
+    for el in reversed(elements):  # stores and additions of nothing left out: most elements hold no text
         tag = el.tag
         if tag in _RAW:
             total = linked = chars[el] = links[el] = 0
         else:
             text = el.text
-            total = chars[el] + (len(text.strip()) if text and isinstance(tag, str) else 0)
-            chars[el] = total
-            linked = links[el] = total if tag == "a" else links[el]
-        parent = el.getparent() if el is not root else None  # a subtree's root: its parent is not counted
+            total = chars[el]
+            if text and tag.__class__ is str:  # not a comment's or processing instruction's own text
+                total += len(text.strip())
+                chars[el] = total
+            linked = total if tag == "a" else links[el]
+            if linked:
+                links[el] = linked
+        if el is root:  # a subtree's root: its parent is not counted
+            continue
+        parent = el.getparent()
         if parent is not None:
             tail = el.tail
-            chars[parent] += total + (len(tail.strip()) if tail else 0)
-            links[parent] += linked
+            if tail:
+                chars[parent] += total + len(tail.strip())
+            elif total:
+                chars[parent] += total
+            if linked:
+                links[parent] += linked
     for anchor in root.iter("a"):  # what lies inside a link is all link text
         for inner in anchor.iterdescendants():
             links[inner] = chars[inner]

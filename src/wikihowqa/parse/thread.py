@@ -45,7 +45,8 @@ MIN_WORDS = 6
 
 _WORDS = re.compile(r"\w+")
 _QUOTE_BOXES = etree.XPath(
-    "//body//blockquote | //body//*[self::div or self::aside or self::section][contains(@class, 'uote')]"
+    "//body//blockquote | /descendant::body/descendant::*[self::div or self::aside or self::section]"
+    "[contains(@class, 'uote')]"
 )
 #: A class naming a quote box: ``quote``, ``bbcode_quote``, ``quoteContainer``, ``quotebox`` (the engines
 #: that render a quote in a ``<div>``: vBulletin's "Originally Posted by", phpBB's, Discourse's asides).
@@ -96,7 +97,7 @@ _SEPARATORS = re.compile(r"[-_.:]+")
 PANE_CHARS = 600
 #: ``data-excludequote`` marks what an engine leaves out when a post is quoted (the "Edited … by" line):
 #: by the engine's own account, not the post's text.
-_NAMED = etree.XPath("//body//*[@class or @id or @data-role or @data-excludequote]")
+_NAMED = etree.XPath("/descendant::body/descendant::*[@class or @id or @data-role or @data-excludequote]")
 
 
 def _tokens(el: HtmlElement) -> list[str]:
@@ -465,7 +466,7 @@ def read_thread(main: HtmlElement, posts: list[HtmlElement]) -> list[Block]:
 #: reader leave out. Where a forum engine marks its replies as ``Comment``s of a ``DiscussionForumPosting``
 #: (as schema.org describes a thread), those replies are the thread and stay.
 _POST_COMMENTS = etree.XPath(
-    "//body//*[@itemscope][contains(@itemtype, 'schema.org/Comment')]"
+    "/descendant::body/descendant::*[@itemscope][contains(@itemtype, 'schema.org/Comment')]"
     "[ancestor::*[@itemscope][1]"
     "[contains(@itemtype, 'schema.org/Answer') or contains(@itemtype, 'schema.org/Question')]]"
 )
