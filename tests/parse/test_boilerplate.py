@@ -181,3 +181,35 @@ def test_a_page_about_cookies_in_a_cookie_named_container_stays():
     policy = " ".join(f"Section {i} of our cookie policy explains what we store." for i in range(80))
     text, removed = clean(f"<html><body><h1>T</h1><div class='cookie-policy'>{policy}</div></body></html>")
     assert "Section 79 of our cookie policy" in text and removed == {}
+
+
+def test_a_box_of_other_posts_opened_by_its_heading_goes():
+    text, removed = clean("""<html><body><div class="wrap"><h1>T</h1>
+      <p>Body text stays. It runs for a while, longer than the box of other posts.</p></div>
+      <div class="col"><h3>Read This Next</h3><p>Another post on the site and a line of its excerpt.</p></div>
+      </body></html>""")
+    assert text == "T Body text stays. It runs for a while, longer than the box of other posts."
+    assert removed == {"related": 1}
+
+
+def test_links_after_a_related_posts_heading_at_the_end_of_a_body_go():
+    text, removed = clean("""<html><body><div class="entry"><h1>T</h1>
+      <p>Body text stays. It runs for a while, longer than the list of other posts.</p>
+      <h3>Related articles</h3><ul><li><a href="/a">First other post</a></li>
+      <li><a href="/b">Second other post</a></li></ul></div></body></html>""")
+    assert text == "T Body text stays. It runs for a while, longer than the list of other posts."
+    assert removed == {"related": 1}
+
+
+def test_a_section_of_text_under_a_related_heading_stays():
+    text, removed = clean("""<html><body><div class="entry"><h1>T</h1><p>Body text stays.</p>
+      <h2>Related reading</h2><p>Two books on the subject, which the post goes on to compare.</p>
+      </div></body></html>""")
+    assert "Two books on the subject" in text and removed == {}
+
+
+def test_a_listing_keeps_its_latest_news_box():
+    root = lxml.html.document_fromstring("""<html><body><h1>News</h1><div class="col">
+      <h2>Latest news</h2><p>A story of the day and its first line.</p></div></body></html>""")
+    remove_boilerplate(root, keep_link_lists=True)
+    assert "A story of the day" in root.text_content()
