@@ -523,7 +523,7 @@ def remove_boilerplate(
             if box is not None and box not in keep:
                 marked[box] = "author"
             continue
-        related = tag in {"h2", "h3", "h4"} and not keep_link_lists
+        related = tag in {"h2", "h3", "h4"} and not (keep_link_lists or keep_comments)
         if related and _RELATED_HEADING.match(el.text_content() or ""):
             box = _opened_by(el)
             if box is not None and box not in keep:
