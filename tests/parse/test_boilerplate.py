@@ -213,3 +213,19 @@ def test_a_listing_keeps_its_latest_news_box():
       <h2>Latest news</h2><p>A story of the day and its first line.</p></div></body></html>""")
     remove_boilerplate(root, keep_link_lists=True)
     assert "A story of the day" in root.text_content()
+
+
+def test_a_box_of_other_posts_titled_by_a_plain_label_goes():
+    text, removed = clean("""<html><body><div class="wrap"><h1>T</h1>
+      <p>Body text stays. It runs for a while, longer than the box of other posts.</p></div>
+      <div class="callout"><div class="callout-title">Related Posts</div>
+      <p>Another post on the site and a line of its excerpt.</p></div></body></html>""")
+    assert text == "T Body text stays. It runs for a while, longer than the box of other posts."
+    assert removed == {"related": 1}
+
+
+def test_a_thread_keeps_the_box_under_a_latest_posts_heading():
+    root = lxml.html.document_fromstring("""<html><body><h1>Thread</h1><div class="col">
+      <h2>Latest posts</h2><p>A reply in the thread and its first line.</p></div></body></html>""")
+    remove_boilerplate(root, keep_comments=True)
+    assert "A reply in the thread" in root.text_content()

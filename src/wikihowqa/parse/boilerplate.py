@@ -18,6 +18,7 @@ from functools import lru_cache
 from lxml import etree
 from lxml.html import HtmlElement
 
+from wikihowqa.parse.related import LABELS, RELATED_HEADING, related_label, teaser_run
 from wikihowqa.parse.sizes import discount, text_sizes
 
 
@@ -200,17 +201,6 @@ _COMMENT_HEADING = re.compile(
 #: The heading an author box opens with: the writer's (or medical reviewer's) bio, photo and other posts,
 #: which a page prints after or beside every article it publishes, not a part of this one.
 _AUTHOR_HEADING = re.compile(r"^\s*(?:about|meet) the (?:author|writer|reviewer)s?\s*:?\s*$", re.I)
-#: The heading a box of other posts opens with ("Read this next", "Latest news", "You may also like"): teasers
-#: for the site's other pages that a template prints after (or beside) every article, not a part of it.
-_RELATED_HEADING = re.compile(
-    r"^\s*(?:read (?:this|these) next|what to read next|keep reading|also in the news|"
-    r"related (?:posts|articles|stories|content|reading|reads|news|resources|guides|blogs?)|"
-    r"you (?:may|might) also (?:like|enjoy)|more (?:stories|articles|news|posts|from \S+(?: \S+)?)|"
-    r"(?:latest|recent|popular|trending) (?:news|posts|articles|stories|blogs?)|"
-    r"recommended (?:reading|articles))"
-    r"\s*:?\s*$",
-    re.I,
-)
 _SITE_ROLES = {"navigation", "contentinfo", "banner"}
 _NEVER = {"html", "body", "main", "head", "title", "h1"}
 #: A list whose items are this share link text (or more) is navigation, not prose.
@@ -378,22 +368,6 @@ def _opened_by(heading: HtmlElement) -> HtmlElement | None:
     return parent if next(parent.iterchildren(etree.Element), None) is heading else None
 
 
-#: Share of link text the blocks after a "Related posts" heading hold (titles of other posts, with at most a
-#: date or a line of excerpt each) for them to be the teasers it introduces, not a section of the text.
-TEASER_LINKS = 0.5
-
-
-def _teaser_run(heading: HtmlElement, keep: set, chars: dict, links: dict) -> list[HtmlElement]:
-    """The blocks after a heading that names a list of other posts, when it does not open a box of its own
-    but heads the rest of its parent (``<h3>Related articles</h3><ul>...</ul>`` at the end of a post's
-    body): all of them, if they are mostly links; else none."""
-    followers = [s for s in heading.itersiblings() if isinstance(s.tag, str)]
-    total = sum(chars.get(s, 0) for s in followers)
-    if not followers or total == 0 or any(s in keep for s in followers):
-        return []
-    return followers if sum(links.get(s, 0) for s in followers) >= TEASER_LINKS * total else []
-
-
 def _in_article(el: HtmlElement) -> bool:
     return any(a.tag == "article" or a.get("itemprop") == "articleBody" for a in el.iterancestors())
 
@@ -462,14 +436,16 @@ def remove_boilerplate(
 
     ``keep_comments``: on a forum thread or Q&A page the posts are the content, so comment-named blocks and
     "N replies" headings stay. ``keep_link_lists``: on a listing or collection page the list of linked items
-    is the content. ``sizes``: :func:`wikihowqa.parse.sizes.text_sizes` of ``root``, when already known
-    (kept true: what goes is taken out of them)."""
+    is the content. On either, a box titled as other posts ("Latest news") stays: it may be what the page
+    lists, or a thread's own posts. ``sizes``: :func:`wikihowqa.parse.sizes.text_sizes` of ``root``, when
+    already known (kept true: what goes is taken out of them)."""
     keep = _protected(root)
     body = root.find("body")
     sizes = sizes or text_sizes(root)
     chars, links = sizes
     page_chars = chars.get(body if body is not None else root, 0)
     marked: dict[HtmlElement, str] = {}
+    others = not (keep_link_lists or keep_comments)  # boxes of other posts go (not on listings, threads)
     for el in _CANDIDATES(root, n=LINK_LIST_MIN_ITEMS):
         tag = el.tag
         if (  # most candidates: a class or id that names no widget, on a tag with no rule of its own
@@ -480,6 +456,10 @@ def remove_boilerplate(
             and el.get("itemprop") is None
             and el.get("itemtype") is None
         ):
+            if others and tag in LABELS and related_label(el):
+                box = _opened_by(el)
+                if box is not None and box not in keep:
+                    marked[box] = "related"
             continue
         if tag in _NEVER or el in keep:
             continue
@@ -523,13 +503,12 @@ def remove_boilerplate(
             if box is not None and box not in keep:
                 marked[box] = "author"
             continue
-        related = tag in {"h2", "h3", "h4"} and not (keep_link_lists or keep_comments)
-        if related and _RELATED_HEADING.match(el.text_content() or ""):
+        if tag in {"h2", "h3", "h4"} and others and RELATED_HEADING.match(el.text_content() or ""):
             box = _opened_by(el)
             if box is not None and box not in keep:
                 marked[box] = "related"
                 continue
-            followers = _teaser_run(el, keep, chars, links)
+            followers = teaser_run(el, keep, chars, links)
             if followers:
                 marked[el] = "related"
                 for follower in followers:
