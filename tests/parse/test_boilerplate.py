@@ -229,3 +229,12 @@ def test_a_thread_keeps_the_box_under_a_latest_posts_heading():
       <h2>Latest posts</h2><p>A reply in the thread and its first line.</p></div></body></html>""")
     remove_boilerplate(root, keep_comments=True)
     assert "A reply in the thread" in root.text_content()
+
+
+def test_a_most_read_box_goes_but_a_heading_that_only_starts_so_stays():
+    text, removed = clean("""<html><body><div class="wrap"><h1>T</h1><p>Body text stays, and runs on.</p>
+      <div class="rich"><h2>Related work on the subject</h2><p>Our earlier studies.</p></div></div>
+      <div class="col"><h3>Most read</h3><p>Another post on the site and a line of its excerpt.</p></div>
+      </body></html>""")
+    assert text == "T Body text stays, and runs on. Related work on the subject Our earlier studies."
+    assert removed == {"related": 1}

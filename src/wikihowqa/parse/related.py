@@ -15,7 +15,8 @@ RELATED_HEADING = re.compile(
     r"related (?:posts|articles|stories|content|reading|reads|news|resources|guides|blogs?)|"
     r"you (?:may|might) also (?:like|enjoy)|more (?:stories|articles|news|posts|from \S+(?: \S+)?)|"
     r"(?:latest|recent|popular|trending) (?:news|posts|articles|stories|blogs?)|"
-    r"recommended (?:reading|articles))"
+    r"recommended (?:reading|articles)|most (?:popular|read|viewed)|editors?'?s?'? picks|trending(?: now)?|"
+    r"related|you (?:may|might) also be interested in|more (?:to explore|like this|in \S+(?: \S+)?))"
     r"\s*:?\s*$",
     re.I,
 )
