@@ -238,3 +238,12 @@ def test_a_most_read_box_goes_but_a_heading_that_only_starts_so_stays():
       </body></html>""")
     assert text == "T Body text stays, and runs on. Related work on the subject Our earlier studies."
     assert removed == {"related": 1}
+
+
+def test_a_run_of_many_one_link_paragraphs_is_a_link_list_but_a_few_stay():
+    many = "".join(f'<p><a href="/costs-{i}"><b>Average costs in town {i}</b></a></p>' for i in range(12))
+    few = "".join(f'<p><a href="/source-{i}">Source {i}</a></p>' for i in range(4))
+    text, removed = clean(f"""<html><body><div class="post"><h1>T</h1><p>Body text stays.</p>{few}</div>
+      <div class="more">{many}</div></body></html>""")
+    assert text == "T Body text stays. Source 0 Source 1 Source 2 Source 3"
+    assert removed == {"link_list": 12}

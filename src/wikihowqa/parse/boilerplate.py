@@ -18,7 +18,7 @@ from functools import lru_cache
 from lxml import etree
 from lxml.html import HtmlElement
 
-from wikihowqa.parse.related import LABELS, RELATED_HEADING, related_label, teaser_run
+from wikihowqa.parse.related import LABELS, RELATED_HEADING, link_paragraphs, related_label, teaser_run
 from wikihowqa.parse.sizes import discount, text_sizes
 
 
@@ -521,6 +521,10 @@ def remove_boilerplate(
         # On a thread each post has its own author box (name, join date): part of the post, not a widget.
         if kind is not None and not (keep_comments and kind in _POST_PARTS) and not _IN_CODE(el):
             marked[el] = kind
+    if not keep_link_lists:
+        for el in link_paragraphs(root, chars, links):
+            if el not in keep:
+                marked.setdefault(el, "link_list")
     for el in _repeating(root, chars):
         for copy in [child for child in el if isinstance(child.tag, str)][1:]:
             if copy not in keep:

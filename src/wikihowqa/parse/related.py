@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from lxml.html import HtmlElement
 
@@ -49,3 +50,34 @@ def related_label(el: HtmlElement) -> bool:
     if len(el) or not text or len(text) >= LABEL_CHARS:
         return False
     return RELATED_HEADING.match(text) is not None
+
+
+#: Paragraphs in a row that are each one link (a link's text, at most :data:`LINK_LINE` of it) for them to be
+#: a list of the site's other pages set as paragraphs ("Average costs in Tampa", "... in Tucson", one a
+#: line), not text: an ``<ul>`` of three links is a link list; paragraphs ask for many more, since a few
+#: linked lines (sources, downloads) can be part of a post.
+LINK_PARAGRAPHS = 10
+LINK_LINE = 0.9
+
+
+def link_paragraphs(root: HtmlElement, chars: dict, links: dict) -> Iterator[HtmlElement]:
+    """The paragraphs of each run of :data:`LINK_PARAGRAPHS` or more sibling ``<p>`` that are only a link
+    (empty paragraphs between them do not break the run)."""
+    done: set[HtmlElement] = set()
+    for first in root.iter("p"):
+        parent = first.getparent()
+        if parent is None or parent in done:
+            continue
+        done.add(parent)
+        run: list[HtmlElement] = []
+        for child in (*parent, None):
+            if child is not None and child.tag == "p":
+                total = chars.get(child, 0)
+                if total == 0:
+                    continue
+                if links.get(child, 0) >= LINK_LINE * total:
+                    run.append(child)
+                    continue
+            if len(run) >= LINK_PARAGRAPHS:
+                yield from run
+            run = []
