@@ -181,3 +181,69 @@ def test_a_page_about_cookies_in_a_cookie_named_container_stays():
     policy = " ".join(f"Section {i} of our cookie policy explains what we store." for i in range(80))
     text, removed = clean(f"<html><body><h1>T</h1><div class='cookie-policy'>{policy}</div></body></html>")
     assert "Section 79 of our cookie policy" in text and removed == {}
+
+
+def test_a_box_of_other_posts_opened_by_its_heading_goes():
+    text, removed = clean("""<html><body><div class="wrap"><h1>T</h1>
+      <p>Body text stays. It runs for a while, longer than the box of other posts.</p></div>
+      <div class="col"><h3>Read This Next</h3><p>Another post on the site and a line of its excerpt.</p></div>
+      </body></html>""")
+    assert text == "T Body text stays. It runs for a while, longer than the box of other posts."
+    assert removed == {"related": 1}
+
+
+def test_links_after_a_related_posts_heading_at_the_end_of_a_body_go():
+    text, removed = clean("""<html><body><div class="entry"><h1>T</h1>
+      <p>Body text stays. It runs for a while, longer than the list of other posts.</p>
+      <h3>Related articles</h3><ul><li><a href="/a">First other post</a></li>
+      <li><a href="/b">Second other post</a></li></ul></div></body></html>""")
+    assert text == "T Body text stays. It runs for a while, longer than the list of other posts."
+    assert removed == {"related": 1}
+
+
+def test_a_section_of_text_under_a_related_heading_stays():
+    text, removed = clean("""<html><body><div class="entry"><h1>T</h1><p>Body text stays.</p>
+      <h2>Related reading</h2><p>Two books on the subject, which the post goes on to compare.</p>
+      </div></body></html>""")
+    assert "Two books on the subject" in text and removed == {}
+
+
+def test_a_listing_keeps_its_latest_news_box():
+    root = lxml.html.document_fromstring("""<html><body><h1>News</h1><div class="col">
+      <h2>Latest news</h2><p>A story of the day and its first line.</p></div></body></html>""")
+    remove_boilerplate(root, keep_link_lists=True)
+    assert "A story of the day" in root.text_content()
+
+
+def test_a_box_of_other_posts_titled_by_a_plain_label_goes():
+    text, removed = clean("""<html><body><div class="wrap"><h1>T</h1>
+      <p>Body text stays. It runs for a while, longer than the box of other posts.</p></div>
+      <div class="callout"><div class="callout-title">Related Posts</div>
+      <p>Another post on the site and a line of its excerpt.</p></div></body></html>""")
+    assert text == "T Body text stays. It runs for a while, longer than the box of other posts."
+    assert removed == {"related": 1}
+
+
+def test_a_thread_keeps_the_box_under_a_latest_posts_heading():
+    root = lxml.html.document_fromstring("""<html><body><h1>Thread</h1><div class="col">
+      <h2>Latest posts</h2><p>A reply in the thread and its first line.</p></div></body></html>""")
+    remove_boilerplate(root, keep_comments=True)
+    assert "A reply in the thread" in root.text_content()
+
+
+def test_a_most_read_box_goes_but_a_heading_that_only_starts_so_stays():
+    text, removed = clean("""<html><body><div class="wrap"><h1>T</h1><p>Body text stays, and runs on.</p>
+      <div class="rich"><h2>Related work on the subject</h2><p>Our earlier studies.</p></div></div>
+      <div class="col"><h3>Most read</h3><p>Another post on the site and a line of its excerpt.</p></div>
+      </body></html>""")
+    assert text == "T Body text stays, and runs on. Related work on the subject Our earlier studies."
+    assert removed == {"related": 1}
+
+
+def test_a_run_of_many_one_link_paragraphs_is_a_link_list_but_a_few_stay():
+    many = "".join(f'<p><a href="/costs-{i}"><b>Average costs in town {i}</b></a></p>' for i in range(12))
+    few = "".join(f'<p><a href="/source-{i}">Source {i}</a></p>' for i in range(4))
+    text, removed = clean(f"""<html><body><div class="post"><h1>T</h1><p>Body text stays.</p>{few}</div>
+      <div class="more">{many}</div></body></html>""")
+    assert text == "T Body text stays. Source 0 Source 1 Source 2 Source 3"
+    assert removed == {"link_list": 12}

@@ -18,6 +18,7 @@ from functools import lru_cache
 from lxml import etree
 from lxml.html import HtmlElement
 
+from wikihowqa.parse.related import LABELS, RELATED_HEADING, link_paragraphs, related_label, teaser_run
 from wikihowqa.parse.sizes import discount, text_sizes
 
 
@@ -438,14 +439,16 @@ def remove_boilerplate(
 
     ``keep_comments``: on a forum thread or Q&A page the posts are the content, so comment-named blocks and
     "N replies" headings stay. ``keep_link_lists``: on a listing or collection page the list of linked items
-    is the content. ``sizes``: :func:`wikihowqa.parse.sizes.text_sizes` of ``root``, when already known
-    (kept true: what goes is taken out of them)."""
+    is the content. On either, a box titled as other posts ("Latest news") stays: it may be what the page
+    lists, or a thread's own posts. ``sizes``: :func:`wikihowqa.parse.sizes.text_sizes` of ``root``, when
+    already known (kept true: what goes is taken out of them)."""
     keep = _protected(root)
     body = root.find("body")
     sizes = sizes or text_sizes(root)
     chars, links = sizes
     page_chars = chars.get(body if body is not None else root, 0)
     marked: dict[HtmlElement, str] = {}
+    others = not (keep_link_lists or keep_comments)  # boxes of other posts go (not on listings, threads)
     for el in _CANDIDATES(root, n=LINK_LIST_MIN_ITEMS):
         tag = el.tag
         if (  # most candidates: a class or id that names no widget, on a tag with no rule of its own
@@ -456,6 +459,10 @@ def remove_boilerplate(
             and el.get("itemprop") is None
             and el.get("itemtype") is None
         ):
+            if others and tag in LABELS and related_label(el):
+                box = _opened_by(el)
+                if box is not None and box not in keep:
+                    marked[box] = "related"
             continue
         if tag in _NEVER or el in keep:
             continue
@@ -499,6 +506,17 @@ def remove_boilerplate(
             if box is not None and box not in keep:
                 marked[box] = "author"
             continue
+        if tag in {"h2", "h3", "h4"} and others and RELATED_HEADING.match(el.text_content() or ""):
+            box = _opened_by(el)
+            if box is not None and box not in keep:
+                marked[box] = "related"
+                continue
+            followers = teaser_run(el, keep, chars, links)
+            if followers:
+                marked[el] = "related"
+                for follower in followers:
+                    marked[follower] = "related+"  # the links the heading introduced
+                continue
         named = _hinted(el.get("class")) or _hinted(el.get("id"))
         if not (named or el.get("itemprop") or el.get("itemtype") or el.get("role")):
             continue
@@ -506,6 +524,10 @@ def remove_boilerplate(
         # On a thread each post has its own author box (name, join date): part of the post, not a widget.
         if kind is not None and not (keep_comments and kind in _POST_PARTS) and not _IN_CODE(el):
             marked[el] = kind
+    if not keep_link_lists:
+        for el in link_paragraphs(root, chars, links):
+            if el not in keep:
+                marked.setdefault(el, "link_list")
     for el in _repeating(root, chars):
         for copy in [child for child in el if isinstance(child.tag, str)][1:]:
             if copy not in keep:
