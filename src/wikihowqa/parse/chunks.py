@@ -52,7 +52,7 @@ def body_chunks(root: HtmlElement) -> list[HtmlElement]:
     by_id, by_class = _PATTERNS
     found: list[HtmlElement] = []
     parents: set[HtmlElement] = set()
-    get: Callable = HtmlElement.get
+    get: Callable[..., str | None] = HtmlElement.get
     for el in root.iterdescendants(*_TAGS):
         name, ident = get(el, "class"), get(el, "id")
         if (

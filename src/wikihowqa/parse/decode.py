@@ -54,8 +54,10 @@ _META = re.compile(rb"<meta\b[^>]*>", re.I)
 _XML_DECL = re.compile(rb"""^\s*<\?xml[^>]*\bencoding\s*=\s*["']([A-Za-z0-9._:-]+)["']""", re.I)
 
 
-def _c1_passthrough(error: UnicodeDecodeError) -> tuple[str, int]:
+def _c1_passthrough(error: UnicodeError) -> tuple[str, int]:
     # windows-1252 leaves five bytes undefined; browsers map them to the C1 controls, so do we.
+    if not isinstance(error, UnicodeDecodeError):  # registered for decoding only
+        raise error
     return error.object[error.start : error.end].decode("latin-1"), error.end
 
 
@@ -252,21 +254,21 @@ def decode_html(data: bytes, headers: Mapping[str, str] | None = None) -> Decode
 
 
 def _decode(data: bytes, headers: Mapping[str, str] | None) -> Decoded:
-    for bom, codec in _BOMS:
+    for bom, marked in _BOMS:
         if data.startswith(bom):
-            return Decoded(data[len(bom) :].decode(codec, "replace"), codec, "bom")
+            return Decoded(data[len(bom) :].decode(marked, "replace"), marked, "bom")
     for source, label in (("header", header_charset(headers)), ("meta", meta_charset(data[:PRESCAN_BYTES]))):
         text = _declared(data, codec_for(label))
         if text is not None:
             return Decoded(text, codec_for(label) or "", source)
     if _is_utf8(data):
         return Decoded(data.decode("utf-8", "replace"), "utf-8", "utf-8")
-    text = _mostly_utf8(data)
-    if text is not None:
-        return Decoded(text, "utf-8", "utf-8")
+    mostly = _mostly_utf8(data)
+    if mostly is not None:
+        return Decoded(mostly, "utf-8", "utf-8")
     codec = detect(data)
     if codec is not None:
-        text = _try(data, codec)
-        if text is not None:
-            return Decoded(text, codec, "detected")
+        detected = _try(data, codec)
+        if detected is not None:
+            return Decoded(detected, codec, "detected")
     return Decoded(data.decode("cp1252", "wikihowqa-c1"), "cp1252", "fallback")

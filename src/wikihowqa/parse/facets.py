@@ -81,18 +81,18 @@ def _named_panel(el: HtmlElement) -> bool:
     return _names_panel(el.get("class") or "") or _names_panel(el.get("id") or "")
 
 
-def _panel_sized(el: HtmlElement, held: int, chars: dict, headed: set[HtmlElement]) -> bool:
+def _panel_sized(el: HtmlElement, held: int, chars: dict[HtmlElement, int], headed: set[HtmlElement]) -> bool:
     """Whether ``el`` can be only a panel: a small part of the text, without the page's headline
     (``headed``: the elements holding an ``<h1>``) or a grid of pictures."""
     return chars.get(el, 0) <= PANEL_SHARE * held and el not in headed and _PICTURES(el) < GRID_PICTURES
 
 
-def _one_choice(el: HtmlElement, chars: dict) -> bool:
+def _one_choice(el: HtmlElement, chars: dict[HtmlElement, int]) -> bool:
     return chars.get(el, 0) <= CHOICE_CHARS and len(el.text_content().split()) <= CHOICE_WORDS
 
 
 def filter_panels(
-    container: HtmlElement, chars: dict, named: list[HtmlElement] | None = None
+    container: HtmlElement, chars: dict[HtmlElement, int], named: list[HtmlElement] | None = None
 ) -> set[HtmlElement]:
     """The filter panels inside ``container`` (the outermost ones); ``chars``: the text size of each
     element (:func:`wikihowqa.parse.sizes.text_sizes`); ``named``: its elements with a class or id, when
@@ -145,7 +145,9 @@ def screen_reader_text(root: HtmlElement, named: list[HtmlElement] | None = None
     ]
 
 
-def drop_collection_interface(root: HtmlElement, sizes: tuple[dict, dict] | None = None) -> int:
+def drop_collection_interface(
+    root: HtmlElement, sizes: tuple[dict[HtmlElement, int], dict[HtmlElement, int]] | None = None
+) -> int:
     """Remove a collection's filter panels and screen-reader-only text from ``root``; return how many
     elements went. ``sizes`` (the tree's :func:`wikihowqa.parse.sizes.text_sizes`, when known) are left
     those of the page as served: the share of the page's text its main region holds, which says where the

@@ -214,7 +214,9 @@ def declares_qa(root: HtmlElement) -> bool:
     return bool(_DECLARED_QA(root))
 
 
-def _read_as_thread(root: HtmlElement, ruled: str, found: Signals, forum_share: float, chars: dict) -> bool:
+def _read_as_thread(
+    root: HtmlElement, ruled: str, found: Signals, forum_share: float, chars: dict[HtmlElement, int]
+) -> bool:
     """Whether a page the forest calls a forum is read with the forum profile though the rules found no
     thread (see :func:`page_type_of`): ``chars`` are the tree's text sizes."""
     if ruled == SERVICE:

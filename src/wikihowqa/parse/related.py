@@ -28,7 +28,9 @@ RELATED_HEADING = re.compile(
 TEASER_LINKS = 0.5
 
 
-def teaser_run(heading: HtmlElement, keep: set, chars: dict, links: dict) -> list[HtmlElement]:
+def teaser_run(
+    heading: HtmlElement, keep: set[HtmlElement], chars: dict[HtmlElement, int], links: dict[HtmlElement, int]
+) -> list[HtmlElement]:
     """The blocks after a heading that names a list of other posts, when it does not open a box of its own
     but heads the rest of its parent (``<h3>Related articles</h3><ul>...</ul>`` at the end of a post's
     body): all of them, if they are mostly links; else none."""
@@ -60,7 +62,9 @@ LINK_PARAGRAPHS = 10
 LINK_LINE = 0.9
 
 
-def link_paragraphs(root: HtmlElement, chars: dict, links: dict) -> Iterator[HtmlElement]:
+def link_paragraphs(
+    root: HtmlElement, chars: dict[HtmlElement, int], links: dict[HtmlElement, int]
+) -> Iterator[HtmlElement]:
     """The paragraphs of each run of :data:`LINK_PARAGRAPHS` or more sibling ``<p>`` that are only a link
     (empty paragraphs between them do not break the run)."""
     done: set[HtmlElement] = set()
