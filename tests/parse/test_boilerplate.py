@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import lxml.html
+import pytest
 
 from wikihowqa.parse.boilerplate import remove_boilerplate
 
@@ -208,11 +209,18 @@ def test_a_section_of_text_under_a_related_heading_stays():
     assert "Two books on the subject" in text and removed == {}
 
 
-def test_a_listing_keeps_its_latest_news_box():
-    root = lxml.html.document_fromstring("""<html><body><h1>News</h1><div class="col">
-      <h2>Latest news</h2><p>A story of the day and its first line.</p></div></body></html>""")
-    remove_boilerplate(root, keep_link_lists=True)
-    assert "A story of the day" in root.text_content()
+@pytest.mark.parametrize(
+    ("page", "heading", "line", "keep"),
+    [
+        ("News", "Latest news", "A story of the day and its first line.", {"keep_link_lists": True}),
+        ("Thread", "Latest posts", "A reply in the thread and its first line.", {"keep_comments": True}),
+    ],
+)
+def test_a_listing_or_a_thread_keeps_the_box_under_a_latest_posts_heading(page, heading, line, keep):
+    root = lxml.html.document_fromstring(f"""<html><body><h1>{page}</h1><div class="col">
+      <h2>{heading}</h2><p>{line}</p></div></body></html>""")
+    remove_boilerplate(root, **keep)
+    assert line in root.text_content()
 
 
 def test_a_box_of_other_posts_titled_by_a_plain_label_goes():
@@ -222,13 +230,6 @@ def test_a_box_of_other_posts_titled_by_a_plain_label_goes():
       <p>Another post on the site and a line of its excerpt.</p></div></body></html>""")
     assert text == "T Body text stays. It runs for a while, longer than the box of other posts."
     assert removed == {"related": 1}
-
-
-def test_a_thread_keeps_the_box_under_a_latest_posts_heading():
-    root = lxml.html.document_fromstring("""<html><body><h1>Thread</h1><div class="col">
-      <h2>Latest posts</h2><p>A reply in the thread and its first line.</p></div></body></html>""")
-    remove_boilerplate(root, keep_comments=True)
-    assert "A reply in the thread" in root.text_content()
 
 
 def test_a_most_read_box_goes_but_a_heading_that_only_starts_so_stays():
