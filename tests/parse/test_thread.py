@@ -101,13 +101,6 @@ def test_a_long_paragraph_is_read_once_and_short_repeated_lines_stay():
     assert [b.text for b in said_once(blocks)] == [FIRST, "Reply", SECOND, "Reply", THIRD]
 
 
-def test_a_short_line_every_post_repeats_is_read_once():
-    # the engine's furniture under each of three posts: printed with every post, written by no one
-    posts = [(FIRST, "Member"), (SECOND, "Member"), (THIRD, "Member")]
-    blocks = [Block("paragraph", t) for post in posts for t in (*post, "Reply With Quote 0")]
-    assert [b.text for b in said_once(blocks)] == [FIRST, "Member", "Reply With Quote 0", SECOND, THIRD]
-
-
 def test_comments_under_a_question_and_its_answers_go_but_a_threads_replies_stay():
     qa = lxml.html.document_fromstring(
         "<html><body><div itemscope itemtype='https://schema.org/Question'><p>How do I mount it?</p>"

@@ -391,24 +391,19 @@ def posts_region(main: HtmlElement, region: HtmlElement | None, chars: dict) -> 
 
 #: A paragraph this long read twice in a thread is a copy (a preview of the post replied to, a teaser).
 COPY_WORDS = 8
-#: A shorter line read this often in a thread is furniture each post repeats.
-FURNITURE_TIMES = 3
 
 
 def said_once(blocks: list[Block]) -> list[Block]:
     """A thread's blocks with each paragraph of :data:`COPY_WORDS` words or more kept where it is first
     read: a reply's "in reply to" preview of its parent post, or an engine's copy of a post for another
     view, repeats a paragraph of the thread word for word, and no one writes the same long paragraph
-    twice. A shorter line read :data:`FURNITURE_TIMES` times or more is kept once too: it is what the
-    engine prints with every post (a member title, "Registered: 2024-01-27", "Reply With Quote", a vote
-    bar's "Upvote 0 Downvote"), not what anyone wrote; an author's name among such lines stays at the
-    author's first post."""
-    keys = [" ".join(_WORDS.findall(block.text.casefold())) for block in blocks]
-    times = Counter(keys)
+    twice."""
     seen: set[str] = set()
     kept: list[Block] = []
-    for block, key in zip(blocks, keys, strict=True):
-        if len(key.split()) >= COPY_WORDS or times[key] >= FURNITURE_TIMES:
+    for block in blocks:
+        words = _WORDS.findall(block.text.casefold())
+        key = " ".join(words)
+        if len(words) >= COPY_WORDS:
             if key in seen:
                 continue
             seen.add(key)
