@@ -197,16 +197,17 @@ def probabilities(features: list[float], model: dict[str, Any]) -> dict[str, flo
     return {str(c): total / len(model["trees"]) for c, total in zip(classes, totals, strict=True)}
 
 
-_DECLARED = etree.XPath(
-    "boolean(/descendant::*[@itemtype][contains(@itemtype, 'DiscussionForumPosting')]"
-    " | /descendant::script[@type='application/ld+json'][contains(., 'DiscussionForumPosting')])"
-)
+def _declaration(itemtype: str, json_ld: str) -> etree.XPath:
+    """Whether a page declares a schema.org type: an ``itemtype`` holding ``itemtype``, or a JSON-LD script
+    holding ``json_ld``."""
+    return etree.XPath(
+        f"boolean(/descendant::*[@itemtype][contains(@itemtype, '{itemtype}')]"
+        f" | /descendant::script[@type='application/ld+json'][contains(., '{json_ld}')])"
+    )
 
 
-_DECLARED_QA = etree.XPath(
-    "boolean(//*[@itemtype][contains(@itemtype, 'schema.org/QAPage')]"
-    " | //script[@type='application/ld+json'][contains(., 'QAPage')])"
-)
+_DECLARED = _declaration("DiscussionForumPosting", "DiscussionForumPosting")
+_DECLARED_QA = _declaration("schema.org/QAPage", "QAPage")
 
 
 def declares_qa(root: HtmlElement) -> bool:
