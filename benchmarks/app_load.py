@@ -102,9 +102,10 @@ def _passages(rng: random.Random, article: int, block: dict) -> list:
 
 def build_study(folder: Path, tasks_per_part: int, assessors: int, seed: int = 0) -> None:
     """A study shaped like a real one (text sizes of the paper's tasks), written with the kit's writers."""
+    from wikihowqa.core.files import write_json
+    from wikihowqa.dataset.writers import write_jsonl
     from wikihowqa.humaneval.lexicon import WIKIHOW_CATEGORIES
     from wikihowqa.humaneval.tasks import ATTENTION_PROMPT, SCALES
-    from wikihowqa.io import write_json, write_jsonl
 
     rng = random.Random(seed)
     tasks, key, plan = [], [], []

@@ -1,6 +1,6 @@
 """Collector throughput: ``wikihowqa build``'s HTTP client against a sequential client, same site, same run.
 
-The replay site serves a generated corpus (``wikihowqa.collect.synthetic``) with a fixed latency on every
+The replay site serves a generated corpus (``wikihowqa.synthetic.corpus``) with a fixed latency on every
 request (200 ms by default, about what web.archive.org answers in). Two rows:
 
 * **generous limits** — ``wikihowqa build`` at ``--concurrency`` (32) with rates far above what it can
@@ -44,8 +44,8 @@ from results_md import append_run  # noqa: E402
 from wikihowqa.collect.archive_queries import wayback_timestamp  # noqa: E402
 from wikihowqa.collect.build import BuildSettings, build  # noqa: E402
 from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, HttpSettings  # noqa: E402
-from wikihowqa.collect.synthetic import write_synthetic_corpus  # noqa: E402
 from wikihowqa.replay import EndpointFaults, Faults, ReplaySite, load_corpus  # noqa: E402
+from wikihowqa.synthetic.corpus import write_synthetic_corpus  # noqa: E402
 
 #: The Internet Archive's limits (requests/s) and the paper's number of kept references.
 IA_CDX_RATE, IA_PLAYBACK_RATE, PAPER_REFERENCES = 0.4, 8.0, 75_000
@@ -273,7 +273,7 @@ def chosen(outcome: dict) -> tuple:
 
 
 def lookups_benchmark(args: argparse.Namespace) -> None:
-    from wikihowqa.demo import corpus_path
+    from wikihowqa.demo.paths import corpus_path
 
     rows: list[list[str]] = []
     notes: list[str] = []
@@ -333,7 +333,7 @@ def lookups_benchmark(args: argparse.Namespace) -> None:
         "|---|---|---|---|---|---|---|---|---|",
         *("| " + " | ".join(r) + " |" for r in rows),
     ]
-    from wikihowqa.collect.synthetic import FATES
+    from wikihowqa.synthetic.corpus import FATES
 
     note = (
         "Requests are counted by the collector's HTTP client over the reference phase alone (CDX lookups "

@@ -17,7 +17,8 @@ Agreement with torch fp32, each backend embedding questions and passages alike:
 
 * *pages*: each page's title is a question over the pool of all the passages; top-10 overlap with torch
   (|A ∩ B| / 10, averaged) and recall@k (share of titles whose own page has a passage in the top k);
-* *synthetic*: the retrieval benchmark's corpus (``wikihowqa.synthetic``, as ``benchmarks/retrieval.py``):
+* *synthetic*: the retrieval benchmark's corpus (``wikihowqa.synthetic.dataset``, as
+  ``benchmarks/retrieval.py``):
   supporting mode (each question's own passages ranked; top-10 overlap) and open mode over all of them
   (recall@k: a passage of the question's own documents in the top k).
 
@@ -90,7 +91,7 @@ class Model2VecEncoder:
         if not (folder / "model.safetensors").is_file():
             from model2vec.distill import distill
 
-            from wikihowqa.embed import default_model_path
+            from wikihowqa.encoders.embed import default_model_path
 
             print(f"distilling model2vec from the packaged MiniLM into {folder} (once) ...", flush=True)
             distill(model_name=default_model_path(), pca_dims=256, device="cpu").save_pretrained(str(folder))
@@ -104,7 +105,7 @@ class Model2VecEncoder:
 
 
 def encoders(with_model2vec: bool) -> dict[str, Callable[[], object]]:
-    from wikihowqa.openvino_encoder import export_root
+    from wikihowqa.encoders.openvino_encoder import export_root
     from wikihowqa.retrieve.dense import SentenceTransformerEncoder
 
     made: dict[str, Callable[[], object]] = {
@@ -157,10 +158,10 @@ def grounding_check(rounds: int) -> str:
     passages, every sentence's support compared, and the time of each (interleaved, fastest kept)."""
     import tempfile
 
-    from wikihowqa.demo import real_examples_path
+    from wikihowqa.core.records import passages_of
+    from wikihowqa.demo.paths import real_examples_path
     from wikihowqa.evaluate.grounding import GroundingConfig, GroundingScorer, sentences_of
-    from wikihowqa.importer import import_release
-    from wikihowqa.records import passages_of
+    from wikihowqa.release.importer import import_release
 
     src = real_examples_path()
     folder, _ = import_release(
@@ -215,7 +216,7 @@ def main() -> None:
     args = parser.parse_args()
     import torch
 
-    from wikihowqa.synthetic import generate_corpus
+    from wikihowqa.synthetic.dataset import generate_corpus
 
     if not PAGES.is_file():
         sys.exit(f"{PAGES}: the real pages are not there (../shared/data/web-extraction-dev)")

@@ -120,10 +120,11 @@ def run_ours(predictions: list[str], references: list[str], workers: int) -> lis
 
 def run_pipeline(predictions: list[str], references: list[str], workers: int) -> list[list[float]]:
     """The stage as ``wikihowqa evaluate --no-bertscore --no-grounding`` runs it: files in, scores out."""
+    from wikihowqa.core.records import Example, Prediction
+    from wikihowqa.dataset.folder import write_dataset_folder
+    from wikihowqa.dataset.writers import write_predictions
     from wikihowqa.evaluate import rouge
     from wikihowqa.evaluate.pipeline import ROUGE_COLUMNS, EvaluationSettings, evaluate
-    from wikihowqa.io import write_dataset_folder, write_predictions
-    from wikihowqa.records import Example, Prediction
 
     rouge._tokenizer = None
     with tempfile.TemporaryDirectory() as tmp:
@@ -149,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=None, help="processes (default: all CPUs)")
     parser.add_argument("--record", action="store_true", help="append the table to benchmarks/RESULTS.md")
     args = parser.parse_args(argv)
-    from wikihowqa.executor import worker_count
+    from wikihowqa.runtime.executor import worker_count
 
     workers = worker_count(args.workers)
     predictions, references = make_pairs(args.pairs, args.seed)

@@ -16,9 +16,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from wikihowqa.core.records import Passage
 from wikihowqa.generate import extractive
-from wikihowqa.records import Passage
-from wikihowqa.retrieve import Ranked
+from wikihowqa.retrieve.ranking import Ranked
 
 WORDS = [
     "dry",

@@ -52,9 +52,9 @@ import numpy as np
 from history import module_at
 from sklearn.metrics import roc_auc_score
 
+from wikihowqa.core.records import Example, Passage, passages_of
+from wikihowqa.dataset.folder import DatasetFolder
 from wikihowqa.evaluate.grounding import STOPWORDS, GroundingConfig, GroundingScorer, sentences_of
-from wikihowqa.io import DatasetFolder
-from wikihowqa.records import Example, Passage, passages_of
 
 INDEPENDENT_TYPES = ("negation", "number swap", "antonym", "entity swap", "unsupported sentence")
 PAPER_MIX = "paper mix"
@@ -334,8 +334,8 @@ def extractive_items(items: list[Item], per_question: int, seed: int) -> list[It
 
 
 def real_examples() -> DatasetFolder:
-    from wikihowqa.demo import real_examples_path
-    from wikihowqa.importer import import_release
+    from wikihowqa.demo.paths import real_examples_path
+    from wikihowqa.release.importer import import_release
 
     src = real_examples_path()
     tmp = Path(tempfile.mkdtemp(prefix="wikihowqa-grounding-"))

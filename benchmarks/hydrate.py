@@ -140,7 +140,7 @@ def main() -> None:
     if args.child:
         child(Path(args.child[0]), args.child[1], int(args.child[2]))
         return
-    from wikihowqa.importer import import_release
+    from wikihowqa.release.importer import import_release
     from wikihowqa.replay import EndpointFaults, Faults, ReplaySite
     from wikihowqa.replay.release_pages import archive_corpus
 

@@ -1,6 +1,6 @@
 """Every stage a user runs, as a user runs it, at 1 % and 10 % of the paper's size (100 % with ``--full``).
 
-One generated corpus per size (``paper_corpus``: ``wikihowqa.synthetic``'s questions, summaries and
+One generated corpus per size (``paper_corpus``: ``wikihowqa.synthetic.dataset``'s questions, summaries and
 documents, each cited page served in the chrome of a real page of the web-extraction dev set, so pages
 weigh what real pages weigh) is served by the replay site as wikiHow and the Wayback Machine, and the
 stages run as subprocesses of ``python -m wikihowqa``: build, parse, split, stats, answer (BM25, dense,
@@ -48,7 +48,7 @@ sys.path.insert(0, str(BENCH))
 
 from paper_measure import digest, run_measured, size_mb, wikihowqa  # noqa: E402
 
-from wikihowqa.synthetic import PAPER_DOCUMENTS, PAPER_QUESTIONS  # noqa: E402
+from wikihowqa.synthetic.dataset import PAPER_DOCUMENTS, PAPER_QUESTIONS  # noqa: E402
 
 PAPER_PASSAGES = 1_053_704
 SYSTEMS = {

@@ -22,9 +22,9 @@ from types import ModuleType
 from history import module_at
 from results_md import append_run
 
+from wikihowqa.dataset.snapshots import RawSnapshot
 from wikihowqa.parse import ParseSettings
 from wikihowqa.parse import stage as current
-from wikihowqa.snapshots import RawSnapshot
 
 PEER_COMMIT = "a2de32c"
 PAGES = Path("/work/shared/data/article-extraction-dev/html")

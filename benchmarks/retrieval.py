@@ -14,7 +14,8 @@ Rows, all measured in this run on the same corpus and the same tokens:
     python benchmarks/retrieval.py                          # 11,746 questions, 74,527 documents
     python benchmarks/retrieval.py --questions 500 --documents 3200 --dense-questions 10   # quick look
 
-The corpus comes from ``wikihowqa.synthetic.generate_corpus`` (the stats stage); where that module is not
+The corpus comes from ``wikihowqa.synthetic.dataset.generate_corpus`` (the stats stage); where that module
+is not
 installed, a small local generator of Zipf-distributed text stands in, and the output says so.
 """
 
@@ -34,9 +35,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from wikihowqa.records import Document, Example, Passage, passages_of
-from wikihowqa.retrieve import rank, rank_questions, ranked
+from wikihowqa.core.records import Document, Example, Passage, passages_of
 from wikihowqa.retrieve.bm25 import BM25Retriever, LazyLuceneBM25
+from wikihowqa.retrieve.factory import rank_questions
+from wikihowqa.retrieve.ranking import rank, ranked
 
 
 def local_corpus(n_questions: int, n_documents: int, seed: int) -> tuple[list[Example], list[Document]]:
@@ -73,14 +75,14 @@ def local_corpus(n_questions: int, n_documents: int, seed: int) -> tuple[list[Ex
 
 def corpus(args: argparse.Namespace) -> tuple[list[Example], list[Document], str]:
     try:
-        from wikihowqa.synthetic import generate_corpus
+        from wikihowqa.synthetic.dataset import generate_corpus
     except ImportError:
         examples, documents = local_corpus(args.questions, args.documents, args.seed)
-        return examples, documents, "local stand-in generator (wikihowqa.synthetic not installed)"
+        return examples, documents, "local stand-in generator (wikihowqa.synthetic.dataset not installed)"
     examples, documents = generate_corpus(
         n_questions=args.questions, n_documents=args.documents, seed=args.seed
     )
-    return examples, documents, "wikihowqa.synthetic.generate_corpus"
+    return examples, documents, "wikihowqa.synthetic.dataset.generate_corpus"
 
 
 def timed(fn: Callable[[], object]) -> tuple[float, object]:

@@ -1,6 +1,6 @@
 """Local process pools vs a Ray cluster on this machine: the engine's overhead and throughput per worker.
 
-Workloads, on the paper-scale synthetic corpus (``wikihowqa.synthetic``) or a subset of it:
+Workloads, on the paper-scale synthetic corpus (``wikihowqa.synthetic.dataset``) or a subset of it:
 
 * *embed*: every passage embedded with all-MiniLM-L6-v2 (the dense retriever's chunks of 2048, no cache);
 * *score*: answers scored — each passage taken as a candidate answer to its question, against the gold
@@ -41,7 +41,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import numpy as np  # noqa: E402
 
-from wikihowqa.synthetic import PAPER_DOCUMENTS, PAPER_QUESTIONS, generate_corpus  # noqa: E402
+from wikihowqa.synthetic.dataset import PAPER_DOCUMENTS, PAPER_QUESTIONS, generate_corpus  # noqa: E402
 
 #: One token for the run's clusters: Ray's driver keeps the first token it reads.
 TOKEN = secrets.token_hex(32)
@@ -94,8 +94,8 @@ def side_by_side(workers: int, passages, answers, references) -> tuple[dict, dic
     import torch
     from tests.ray_cluster import start_cluster
 
-    from wikihowqa import embed
-    from wikihowqa.executor import MODELS, LocalExecutor, RayExecutor
+    from wikihowqa.encoders import embed
+    from wikihowqa.runtime.executor import MODELS, LocalExecutor, RayExecutor
 
     torch.set_num_threads(workers)
     MODELS.clear()

@@ -21,10 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
-from wikihowqa.audit import audit_dataset
-from wikihowqa.embed import CACHE_DIR, question_embeddings
-from wikihowqa.split import SplitSettings, split_dataset
-from wikihowqa.synthetic import PAPER_DOCUMENTS, PAPER_QUESTIONS, ensure_corpus
+from wikihowqa.encoders.embed import CACHE_DIR, question_embeddings
+from wikihowqa.split.audit import audit_dataset
+from wikihowqa.split.splitter import SplitSettings, split_dataset
+from wikihowqa.synthetic.dataset import PAPER_DOCUMENTS, PAPER_QUESTIONS, ensure_corpus
 
 DEFAULT_CORPUS = Path(".benchmarks") / "synthetic-paper-seed0"
 

@@ -18,7 +18,7 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 
 @pytest.fixture(scope="session")
 def real_examples_dir() -> Path:
-    from wikihowqa.demo import real_examples_path
+    from wikihowqa.demo.paths import real_examples_path
 
     return real_examples_path()
 

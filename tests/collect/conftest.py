@@ -45,7 +45,7 @@ def clean_build(site: ReplaySite, tmp_path_factory: pytest.TempPathFactory) -> P
 
 @pytest.fixture(scope="session")
 def demo_corpus() -> Path:
-    from wikihowqa.demo import corpus_path
+    from wikihowqa.demo.paths import corpus_path
 
     return corpus_path()
 

@@ -395,7 +395,7 @@ class PywbServer:
 
 
 def main() -> None:  # pragma: no cover - a manual check: serve the demo corpus on both servers
-    from wikihowqa.demo import corpus_path
+    from wikihowqa.demo.paths import corpus_path
 
     work = Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/realservers")
     with contextlib.ExitStack() as stack:

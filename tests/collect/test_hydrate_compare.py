@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from wikihowqa.collect.hydrate_compare import compare, word_f1
-from wikihowqa.records import Document
+from wikihowqa.core.records import Document
 
 COOKIE = "This website uses cookies to improve your experience while you navigate through the website."
 

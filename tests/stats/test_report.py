@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from wikihowqa.importer import import_release
-from wikihowqa.io import DatasetFolder, write_dataset_folder
+from wikihowqa.dataset.folder import DatasetFolder, write_dataset_folder
+from wikihowqa.release.importer import import_release
 from wikihowqa.stats.report import describe
-from wikihowqa.synthetic import generate_corpus
+from wikihowqa.synthetic.dataset import generate_corpus
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

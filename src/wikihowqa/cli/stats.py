@@ -17,7 +17,7 @@ from wikihowqa.cli._options import (
     out_option,
     running_on,
 )
-from wikihowqa.progress import Bars
+from wikihowqa.core.progress import Bars
 
 
 @app.command("stats")
@@ -37,10 +37,11 @@ def stats_command(
     compression, and the leakage audit; writes stats.md, stats.json, stats_per_question.jsonl, figures/."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+    from wikihowqa.dataset.folder import DatasetFolder  # heavy: pydantic (the row models)
+
     # Imported here, not with the module: ~0.8 s that every command (and --help) would pay at start-up
     # (benchmarks/cli_startup.py).
-    from wikihowqa.embed import DEFAULT_MODEL  # heavy: numpy
-    from wikihowqa.io import DatasetFolder  # heavy: pydantic (the row models)
+    from wikihowqa.encoders.embed import DEFAULT_MODEL  # heavy: numpy
     from wikihowqa.stats.report import REPORT_MD, describe  # heavy: numpy, spaCy
 
     folder = DatasetFolder(dataset)

@@ -18,14 +18,16 @@ from pathlib import Path
 from typing import Any
 
 from wikihowqa import __version__
-from wikihowqa.audit import audit_dataset, load_audit
-from wikihowqa.embed import DEFAULT_MODEL
-from wikihowqa.errors import DatasetError
-from wikihowqa.executor import worker_count
-from wikihowqa.io import DatasetFolder, atomic_write, write_json, write_jsonl
-from wikihowqa.progress import QUIET, Progress
-from wikihowqa.records import Example
-from wikihowqa.sentences import version as nupunkt_version
+from wikihowqa.core.errors import DatasetError
+from wikihowqa.core.files import atomic_write, write_json
+from wikihowqa.core.progress import QUIET, Progress
+from wikihowqa.core.records import Example
+from wikihowqa.core.sentences import version as nupunkt_version
+from wikihowqa.dataset.folder import DatasetFolder
+from wikihowqa.dataset.writers import write_jsonl
+from wikihowqa.encoders.embed import DEFAULT_MODEL
+from wikihowqa.runtime.executor import worker_count
+from wikihowqa.split.audit import audit_dataset, load_audit
 from wikihowqa.stats import corpus, figures
 from wikihowqa.stats.corpus import ALL, ExampleStats
 from wikihowqa.stats.fragments import DOCUMENT_JOINER
@@ -36,7 +38,7 @@ REPORT_JSON = "stats.json"
 REPORT_MD = "stats.md"
 EXAMPLES_JSONL = "stats_per_question.jsonl"
 FIGURES = "figures"
-#: The progress phase (``wikihowqa.progress``) of the per-question statistics.
+#: The progress phase (``wikihowqa.core.progress``) of the per-question statistics.
 EXAMPLES = "examples"
 #: Below this many examples worker processes cost more than they save.
 PARALLEL_FROM = 200
@@ -420,7 +422,7 @@ def describe(
     executor: Any = None,
 ) -> StatsReport:
     """Compute and write the whole report of a dataset folder into ``out``; returns the report
-    (``executor``: where the per-question statistics are computed, ``wikihowqa.executor``)."""
+    (``executor``: where the per-question statistics are computed, ``wikihowqa.runtime.executor``)."""
     report, stats = build_report(
         folder,
         workers=workers,
