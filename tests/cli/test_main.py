@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from tests import tiny_fs
-from tests.test_importer import enriched, write_rows
+from tests.release.test_importer import enriched, write_rows
 
 
 def test_version_and_help(cli):
