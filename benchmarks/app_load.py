@@ -11,7 +11,7 @@ Three rows, one run:
 
 Targets: >= 300 submissions/s, p99 < 100 ms (of a POST round trip), 0 lost.
 
-PYTHONPATH=src python benchmarks/app_load.py [--seconds 60] [--assessors 50] [--tasks 1000] [--no-results]
+PYTHONPATH=src python -m benchmarks.app_load [--seconds 60] [--assessors 50] [--tasks 1000] [--no-results]
 """
 
 from __future__ import annotations
@@ -569,7 +569,7 @@ def main() -> None:
         text = "\n".join([header, *rows]) + f"\n\n{machine}\n\n" + "\n".join(f"* {v}" for v in verdicts)
         print(text)
         if not args.no_results:
-            command = f"PYTHONPATH=src python benchmarks/app_load.py --seconds {args.seconds:g}"
+            command = f"PYTHONPATH=src python -m benchmarks.app_load --seconds {args.seconds:g}"
             _append_results(command + f" --assessors {args.assessors}", text)
             print(f"appended to {RESULTS}")
     finally:

@@ -25,8 +25,8 @@ Agreement with torch fp32, each backend embedding questions and passages alike:
 The projection to the paper's 1,053,704 passages uses the measured wall-clock rate (under the load shown)
 and, for an idle machine, twice the rate per CPU second (2 cores).
 
-    python benchmarks/embed_speed.py                       # 2,000 passages, 2 rounds
-    python benchmarks/embed_speed.py --passages 600 --rounds 2 --synthetic-questions 6   # quick look
+    python -m benchmarks.embed_speed                       # 2,000 passages, 2 rounds
+    python -m benchmarks.embed_speed --passages 600 --rounds 2 --synthetic-questions 6   # quick look
 """
 
 from __future__ import annotations
@@ -41,7 +41,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
@@ -280,7 +279,7 @@ def main() -> None:
         f"{len(synth_pool):,} passages (wikihowqa.synthetic, seed 0); {os.cpu_count()} CPUs, torch threads "
         f"{torch.get_num_threads()}, load average {load_before[0]:.1f} before and {load_after[0]:.1f} after "
         f"(the CPU is shared); {args.rounds} interleaved rounds, fastest kept. Recall@1/5/10. "
-        f"`python benchmarks/embed_speed.py --passages {args.passages} --rounds {args.rounds} "
+        f"`python -m benchmarks.embed_speed --passages {args.passages} --rounds {args.rounds} "
         f"--synthetic-questions {n_synth}`"
     )
     header = [
@@ -337,8 +336,7 @@ def main() -> None:
         lines += ["", grounding_check(args.rounds)]
         print(lines[-1])
     if args.record:
-        sys.path.insert(0, str(Path(__file__).parent))
-        from results_md import append_run
+        from benchmarks.results_md import append_run
 
         append_run("embedding speed (benchmarks/embed_speed.py)", "\n".join([head, "", *lines]))
 

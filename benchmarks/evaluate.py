@@ -7,7 +7,7 @@ some new). The peer is ``rouge_score.rouge_scorer.RougeScorer([...4 types], use_
 called once per pair on the sentence-per-line texts, the cheapest faithful use of the package.
 Every one of the 12 numbers of every pair is compared.
 
-    python benchmarks/evaluate.py [--pairs 11746] [--record]
+    python -m benchmarks.evaluate [--pairs 11746] [--record]
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -189,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
 
     lines = [
         f"ROUGE-1/2/L/Lsum F/P/R (stemming) on {args.pairs} synthetic pairs (gold ≈{words:.0f} words, "
-        f"predictions ≈{pred_words:.0f}), {os.cpu_count()} CPUs, `python benchmarks/evaluate.py"
+        f"predictions ≈{pred_words:.0f}), {os.cpu_count()} CPUs, `python -m benchmarks.evaluate"
         f"{'' if args.pairs == PAPER_PAIRS else f' --pairs {args.pairs}'}`",
         "",
         "| implementation | processes | seconds | pairs/s | speed-up vs rouge-score | max abs diff"
@@ -204,8 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     table = "\n".join(lines)
     print("\n" + table)
     if args.record:
-        sys.path.insert(0, str(Path(__file__).parent))
-        from results_md import append_run
+        from benchmarks.results_md import append_run
 
         append_run("ROUGE speed and equality (benchmarks/evaluate.py)", table)
     return 0

@@ -14,8 +14,8 @@ One prepared script for a GPU machine (nothing to download: the hub need not be 
   word-level tokenizer made here) through the project's trainer (``seq2seq.train``, ``bf16: auto``): bf16
   on CUDA, float32 on the CPU. Checks: bf16 was used on CUDA, and the loss fell on both devices.
 
-    python benchmarks/gpu.py --roberta /models/roberta-large      # on the GPU machine (a few minutes)
-    python benchmarks/gpu.py --smoke                              # tiny settings: checks the script on a CPU
+    python -m benchmarks.gpu --roberta /models/roberta-large      # on the GPU machine (a few minutes)
+    python -m benchmarks.gpu --smoke                              # tiny settings: checks the script on a CPU
 
 ``--smoke`` shrinks everything (a tiny BART, 64 passages, 8 pairs) and, without ``--roberta``, uses the
 bundled MiniLM as BERTScore's backbone (its rows say so); without a GPU the CUDA columns say "no GPU". It
@@ -34,8 +34,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
@@ -176,9 +174,9 @@ def bertscore_rows(args: argparse.Namespace, cuda: bool) -> list[list[str]]:
 
 
 def train_steps(device: str, shape: dict, steps: int, batch: int, seq_len: int) -> tuple[float, bool, list]:
-    from benchmarks.train_gpu import trainer_clock, word_tokenizer
     from transformers import BartConfig, BartForConditionalGeneration
 
+    from benchmarks.train_gpu import trainer_clock, word_tokenizer
     from wikihowqa.generate.seq2seq import Generator, GeneratorConfig, train
 
     torch.manual_seed(0)

@@ -11,8 +11,8 @@ Rows, all measured in this run on the same corpus and the same tokens:
 * dense (all-MiniLM-L6-v2, CPU unless a GPU is there): questions/s on a sample, cold (embedding the
   passages) and warm (embeddings cached), supporting mode.
 
-    python benchmarks/retrieval.py                          # 11,746 questions, 74,527 documents
-    python benchmarks/retrieval.py --questions 500 --documents 3200 --dense-questions 10   # quick look
+    python -m benchmarks.retrieval                          # 11,746 questions, 74,527 documents
+    python -m benchmarks.retrieval --questions 500 --documents 3200 --dense-questions 10   # quick look
 
 The corpus comes from ``wikihowqa.synthetic.dataset.generate_corpus`` (the stats stage); where that module
 is not
@@ -24,14 +24,11 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import sys
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
@@ -130,7 +127,7 @@ def main() -> None:
     head = (
         f"corpus: {len(examples):,} questions, {len(documents):,} documents, {n_passages:,} passages "
         f"({n_passages / len(examples):.0f} per question) from {source} in {seconds:.0f} s; "
-        f"{os.cpu_count()} CPUs, `python benchmarks/retrieval.py`"
+        f"{os.cpu_count()} CPUs, `python -m benchmarks.retrieval`"
     )
     print(head)
     rows: list[tuple[str, str, int, float, str]] = []  # setting, system, questions, seconds, note
@@ -297,8 +294,7 @@ def finish(head: str, rows: list[tuple[str, str, int, float, str]], record: bool
     lines = table_lines(rows)
     print("\n".join(lines))
     if record:
-        sys.path.insert(0, str(Path(__file__).parent))
-        from results_md import append_run
+        from benchmarks.results_md import append_run
 
         append_run("retrieval speed (benchmarks/retrieval.py)", "\n".join([head, "", *lines]))
 

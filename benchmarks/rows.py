@@ -8,7 +8,7 @@ predictions file, shaped like the real release's rows. Each reader's records mus
 peer's, and the table says so. Two rows per file: the whole read (JSON decoding included) and the row
 checks alone (rows already decoded), where the difference is all there is.
 
-Run: ``PYTHONPATH=src python benchmarks/rows.py [--questions 20000] [--rounds 5] [--record]``
+Run: ``PYTHONPATH=src python -m benchmarks.rows [--questions 20000] [--rounds 5] [--record]``
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import argparse
 import gc
 import random
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -25,8 +24,7 @@ from pathlib import Path
 from types import ModuleType, SimpleNamespace
 from typing import Any
 
-from history import module_at
-
+from benchmarks.history import module_at
 from wikihowqa.dataset import codecs, writers
 from wikihowqa.dataset import readers as row_readers
 
@@ -189,8 +187,7 @@ def main() -> None:
         )
     print("\n".join(lines))
     if args.record:
-        sys.path.insert(0, str(Path(__file__).parent))
-        from results_md import append_run
+        from benchmarks.results_md import append_run
 
         append_run(
             "reading dataset files: row models vs hand-written checks (benchmarks/rows.py)", "\n".join(lines)

@@ -6,7 +6,7 @@ Peer: scikit-learn's HDBSCAN with its default algorithm (space-partitioning tree
 force distance matrix used here, on the same sample of embeddings, same labels required. Quality:
 how many planted paraphrase groups of the synthetic corpus end up wholly in train.
 
-Run: ``PYTHONPATH=src python benchmarks/split.py [--peer-sample 3000] [--guard 0.9]``
+Run: ``PYTHONPATH=src python -m benchmarks.split [--peer-sample 3000] [--guard 0.9]``
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ import argparse
 import os
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -155,8 +154,7 @@ def main() -> None:
 
     print("\n".join(lines))
     if args.record:
-        sys.path.insert(0, str(Path(__file__).parent))
-        from results_md import append_run
+        from benchmarks.results_md import append_run
 
         append_run("split on 11,746 synthetic questions (benchmarks/split.py)", "\n".join(lines[1:]))
 

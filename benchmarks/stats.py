@@ -12,7 +12,7 @@ Then:
   ``np.setdiff1d`` over joined n-grams) — against wikihowqa's code on the same sample in one process;
   their per-example outputs must be identical, and the table says so.
 
-Run: ``PYTHONPATH=src python benchmarks/stats.py [--sample 20] [--workers 2]``
+Run: ``PYTHONPATH=src python -m benchmarks.stats [--sample 20] [--workers 2]``
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ import argparse
 import os
 import random
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -226,8 +225,7 @@ def main() -> None:
 
     print("\n".join(lines))
     if args.record:
-        sys.path.insert(0, str(Path(__file__).parent))
-        from results_md import append_run
+        from benchmarks.results_md import append_run
 
         append_run("stats on the synthetic paper-scale corpus (benchmarks/stats.py)", "\n".join(lines[1:]))
 

@@ -12,7 +12,7 @@ load; "interactive" is when the page's script has loaded its data and drawn it (
 overview and leaderboard are whole HTML: their ``load`` event). The peer, measured in the same run, is
 the same browser opening a blank page with the same CSP from the same folder: the floor of any page.
 
-Run: ``PYTHONPATH=src python benchmarks/view.py [--questions N --documents N] [--repeat 3]``
+Run: ``PYTHONPATH=src python -m benchmarks.view [--questions N --documents N] [--repeat 3]``
 """
 
 from __future__ import annotations

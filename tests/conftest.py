@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.process_groups import become_subreaper, describe, kill_all, leftover_processes
+from wikihowqa.runtime.processes import become_subreaper, describe, kill_all, leftover_processes
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

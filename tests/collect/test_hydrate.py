@@ -107,7 +107,7 @@ def archive_specs() -> list[CaptureSpec]:
 @pytest.fixture(scope="module")
 def archive(tmp_path_factory: pytest.TempPathFactory):
     """pywb holding the release's captures (and the synthetic cases), one instance for the module."""
-    from tests.collect.real_servers import PywbServer, pywb_missing
+    from wikihowqa.replay.pywb import PywbServer, pywb_missing
 
     missing = pywb_missing()
     if missing:

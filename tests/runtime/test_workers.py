@@ -14,7 +14,7 @@ import psutil
 import pytest
 
 import wikihowqa
-from tests.process_groups import start_group, stop_group
+from wikihowqa.runtime.processes import start_group, stop_group
 
 # A parent that starts a pool of each kind the stages use, has every worker write its pid, then waits to be
 # killed. ``KIND`` picks the pool.

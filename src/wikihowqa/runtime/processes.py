@@ -1,4 +1,5 @@
-"""Processes the tests start: each in its own process group, ended with its whole group.
+"""Processes the tests and benchmarks start (servers, clusters): each in its own process group, ended with
+its whole group.
 
 A server that forks workers (PHP's built-in server with ``PHP_CLI_SERVER_WORKERS``, pywb's gevent, a
 uvicorn reloader) leaves them running when only its first process is stopped: the workers are in its

@@ -1,4 +1,4 @@
-"""A real two-node Ray cluster on 127.0.0.1 for the tests: ``ray start --head``, then ``ray start --address``.
+"""A real two-node Ray cluster on 127.0.0.1 (tests, benchmarks): ``ray start --head``, then a worker.
 
 Each node is Ray's own processes (GCS, raylet, agents, workers), started by the ``ray start`` command
 in its own process with one CPU. Ray turns a node address of 127.0.0.1 into the machine's outward address
