@@ -58,6 +58,7 @@ from wikihowqa.parse.corpus_check import check_corpus
 from wikihowqa.release.importer import import_release
 from wikihowqa.replay import ReplaySite
 from wikihowqa.replay.release_pages import archive_corpus, release_captures
+from wikihowqa.split.audit import audit_dataset
 from wikihowqa.split.splitter import SplitSettings, split_dataset
 from wikihowqa.stats.report import REPORT_MD, describe
 from wikihowqa.view import build_site
@@ -242,6 +243,7 @@ def split_and_describe(ctx: DemoContext) -> None:
     if not dataset.path.is_dir():
         raise DatasetError(f"{dataset.path}: no demo dataset to split (the build step makes it)")
     result = split_dataset(dataset, SplitSettings())
+    audit_dataset(dataset)  # as `wikihowqa split` does: the report below reads audit.json, never runs it
     counts = result.counts
     ctx.record(
         "leakage-free split (HDBSCAN clusters to train)",
@@ -260,7 +262,7 @@ def split_and_describe(ctx: DemoContext) -> None:
     )
     real = Path(ctx.out) / REAL_EXAMPLES
     if real.is_dir():
-        real_report = describe(DatasetFolder(real), report_dir / REAL_EXAMPLES)
+        real_report = describe(DatasetFolder(real), report_dir / REAL_EXAMPLES, audit=True)
         ctx.record(
             "statistics of the real release instances",
             report_dir / REAL_EXAMPLES / REPORT_MD,
