@@ -34,16 +34,17 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+import httpx
+
+from benchmarks.results_md import append_run
+from wikihowqa.collect.archive_queries import wayback_timestamp
+from wikihowqa.collect.archive_settings import ArchiveSettings
+from wikihowqa.collect.build import BuildSettings, build
+from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, HttpSettings
+from wikihowqa.replay import EndpointFaults, Faults, ReplaySite, load_corpus
+from wikihowqa.synthetic.corpus import write_synthetic_corpus
+
 ROOT = Path(__file__).resolve().parents[1]
-
-import httpx  # noqa: E402
-
-from benchmarks.results_md import append_run  # noqa: E402
-from wikihowqa.collect.archive_queries import wayback_timestamp  # noqa: E402
-from wikihowqa.collect.build import BuildSettings, build  # noqa: E402
-from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, HttpSettings  # noqa: E402
-from wikihowqa.replay import EndpointFaults, Faults, ReplaySite, load_corpus  # noqa: E402
-from wikihowqa.synthetic.corpus import write_synthetic_corpus  # noqa: E402
 
 #: The Internet Archive's limits (requests/s) and the paper's number of kept references.
 IA_CDX_RATE, IA_PLAYBACK_RATE, PAPER_REFERENCES = 0.4, 8.0, 75_000
@@ -84,7 +85,9 @@ def run_build(site: ReplaySite, out: Path, http: HttpSettings) -> tuple[int, flo
     clock = NetworkClock()
     result = build(
         out,
-        BuildSettings(api_url=site.mediawiki_url, wayback_url=site.wayback_url, http=http),
+        BuildSettings(
+            api_url=site.mediawiki_url, archive=ArchiveSettings(wayback_url=site.wayback_url), http=http
+        ),
         reporter=clock,
     )
     assert clock.network_done is not None

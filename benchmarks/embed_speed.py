@@ -40,11 +40,12 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-import numpy as np  # noqa: E402
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
 
 PAPER_PASSAGES = 1_053_704
 #: The real pages: ../shared/data beside the checkout (a worktree one level deeper looks one level up too).

@@ -39,15 +39,15 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-
-from wikihowqa.parse.metric import (  # noqa: E402
+from wikihowqa.parse.metric import (
     Score,
     WordScore,
     evaluate,
     summarise,
     word_score,
 )
+
+ROOT = Path(__file__).resolve().parents[1]
 
 _DATA = next((p / "shared" / "data" for p in ROOT.parents if (p / "shared" / "data").is_dir()), ROOT.parent)
 DEFAULT_WEB = _DATA / "web-extraction-dev"

@@ -33,12 +33,13 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
+import numpy as np
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
 
 BART_LARGE = {"d_model": 1024, "encoder_layers": 12, "decoder_layers": 12, "encoder_attention_heads": 16}
 BART_LARGE |= {"decoder_attention_heads": 16, "encoder_ffn_dim": 4096, "decoder_ffn_dim": 4096}

@@ -15,11 +15,11 @@ import time
 import urllib.request
 from pathlib import Path
 
+from benchmarks.paper_measure import digest, run_measured, size_mb, wikihowqa
+from wikihowqa.synthetic.dataset import PAPER_DOCUMENTS, PAPER_QUESTIONS
+
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
-
-from benchmarks.paper_measure import digest, run_measured, size_mb, wikihowqa  # noqa: E402
-from wikihowqa.synthetic.dataset import PAPER_DOCUMENTS, PAPER_QUESTIONS  # noqa: E402
 
 PAPER_PASSAGES = 1_053_704
 SYSTEMS = {

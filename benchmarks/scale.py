@@ -30,15 +30,16 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
 # Before Ray is imported: keep the benchmark's driver on loopback, like the cluster (tests/ray_cluster.py).
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from wikihowqa.synthetic.dataset import PAPER_DOCUMENTS, PAPER_QUESTIONS, generate_corpus  # noqa: E402
+from wikihowqa.synthetic.dataset import PAPER_DOCUMENTS, PAPER_QUESTIONS, generate_corpus
+
+ROOT = Path(__file__).resolve().parents[1]
 
 #: One token for the run's clusters: Ray's driver keeps the first token it reads.
 TOKEN = secrets.token_hex(32)

@@ -20,12 +20,12 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from benchmarks.extraction import DEFAULT_WEB, load_web, split_half
+from wikihowqa.parse import page as page_module
+from wikihowqa.parse.pagetype import classify
+from wikihowqa.parse.pagetype_model import FEATURES, MODEL_FILE, page_features
 
-from benchmarks.extraction import DEFAULT_WEB, load_web, split_half  # noqa: E402
-from wikihowqa.parse import page as page_module  # noqa: E402
-from wikihowqa.parse.pagetype import classify  # noqa: E402
-from wikihowqa.parse.pagetype_model import FEATURES, MODEL_FILE, page_features  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 class _Captured(Exception):

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from aiohttp import web
 
+from wikihowqa.collect.archive_settings import ArchiveSettings
 from wikihowqa.collect.build import BuildSettings
 from wikihowqa.collect.http import HttpSettings
 
@@ -39,7 +40,17 @@ def settings_for(site, **overrides) -> BuildSettings:
     """Build settings aimed at a replay site, fast: unpaced, millisecond backoffs."""
     values = {"api_url": site.mediawiki_url, "wayback_url": site.wayback_url, **overrides}
     values["http"] = overrides.get("http") or fast_settings(concurrency=4)
-    return BuildSettings(**values)
+    return build_settings(**values)
+
+
+ARCHIVE_KEYS = {f.name for f in fields(ArchiveSettings)}
+
+
+def build_settings(**values) -> BuildSettings:
+    """``BuildSettings`` from flat keywords: the archive's (``wayback_url``, ``cdx_url``, ...) go to its
+    ``ArchiveSettings``, as the command line's options do."""
+    archive = {k: values.pop(k) for k in list(values) if k in ARCHIVE_KEYS}
+    return BuildSettings(archive=ArchiveSettings(**archive), **values)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from tests.collect.collect_corpus import (
     PNG,
     SHELL,
 )
-from tests.collect.scripted_server import fast_settings, settings_for
+from tests.collect.scripted_server import build_settings, fast_settings, settings_for
 from tests.collect.test_build import normalised, rejections_by_url
 from tests.components import PYWB, require
 from wikihowqa.collect.build import BuildSettings, build
@@ -41,7 +41,7 @@ def memento(site: ReplaySite, **overrides) -> BuildSettings:
         "memento_timemap": f"{site.url}/web/timemap/link/{{url}}",
         "http": fast_settings(concurrency=4),
     }
-    return BuildSettings(**{**values, **overrides})
+    return build_settings(**{**values, **overrides})
 
 
 @pytest.mark.parametrize("lookup", ["cdx", "playback"])

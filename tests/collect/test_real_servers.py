@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.collect.real_servers import CREATED_REDIRECT
-from tests.collect.scripted_server import fast_settings, settings_for
+from tests.collect.scripted_server import build_settings, fast_settings, settings_for
 from tests.collect.test_build import pages_read
 from tests.components import MEDIAWIKI, require
 from wikihowqa.cli import app
@@ -50,7 +50,7 @@ def pywb_settings(wiki, archive, **overrides) -> BuildSettings:
     values = {"api_url": wiki.api_url, "cdx_url": archive.cdx_url, "playback_url": archive.playback_url}
     values["http"] = fast_settings(concurrency=4, timeout_s=20.0)
     values.update(overrides)
-    return BuildSettings(**values)
+    return build_settings(**values)
 
 
 @pytest.fixture(scope="session")
@@ -84,7 +84,7 @@ def test_mediawiki_and_pywb_give_the_replay_sites_benchmark(
 def test_pywb_through_memento_gives_the_same_benchmark(
     real_wiki, pywb, demo_corpus, demo_build, demo_site, tmp_path
 ):
-    settings = BuildSettings(
+    settings = build_settings(
         api_url=real_wiki.api_url,
         memento_timegate=pywb.timegate_url,
         memento_timemap=pywb.timemap_url,
@@ -303,7 +303,7 @@ def test_a_wiki_with_a_category_root_gives_the_same_top_level_categories(
     }
     with MediaWikiServer(corpus, tmp_path / "wiki") as wiki, ReplaySite(corpus) as replay:
         for name, api_url in (("mediawiki", wiki.api_url), ("replay", replay.mediawiki_url)):
-            settings = BuildSettings(
+            settings = build_settings(
                 api_url=api_url,
                 wayback_url=demo_site.wayback_url,
                 http=fast_settings(concurrency=4, timeout_s=20.0),

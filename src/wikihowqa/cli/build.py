@@ -123,6 +123,7 @@ def build_command(
 
     # heavy: aiohttp, surt and the parse stage's extractors, through the collector (~0.75 s on every
     # command's start-up if global)
+    from wikihowqa.collect.archive_settings import ArchiveSettings
     from wikihowqa.collect.build import BuildSettings, build, no_question, parked_state
     from wikihowqa.collect.estimate import dry_run as estimate_run
     from wikihowqa.collect.estimate import lists_to_count
@@ -139,13 +140,15 @@ def build_command(
     )
     settings = BuildSettings(
         api_url=api_url,
-        wayback_url=wayback_url,
-        cdx_url=cdx_url,
-        playback_url=playback_url,
-        memento_timegate=memento_timegate,
-        memento_timemap=memento_timemap,
-        archive_hosts=tuple(archive_host),
-        lookup=lookup,
+        archive=ArchiveSettings(
+            wayback_url=wayback_url,
+            cdx_url=cdx_url,
+            playback_url=playback_url,
+            memento_timegate=memento_timegate,
+            memento_timemap=memento_timemap,
+            archive_hosts=tuple(archive_host),
+            lookup=lookup,
+        ),
         limit=limit,
         category=category,
         title_filter=title_filter,

@@ -9,6 +9,7 @@ into :class:`~wikihowqa.collect.archive_queries.ArchiveEndpoints` and a
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +43,12 @@ class ArchiveSettings:
         if self.lookup == "memento" and not (self.memento_timegate or self.memento_timemap):
             raise SettingsError("lookup 'memento' needs --memento-timegate or --memento-timemap")
         self.endpoints  # noqa: B018 - checks the archive URLs
+
+    @property
+    def key(self) -> str:
+        """The archive's identity in a state store: its endpoints, as canonical JSON."""
+        endpoints = self.endpoints.as_dict()
+        return json.dumps({k: endpoints[k] for k in sorted(endpoints)}, sort_keys=True)
 
     @property
     def archive_lookup(self) -> str:

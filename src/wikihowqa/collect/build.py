@@ -28,7 +28,7 @@ from typing import Any
 
 from wikihowqa import __version__
 from wikihowqa.collect.archive_queries import ArchiveEndpoints
-from wikihowqa.collect.archive_settings import DEFAULT_WAYBACK_URL, ArchiveSettings
+from wikihowqa.collect.archive_settings import ArchiveSettings
 from wikihowqa.collect.articles import (
     complete_articles,
     creation_log_requests,
@@ -78,13 +78,7 @@ class BuildSettings:
     """What to collect and from where; ``http`` says how politely."""
 
     api_url: str = DEFAULT_API_URL
-    wayback_url: str = DEFAULT_WAYBACK_URL
-    cdx_url: str | None = None  # overrides the wayback_url layout's CDX endpoint
-    playback_url: str | None = None  # overrides its playback prefix
-    memento_timegate: str | None = None
-    memento_timemap: str | None = None  # a template with {url}
-    archive_hosts: tuple[str, ...] = ()  # further hosts mementos may be fetched from (aggregators)
-    lookup: str | None = None  # cdx | playback | memento (default: memento with a TimeGate/TimeMap, else cdx)
+    archive: ArchiveSettings = field(default_factory=ArchiveSettings)  # the archive, as ``hydrate`` has it
     limit: int | None = None
     category: str | None = None
     title_filter: str | None = None
@@ -135,25 +129,11 @@ class BuildSettings:
             raise SettingsError(f"root category must name a category, got {self.root_category!r}")
         if self.root_category is not None:
             object.__setattr__(self, "root_category", category_name(self.root_category))
-        self.archive  # noqa: B018 - checks the archive options
 
     @property
     def window(self) -> tuple[str | None, str | None]:
         """The creation-time window ``[created_after, created_before)``; ``(None, None)``: all."""
         return (self.created_after, self.created_before)
-
-    @property
-    def archive(self) -> ArchiveSettings:
-        """The archive options, as ``hydrate`` shares them."""
-        return ArchiveSettings(
-            wayback_url=self.wayback_url,
-            cdx_url=self.cdx_url,
-            playback_url=self.playback_url,
-            memento_timegate=self.memento_timegate,
-            memento_timemap=self.memento_timemap,
-            archive_hosts=tuple(self.archive_hosts),
-            lookup=self.lookup,
-        )
 
     @property
     def archive_lookup(self) -> str:
@@ -167,7 +147,7 @@ class BuildSettings:
     def as_dict(self) -> dict[str, Any]:
         return {
             "api_url": self.api_url,
-            "wayback_url": self.wayback_url,
+            "wayback_url": self.archive.wayback_url,
             "archive": self.endpoints.as_dict(),
             "lookup": self.archive_lookup,
             "limit": self.limit,
@@ -266,25 +246,6 @@ def publish(
 # --------------------------------------------------------------------------- the stage
 
 #: Stage results that depend on which archive answered (responses are keyed by their full URL anyway).
-ARCHIVE_STAGES = ("reference", "continuation", "document")
-
-
-def forget_other_archive(store: StateStore, settings: BuildSettings | ArchiveSettings | str) -> None:
-    """A rerun against other archive endpoints (a wrong setting corrected) must not read back what the
-    earlier archive answered: its references, continuations and documents are forgotten. A string names
-    a source that is no archive's endpoints (``hydrate --from-warc``'s files)."""
-    if isinstance(settings, str):
-        archive = settings
-    else:
-        endpoints = settings.endpoints.as_dict()
-        archive = json.dumps({k: endpoints[k] for k in sorted(endpoints)}, sort_keys=True)
-    before = store.get_meta("archive")
-    if before is not None and before != archive:
-        for stage in ARCHIVE_STAGES:
-            store.delete_results(stage, list(store.results(stage)))
-    store.set_meta("archive", archive)
-
-
 def selection_options(settings: BuildSettings) -> str:
     """The options that chose the articles, as given (``--limit 2 --category 'Pets'``), or ""."""
     given = [
@@ -400,7 +361,7 @@ async def _collect(
             "tracking_categories": sorted(tracking),
             "category_root": category_root.as_dict(),
         },
-        "wayback": {"base_url": settings.wayback_url, **settings.endpoints.as_dict()},
+        "wayback": {"base_url": settings.archive.wayback_url, **settings.endpoints.as_dict()},
     }
     selection = {
         "created_after": settings.created_after,
@@ -424,7 +385,7 @@ def build(out: Path, settings: BuildSettings, *, reporter: Reporter | None = Non
             store.set_meta("started", started)
         runs = int(store.get_meta("runs") or 0) + 1
         store.set_meta("runs", str(runs))
-        forget_other_archive(store, settings)
+        store.forget_other_archive(settings.archive.key)
         examples, docs, n_docs, funnel, rejections, run = asyncio.run(_collect(settings, store, reporter))
     except BaseException:
         store.close()

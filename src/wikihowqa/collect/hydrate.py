@@ -27,7 +27,6 @@ from typing import Any
 from wikihowqa import __version__
 from wikihowqa.collect.archive_queries import seconds
 from wikihowqa.collect.archive_settings import ArchiveSettings
-from wikihowqa.collect.build import forget_other_archive
 from wikihowqa.collect.coverage import Tally
 from wikihowqa.collect.documents import StoredVerdicts, make_documents
 from wikihowqa.collect.funnel import final_status
@@ -483,10 +482,10 @@ def hydrate(
         store.set_meta("started", started)
         if from_warc is not None:
             files = warc_files.warc_paths(from_warc)
-            forget_other_archive(store, "warc:" + ",".join(f"{p.name}:{p.stat().st_size}" for p in files))
+            store.forget_other_archive("warc:" + ",".join(f"{p.name}:{p.stat().st_size}" for p in files))
             warc_files.load_warc(store, files, reporter)
         else:
-            forget_other_archive(store, settings.archive)
+            store.forget_other_archive(settings.archive.key)
             if settings.retry_failed:
                 forget_failed(store)
         outcomes, parsed, http_stats = asyncio.run(

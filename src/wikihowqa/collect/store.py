@@ -41,6 +41,8 @@ __all__ = [
 ]
 
 _COMPRESS_ABOVE = 512
+#: The stages whose results come from the archive (forgotten when the archive changes).
+ARCHIVE_STAGES = ("reference", "continuation", "document")
 
 
 class StateStore(StateReader):
@@ -168,6 +170,17 @@ class StateStore(StateReader):
 
     def set_meta(self, key: str, value: str) -> None:
         self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    def forget_other_archive(self, archive: str) -> None:
+        """A rerun against another archive (a wrong setting corrected) must not read back what the earlier
+        archive answered: its references, continuations and documents are forgotten. ``archive`` names the
+        source (``ArchiveSettings.key``, or ``hydrate --from-warc``'s files); ``build`` and ``hydrate`` share
+        this bookkeeping here, not through each other."""
+        before = self.get_meta("archive")
+        if before is not None and before != archive:
+            for stage in ARCHIVE_STAGES:
+                self.delete_results(stage, list(self.results(stage)))
+        self.set_meta("archive", archive)
 
     # ------------------------------------------------------------------ helpers
 

@@ -201,7 +201,8 @@ def build_dataset(ctx: DemoContext) -> None:
     if ours:
         parked_state(target).unlink(missing_ok=True)  # left by a run killed while publishing
     with ReplaySite(corpus) as site:
-        settings = BuildSettings(api_url=site.mediawiki_url, wayback_url=site.wayback_url, http=http)
+        archive = ArchiveSettings(wayback_url=site.wayback_url)
+        settings = BuildSettings(api_url=site.mediawiki_url, archive=archive, http=http)
         result = build(target, settings)
     manifest = result.manifest
     got = {**manifest["funnel"], "rejections": manifest["rejections"]}
