@@ -44,6 +44,13 @@ def test_hydrate_writes_the_document_part_and_compare_reports_its_word_f1(
     }  # fmt: skip
     summary = json.loads((dataset / "hydration" / "compare.json").read_text())["summary"]
     assert summary["recovered"] == 16 and summary["mean_f1"] >= 0.95
+    # a failed comparison leaves no report: the old one would read as this run's
+    missing = tmp_path / "no-such-documents.jsonl"
+    again = cli("hydrate", dataset, "--wayback-url", release_site.wayback_url, "--compare", missing, *FAST)
+    assert again.exit_code == 2 and again.lines[-1] == (
+        f"error: {missing}: no such file (--compare takes the released document part)"
+    )
+    assert not (dataset / "hydration" / "compare.json").exists()
 
 
 def test_a_dataset_that_holds_released_documents_is_not_overwritten_without_asking(

@@ -100,7 +100,7 @@ def hydrate_command(
     from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, HttpSettings
     from wikihowqa.collect.hydrate import HydrateSettings, hydrate, parse_shift, state_path
     from wikihowqa.collect.hydrate_compare import COMPARE_FILE, compare_files
-    from wikihowqa.errors import SettingsError
+    from wikihowqa.errors import DatasetError, SettingsError
 
     if warc is not None and from_warc is not None:
         raise SettingsError("--warc and --from-warc: give one (a rebuild from WARC files writes none)")
@@ -122,6 +122,11 @@ def hydrate_command(
     )
     settings = HydrateSettings(archive, parse_shift(max_shift), retry_failed, http)
     target = out_dir or dataset
+    if compare is not None:
+        # the last report goes now: a run that fails leaves none that reads as this one's
+        (target / "hydration" / COMPARE_FILE).unlink(missing_ok=True)
+        if not compare.is_file():
+            raise DatasetError(f"{compare}: no such file (--compare takes the released document part)")
     if (
         contact is None
         and from_warc is None
