@@ -51,13 +51,17 @@ def test_a_comparison_that_fails_leaves_no_report_of_an_earlier_one(tmp_path):
     from wikihowqa.errors import DatasetError
     from wikihowqa.io import write_documents
 
-    hydrated, released, out = tmp_path / "hydrated.jsonl", tmp_path / "released.jsonl", tmp_path / "compare.json"
+    hydrated, released, out = (
+        tmp_path / "hydrated.jsonl",
+        tmp_path / "released.jsonl",
+        tmp_path / "compare.json",
+    )
     write_documents(hydrated, [_doc("https://a.example/figs", ["Dry the figs in the sun."])])
     write_documents(released, [_doc("https://a.example/figs", ["Dry the figs in the sun."])])
     compare_files(hydrated, released, out)
     assert out.is_file()
     released.write_text('{"article_id": 1, "archive_url": \n', encoding="utf-8")  # damaged since
-    with pytest.raises(DatasetError, match="released.jsonl:1: invalid JSON"):
+    with pytest.raises(DatasetError, match=r"released\.jsonl:1: invalid JSON"):
         compare_files(hydrated, released, out)
     assert not out.exists()
     with pytest.raises(DatasetError, match="no such file"):
