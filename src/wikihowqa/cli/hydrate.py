@@ -65,7 +65,8 @@ def hydrate_command(
         None,
         "--from-warc",
         help="Rebuild from the WARC files a --warc run wrote into this folder, without the network: the same "
-        "output.",
+        "output. A file that cannot be read to its end (cut short, corrupted) stops it, naming the byte "
+        "offset.",
     ),
     compare: Path = typer.Option(
         None,
@@ -87,9 +88,12 @@ def hydrate_command(
 
     Each release URL (http://web.archive.org/web/TIMESTAMP/URL) is asked for as TIMESTAMPid_/URL through
     the collector's client and capture rule (status 200 and Memento-Datetime; redirect captures followed
-    inside the archive; never the live web). Writes documents.jsonl and hydration/: status.jsonl (every
-    release URL), questions.jsonl (documents recovered per question), coverage.md/.json/.png (funnel,
-    coverage by capture year and by site). Resumable: every answer is saved in hydration/build.sqlite.
+    inside the archive; never the live web). A partial TIMESTAMP (2018) is asked for at the middle of its
+    range, and its shift measured from there; a percent-encoded or scheme-less URL is decoded; the spellings
+    of one capture (http/https archive, capitals in the host) are one document. Writes documents.jsonl and
+    hydration/: status.jsonl (every release URL), questions.jsonl (documents recovered per question),
+    coverage.md/.json/.png (funnel, coverage by capture year and by site). Resumable: every answer is saved
+    in hydration/build.sqlite.
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
