@@ -138,3 +138,23 @@ def test_a_file_cut_after_a_response_record_is_refused(written, real_examples_di
     copy.write_bytes(path.read_bytes()[: offsets[last_response + 1]])
     with pytest.raises(DatasetError, match="ends with a response record and no metadata record after it"):
         _rebuild(real_examples_dir, tmp_path, copy.parent)
+
+
+def test_an_uncompressed_file_with_changed_bytes_fails_the_digest_of_their_record(
+    written, real_examples_dir, tmp_path
+):
+    """Same length, other bytes: only the record's digest (WARC-Block-Digest) can tell."""
+    from warcio.archiveiterator import ArchiveIterator
+
+    data = bytearray(gzip.decompress(written[0].read_bytes()))
+    (tmp_path / "warc").mkdir()
+    copy = tmp_path / "warc" / "hydration.warc"
+    copy.write_bytes(bytes(data))
+    with copy.open("rb") as fh:
+        records = ArchiveIterator(fh)
+        responses = [records.get_record_offset() for r in records if r.rec_type == "response"]
+    where = data.index(b"<body", responses[3])  # inside the fourth response's payload
+    data[where + 1 : where + 5] = b"BODY"
+    copy.write_bytes(bytes(data))
+    with pytest.raises(DatasetError, match=rf"damaged at byte {responses[3]:,} \(block digest failed: sha1:"):
+        _rebuild(real_examples_dir, tmp_path, copy.parent)
