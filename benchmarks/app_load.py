@@ -11,7 +11,7 @@ Three rows, one run:
 
 Targets: >= 300 submissions/s, p99 < 100 ms (of a POST round trip), 0 lost.
 
-PYTHONPATH=src python benchmarks/app_load.py [--seconds 60] [--assessors 50] [--tasks 1000] [--no-results]
+PYTHONPATH=src python -m benchmarks.app_load [--seconds 60] [--assessors 50] [--tasks 1000] [--no-results]
 """
 
 from __future__ import annotations
@@ -102,9 +102,10 @@ def _passages(rng: random.Random, article: int, block: dict) -> list:
 
 def build_study(folder: Path, tasks_per_part: int, assessors: int, seed: int = 0) -> None:
     """A study shaped like a real one (text sizes of the paper's tasks), written with the kit's writers."""
+    from wikihowqa.core.files import write_json
+    from wikihowqa.dataset.writers import write_jsonl
     from wikihowqa.humaneval.lexicon import WIKIHOW_CATEGORIES
     from wikihowqa.humaneval.tasks import ATTENTION_PROMPT, SCALES
-    from wikihowqa.io import write_json, write_jsonl
 
     rng = random.Random(seed)
     tasks, key, plan = [], [], []
@@ -568,7 +569,7 @@ def main() -> None:
         text = "\n".join([header, *rows]) + f"\n\n{machine}\n\n" + "\n".join(f"* {v}" for v in verdicts)
         print(text)
         if not args.no_results:
-            command = f"PYTHONPATH=src python benchmarks/app_load.py --seconds {args.seconds:g}"
+            command = f"PYTHONPATH=src python -m benchmarks.app_load --seconds {args.seconds:g}"
             _append_results(command + f" --assessors {args.assessors}", text)
             print(f"appended to {RESULTS}")
     finally:

@@ -11,7 +11,7 @@ what that buys, in one run, interleaved, median of ``--rounds`` fresh interprete
   imported at module level;
 * with ``--baseline-src DIR`` (e.g. an older tree's ``src/`` from ``git archive``), ``--help`` there too.
 
-PYTHONPATH=src python benchmarks/cli_startup.py [--rounds 15] [--baseline-src DIR] [--no-results]
+PYTHONPATH=src python -m benchmarks.cli_startup [--rounds 15] [--baseline-src DIR] [--no-results]
 """
 
 from __future__ import annotations
@@ -91,8 +91,7 @@ def main() -> None:
     lines += ["", "Lazily imported: " + ", ".join(f"`{m}`" for m in lazy)]
     print("\n".join(lines))
     if not args.no_results:
-        sys.path.insert(0, str(Path(__file__).parent))
-        from results_md import append_run
+        from benchmarks.results_md import append_run
 
         append_run("CLI start-up (benchmarks/cli_startup.py)", "\n".join(lines))
 

@@ -1,6 +1,6 @@
 """Collector throughput: ``wikihowqa build``'s HTTP client against a sequential client, same site, same run.
 
-The replay site serves a generated corpus (``wikihowqa.collect.synthetic``) with a fixed latency on every
+The replay site serves a generated corpus (``wikihowqa.synthetic.corpus``) with a fixed latency on every
 request (200 ms by default, about what web.archive.org answers in). Two rows:
 
 * **generous limits** — ``wikihowqa build`` at ``--concurrency`` (32) with rates far above what it can
@@ -18,7 +18,7 @@ paper-scale 75,000 references at the Internet Archive's limits (CDX 0.4/s, playb
 parallel), and the share of references whose chosen capture differs from the per-URL CDX lookup's
 (must be 0). Target: ≤ 12 h, ≥ 4× faster than one CDX call per reference.
 
-    python benchmarks/collect.py [--articles 150] [--refs 6] [--latency 0.2] [--concurrency 32]
+    python -m benchmarks.collect [--articles 150] [--refs 6] [--latency 0.2] [--concurrency 32]
                                  [--limit-rate 10] [--lookup-articles 300] [--only lookups|throughput]
                                  [--no-results]
 """
@@ -35,17 +35,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
-from results_md import append_run  # noqa: E402
 
+from benchmarks.results_md import append_run  # noqa: E402
 from wikihowqa.collect.archive_queries import wayback_timestamp  # noqa: E402
 from wikihowqa.collect.build import BuildSettings, build  # noqa: E402
 from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, HttpSettings  # noqa: E402
-from wikihowqa.collect.synthetic import write_synthetic_corpus  # noqa: E402
 from wikihowqa.replay import EndpointFaults, Faults, ReplaySite, load_corpus  # noqa: E402
+from wikihowqa.synthetic.corpus import write_synthetic_corpus  # noqa: E402
 
 #: The Internet Archive's limits (requests/s) and the paper's number of kept references.
 IA_CDX_RATE, IA_PLAYBACK_RATE, PAPER_REFERENCES = 0.4, 8.0, 75_000
@@ -273,7 +271,7 @@ def chosen(outcome: dict) -> tuple:
 
 
 def lookups_benchmark(args: argparse.Namespace) -> None:
-    from wikihowqa.demo import corpus_path
+    from wikihowqa.demo.paths import corpus_path
 
     rows: list[list[str]] = []
     notes: list[str] = []
@@ -333,7 +331,7 @@ def lookups_benchmark(args: argparse.Namespace) -> None:
         "|---|---|---|---|---|---|---|---|---|",
         *("| " + " | ".join(r) + " |" for r in rows),
     ]
-    from wikihowqa.collect.synthetic import FATES
+    from wikihowqa.synthetic.corpus import FATES
 
     note = (
         "Requests are counted by the collector's HTTP client over the reference phase alone (CDX lookups "
@@ -351,7 +349,7 @@ def lookups_benchmark(args: argparse.Namespace) -> None:
     print()
     print(note)
     if not args.no_results:
-        command = "python benchmarks/collect.py " + " ".join(sys.argv[1:])
+        command = "python -m benchmarks.collect " + " ".join(sys.argv[1:])
         append_run("collect lookups", f"`{command.strip()}`\n\n" + "\n".join(table) + f"\n\n{note}\n")
         print("appended to benchmarks/RESULTS.md")
 
@@ -375,7 +373,7 @@ def _pywb_endpoints(pywb) -> dict:
 
 
 def _start_pywb(corpus: Path, work: Path, notes: list[str]):
-    from tests.collect.real_servers import PywbServer, pywb_missing
+    from wikihowqa.replay.pywb import PywbServer, pywb_missing
 
     missing = pywb_missing()
     if missing:
@@ -392,7 +390,7 @@ def append_results(path: Path, args: argparse.Namespace, table: list[str], notes
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         commit = "unknown"
-    command = "python benchmarks/collect.py " + " ".join(sys.argv[1:])
+    command = "python -m benchmarks.collect " + " ".join(sys.argv[1:])
     section = (
         f"## collect — {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, commit {commit}\n\n`{command.strip()}`\n\n"
         + "\n".join(table)

@@ -17,15 +17,16 @@ Agreement with torch fp32, each backend embedding questions and passages alike:
 
 * *pages*: each page's title is a question over the pool of all the passages; top-10 overlap with torch
   (|A ∩ B| / 10, averaged) and recall@k (share of titles whose own page has a passage in the top k);
-* *synthetic*: the retrieval benchmark's corpus (``wikihowqa.synthetic``, as ``benchmarks/retrieval.py``):
+* *synthetic*: the retrieval benchmark's corpus (``wikihowqa.synthetic.dataset``, as
+  ``benchmarks/retrieval.py``):
   supporting mode (each question's own passages ranked; top-10 overlap) and open mode over all of them
   (recall@k: a passage of the question's own documents in the top k).
 
 The projection to the paper's 1,053,704 passages uses the measured wall-clock rate (under the load shown)
 and, for an idle machine, twice the rate per CPU second (2 cores).
 
-    python benchmarks/embed_speed.py                       # 2,000 passages, 2 rounds
-    python benchmarks/embed_speed.py --passages 600 --rounds 2 --synthetic-questions 6   # quick look
+    python -m benchmarks.embed_speed                       # 2,000 passages, 2 rounds
+    python -m benchmarks.embed_speed --passages 600 --rounds 2 --synthetic-questions 6   # quick look
 """
 
 from __future__ import annotations
@@ -40,7 +41,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
@@ -90,7 +90,7 @@ class Model2VecEncoder:
         if not (folder / "model.safetensors").is_file():
             from model2vec.distill import distill
 
-            from wikihowqa.embed import default_model_path
+            from wikihowqa.encoders.embed import default_model_path
 
             print(f"distilling model2vec from the packaged MiniLM into {folder} (once) ...", flush=True)
             distill(model_name=default_model_path(), pca_dims=256, device="cpu").save_pretrained(str(folder))
@@ -104,7 +104,7 @@ class Model2VecEncoder:
 
 
 def encoders(with_model2vec: bool) -> dict[str, Callable[[], object]]:
-    from wikihowqa.openvino_encoder import export_root
+    from wikihowqa.encoders.openvino_encoder import export_root
     from wikihowqa.retrieve.dense import SentenceTransformerEncoder
 
     made: dict[str, Callable[[], object]] = {
@@ -157,10 +157,10 @@ def grounding_check(rounds: int) -> str:
     passages, every sentence's support compared, and the time of each (interleaved, fastest kept)."""
     import tempfile
 
-    from wikihowqa.demo import real_examples_path
+    from wikihowqa.core.records import passages_of
+    from wikihowqa.demo.paths import real_examples_path
     from wikihowqa.evaluate.grounding import GroundingConfig, GroundingScorer, sentences_of
-    from wikihowqa.importer import import_release
-    from wikihowqa.records import passages_of
+    from wikihowqa.release.importer import import_release
 
     src = real_examples_path()
     folder, _ = import_release(
@@ -215,7 +215,7 @@ def main() -> None:
     args = parser.parse_args()
     import torch
 
-    from wikihowqa.synthetic import generate_corpus
+    from wikihowqa.synthetic.dataset import generate_corpus
 
     if not PAGES.is_file():
         sys.exit(f"{PAGES}: the real pages are not there (../shared/data/web-extraction-dev)")
@@ -279,7 +279,7 @@ def main() -> None:
         f"{len(synth_pool):,} passages (wikihowqa.synthetic, seed 0); {os.cpu_count()} CPUs, torch threads "
         f"{torch.get_num_threads()}, load average {load_before[0]:.1f} before and {load_after[0]:.1f} after "
         f"(the CPU is shared); {args.rounds} interleaved rounds, fastest kept. Recall@1/5/10. "
-        f"`python benchmarks/embed_speed.py --passages {args.passages} --rounds {args.rounds} "
+        f"`python -m benchmarks.embed_speed --passages {args.passages} --rounds {args.rounds} "
         f"--synthetic-questions {n_synth}`"
     )
     header = [
@@ -336,8 +336,7 @@ def main() -> None:
         lines += ["", grounding_check(args.rounds)]
         print(lines[-1])
     if args.record:
-        sys.path.insert(0, str(Path(__file__).parent))
-        from results_md import append_run
+        from benchmarks.results_md import append_run
 
         append_run("embedding speed (benchmarks/embed_speed.py)", "\n".join([head, "", *lines]))
 

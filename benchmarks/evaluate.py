@@ -7,7 +7,7 @@ some new). The peer is ``rouge_score.rouge_scorer.RougeScorer([...4 types], use_
 called once per pair on the sentence-per-line texts, the cheapest faithful use of the package.
 Every one of the 12 numbers of every pair is compared.
 
-    python benchmarks/evaluate.py [--pairs 11746] [--record]
+    python -m benchmarks.evaluate [--pairs 11746] [--record]
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -120,10 +119,11 @@ def run_ours(predictions: list[str], references: list[str], workers: int) -> lis
 
 def run_pipeline(predictions: list[str], references: list[str], workers: int) -> list[list[float]]:
     """The stage as ``wikihowqa evaluate --no-bertscore --no-grounding`` runs it: files in, scores out."""
+    from wikihowqa.core.records import Example, Prediction
+    from wikihowqa.dataset.folder import write_dataset_folder
+    from wikihowqa.dataset.writers import write_predictions
     from wikihowqa.evaluate import rouge
     from wikihowqa.evaluate.pipeline import ROUGE_COLUMNS, EvaluationSettings, evaluate
-    from wikihowqa.io import write_dataset_folder, write_predictions
-    from wikihowqa.records import Example, Prediction
 
     rouge._tokenizer = None
     with tempfile.TemporaryDirectory() as tmp:
@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=None, help="processes (default: all CPUs)")
     parser.add_argument("--record", action="store_true", help="append the table to benchmarks/RESULTS.md")
     args = parser.parse_args(argv)
-    from wikihowqa.executor import worker_count
+    from wikihowqa.runtime.executor import worker_count
 
     workers = worker_count(args.workers)
     predictions, references = make_pairs(args.pairs, args.seed)
@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
 
     lines = [
         f"ROUGE-1/2/L/Lsum F/P/R (stemming) on {args.pairs} synthetic pairs (gold ≈{words:.0f} words, "
-        f"predictions ≈{pred_words:.0f}), {os.cpu_count()} CPUs, `python benchmarks/evaluate.py"
+        f"predictions ≈{pred_words:.0f}), {os.cpu_count()} CPUs, `python -m benchmarks.evaluate"
         f"{'' if args.pairs == PAPER_PAIRS else f' --pairs {args.pairs}'}`",
         "",
         "| implementation | processes | seconds | pairs/s | speed-up vs rouge-score | max abs diff"
@@ -203,8 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     table = "\n".join(lines)
     print("\n" + table)
     if args.record:
-        sys.path.insert(0, str(Path(__file__).parent))
-        from results_md import append_run
+        from benchmarks.results_md import append_run
 
         append_run("ROUGE speed and equality (benchmarks/evaluate.py)", table)
     return 0

@@ -22,7 +22,7 @@ figure (a ratio against trafilatura, measured in the same run, is the figure to 
 page decoded as UTF-8 as the benchmarks' harnesses give it; wikihowqa gets the bytes and the URL and does
 all ``parse_html`` does (decoding, page type, pagination, boilerplate, extraction, Markdown, passages).
 
-    python benchmarks/extraction.py [--web DIR] [--articles DIR] [--rounds 1] [--record]
+    python -m benchmarks.extraction [--web DIR] [--articles DIR] [--rounds 1] [--record]
 
 ``--record`` puts the tables at the top of ``benchmarks/RESULTS.md`` (``results_md.append_run``).
 """
@@ -40,7 +40,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
 
 from wikihowqa.parse.metric import (  # noqa: E402
     Score,
@@ -335,14 +334,13 @@ def main() -> None:
         ]
     )
     note = (
-        f"`python benchmarks/extraction.py --rounds {args.rounds}`; split seed {SEED} (per page type, by "
+        f"`python -m benchmarks.extraction --rounds {args.rounds}`; split seed {SEED} (per page type, by "
         "id); "
         "speed: pages per CPU second, fastest of the interleaved rounds, one process."
     )
     print(note, "", text, sep="\n")
     if args.record:
-        sys.path.insert(0, str(Path(__file__).parent))
-        from results_md import append_run
+        from benchmarks.results_md import append_run
 
         append_run("extraction (benchmarks/extraction.py)", f"{note}\n\n{text}")
 

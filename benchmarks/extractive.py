@@ -1,24 +1,20 @@
 """Extractive baselines: PageRank by numpy power iteration vs networkx, and the incremental ROUGE oracle
 vs the plain greedy oracle that calls ``rouge-score`` for every candidate (same selections, checked).
 
-    python benchmarks/extractive.py              # graphs of 50/200/500 sentences; 30 oracle questions
+    python -m benchmarks.extractive              # graphs of 50/200/500 sentences; 30 oracle questions
 """
 
 from __future__ import annotations
 
 import argparse
 import random
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-
+from wikihowqa.core.records import Passage
 from wikihowqa.generate import extractive
-from wikihowqa.records import Passage
-from wikihowqa.retrieve import Ranked
+from wikihowqa.retrieve.ranking import Ranked
 
 WORDS = [
     "dry",

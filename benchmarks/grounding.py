@@ -18,9 +18,9 @@ Overfitting guard: the scorer's weights and threshold were chosen on the demo qu
 article id (``--tune`` reruns that search); the tables that count are the odd half and the three real
 WikiHowNFQA instances, whose gold answers are human paraphrases of their sources.
 
-    python benchmarks/grounding.py                              # the three real instances only
-    python benchmarks/grounding.py --dataset /tmp/demo/dataset  # plus the demo corpus, both halves
-    python benchmarks/grounding.py --dataset DIR --tune         # the weight search on the even half
+    python -m benchmarks.grounding                              # the three real instances only
+    python -m benchmarks.grounding --dataset /tmp/demo/dataset  # plus the demo corpus, both halves
+    python -m benchmarks.grounding --dataset DIR --tune         # the weight search on the even half
 
 ``--compare`` adds a table per set with every automatic metric of ``wikihowqa evaluate`` on the same
 sample of deteriorated answers (``--compare-pairs`` per error type): ROUGE-L and BERTScore against the
@@ -29,7 +29,7 @@ and against the passages the judge is shown (precision: how much of the answer t
 grounding, and the LLM judge (``--judge MODEL``, local SmolLM2 by default backend ``local``) with the
 share of its replies that parsed; an unparseable reply scores nothing and its pair is left out.
 
-    python benchmarks/grounding.py --dataset DIR --compare-only --judge smollm2 --record
+    python -m benchmarks.grounding --dataset DIR --compare-only --judge smollm2 --record
 """
 
 from __future__ import annotations
@@ -49,12 +49,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from history import module_at
 from sklearn.metrics import roc_auc_score
 
+from benchmarks.history import module_at
+from wikihowqa.core.records import Example, Passage, passages_of
+from wikihowqa.dataset.folder import DatasetFolder
 from wikihowqa.evaluate.grounding import STOPWORDS, GroundingConfig, GroundingScorer, sentences_of
-from wikihowqa.io import DatasetFolder
-from wikihowqa.records import Example, Passage, passages_of
 
 INDEPENDENT_TYPES = ("negation", "number swap", "antonym", "entity swap", "unsupported sentence")
 PAPER_MIX = "paper mix"
@@ -334,8 +334,8 @@ def extractive_items(items: list[Item], per_question: int, seed: int) -> list[It
 
 
 def real_examples() -> DatasetFolder:
-    from wikihowqa.demo import real_examples_path
-    from wikihowqa.importer import import_release
+    from wikihowqa.demo.paths import real_examples_path
+    from wikihowqa.release.importer import import_release
 
     src = real_examples_path()
     tmp = Path(tempfile.mkdtemp(prefix="wikihowqa-grounding-"))
@@ -753,8 +753,7 @@ def main(argv: list[str] | None = None) -> int:
         ]
         print("\n".join(lines))
         if args.record:
-            sys.path.insert(0, str(Path(__file__).parent))
-            from results_md import append_run
+            from benchmarks.results_md import append_run
 
             append_run("grounding weight search (benchmarks/grounding.py --tune)", "\n".join(lines))
         return 0
@@ -763,8 +762,7 @@ def main(argv: list[str] | None = None) -> int:
         print(comparison, flush=True)
         if args.compare_only:
             if args.record:
-                sys.path.insert(0, str(Path(__file__).parent))
-                from results_md import append_run
+                from benchmarks.results_md import append_run
 
                 append_run(
                     "metric comparison on deteriorated answers (benchmarks/grounding.py --compare)",
@@ -835,8 +833,7 @@ def main(argv: list[str] | None = None) -> int:
     if comparison:
         tables.append(comparison)
     if args.record:
-        sys.path.insert(0, str(Path(__file__).parent))
-        from results_md import append_run
+        from benchmarks.results_md import append_run
 
         append_run("grounding validation (benchmarks/grounding.py)", "\n\n".join(tables))
     return 0

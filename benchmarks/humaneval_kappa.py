@@ -1,6 +1,6 @@
 """Cohen's kappa over many assessor pairs: wikihowqa's vectorised kappa next to scikit-learn's, same run.
 
-PYTHONPATH=src python benchmarks/humaneval_kappa.py [--pairs 2000]
+PYTHONPATH=src python -m benchmarks.humaneval_kappa [--pairs 2000]
 """
 
 from __future__ import annotations

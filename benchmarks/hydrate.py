@@ -11,7 +11,7 @@ lane made, and from them the wall time the real release would take at the Intern
 run on the same site: a sequential client that downloads each named capture's raw bytes (``id_``) one at
 a time and neither verifies nor parses them (as a hand-written script would).
 
-    python benchmarks/hydrate.py [--scales 0.01,0.1] [--full] [--latency 0.05] [--concurrency 32]
+    python -m benchmarks.hydrate [--scales 0.01,0.1] [--full] [--latency 0.05] [--concurrency 32]
                                  [--shifted 0.05] [--missing 0.05] [--peer-urls 300]
 """
 
@@ -29,7 +29,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
 
 #: The paper's release: documents and questions; the Internet Archive's limits (requests/s).
 PAPER_DOCUMENTS, PAPER_QUESTIONS = 74_527, 11_746
@@ -140,7 +139,7 @@ def main() -> None:
     if args.child:
         child(Path(args.child[0]), args.child[1], int(args.child[2]))
         return
-    from wikihowqa.importer import import_release
+    from wikihowqa.release.importer import import_release
     from wikihowqa.replay import EndpointFaults, Faults, ReplaySite
     from wikihowqa.replay.release_pages import archive_corpus
 

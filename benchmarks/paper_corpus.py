@@ -1,8 +1,8 @@
 """The paper-scale benchmark's corpus: generated articles and documents served in real page chrome.
 
-The text comes from the paper-scale generator (``wikihowqa.synthetic.generate_corpus``: questions,
+The text comes from the paper-scale generator (``wikihowqa.synthetic.dataset.generate_corpus``: questions,
 summaries, documents of realistic lengths, about 14 passages each); this module writes it as a replay
-corpus (the format of ``wikihowqa.collect.synthetic`` and ``docs/demo-corpus.md``) that ``wikihowqa build``
+corpus (the format of ``wikihowqa.synthetic.corpus`` and ``docs/demo-corpus.md``) that ``wikihowqa build``
 collects through the replay site. Each cited page is a real page of the web-extraction dev set (median
 ≈ 139 KB) whose main text block — the element holding most paragraph text — is replaced by the generated
 document, so the parser meets real navigation, scripts, styles, sidebars and footers at their real size.
@@ -150,7 +150,7 @@ def write_paper_corpus(
     out: Path, questions: int, documents: int, seed: int = 0, templates: int = 300
 ) -> CorpusInfo:
     """Write the replay corpus under ``out`` (created): articles, one 200 capture per cited page."""
-    from wikihowqa.synthetic import generate_corpus
+    from wikihowqa.synthetic.dataset import generate_corpus
 
     examples, docs = generate_corpus(questions, documents, seed)
     chrome = load_templates(templates, seed)

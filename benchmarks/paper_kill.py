@@ -25,8 +25,8 @@ import re
 import shutil
 from pathlib import Path
 
-from paper_measure import digest, run_measured
-from paper_scale import (
+from benchmarks.paper_measure import digest, run_measured
+from benchmarks.paper_stages import (
     KILLED,
     STAGES,
     Results,

@@ -7,7 +7,7 @@ the same process, on the same pages, interleaved round by round. Pages: the 102 
 pages, then times a page stuck inside one C call (``sum`` over a range) under a 0.5 s limit: the timer
 signal can only end it when the call returns.
 
-    python benchmarks/parse_limits.py [--copies 4] [--rounds 3] [--record]
+    python -m benchmarks.parse_limits [--copies 4] [--rounds 3] [--record]
 """
 
 from __future__ import annotations
@@ -19,12 +19,11 @@ import time
 from pathlib import Path
 from types import ModuleType
 
-from history import module_at
-from results_md import append_run
-
+from benchmarks.history import module_at
+from benchmarks.results_md import append_run
+from wikihowqa.dataset.snapshots import RawSnapshot
 from wikihowqa.parse import ParseSettings
 from wikihowqa.parse import stage as current
-from wikihowqa.snapshots import RawSnapshot
 
 PEER_COMMIT = "a2de32c"
 PAGES = Path("/work/shared/data/article-extraction-dev/html")

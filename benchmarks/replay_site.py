@@ -8,7 +8,7 @@ Peers measured in the same run:
   sit at the rate, everything above it answered 429, and a client pacing itself just under the rate
   should see no 429 at all.
 
-Run: ``PYTHONPATH=src python benchmarks/replay_site.py [--requests 64] [--rate 8] [--seconds 4]``
+Run: ``PYTHONPATH=src python -m benchmarks.replay_site [--requests 64] [--rate 8] [--seconds 4]``
 """
 
 from __future__ import annotations

@@ -11,10 +11,11 @@ Rows, all measured in this run on the same corpus and the same tokens:
 * dense (all-MiniLM-L6-v2, CPU unless a GPU is there): questions/s on a sample, cold (embedding the
   passages) and warm (embeddings cached), supporting mode.
 
-    python benchmarks/retrieval.py                          # 11,746 questions, 74,527 documents
-    python benchmarks/retrieval.py --questions 500 --documents 3200 --dense-questions 10   # quick look
+    python -m benchmarks.retrieval                          # 11,746 questions, 74,527 documents
+    python -m benchmarks.retrieval --questions 500 --documents 3200 --dense-questions 10   # quick look
 
-The corpus comes from ``wikihowqa.synthetic.generate_corpus`` (the stats stage); where that module is not
+The corpus comes from ``wikihowqa.synthetic.dataset.generate_corpus`` (the stats stage); where that module
+is not
 installed, a small local generator of Zipf-distributed text stands in, and the output says so.
 """
 
@@ -23,20 +24,18 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import sys
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from wikihowqa.records import Document, Example, Passage, passages_of
-from wikihowqa.retrieve import rank, rank_questions, ranked
+from wikihowqa.core.records import Document, Example, Passage, passages_of
 from wikihowqa.retrieve.bm25 import BM25Retriever, LazyLuceneBM25
+from wikihowqa.retrieve.factory import rank_questions
+from wikihowqa.retrieve.ranking import rank, ranked
 
 
 def local_corpus(n_questions: int, n_documents: int, seed: int) -> tuple[list[Example], list[Document]]:
@@ -73,14 +72,14 @@ def local_corpus(n_questions: int, n_documents: int, seed: int) -> tuple[list[Ex
 
 def corpus(args: argparse.Namespace) -> tuple[list[Example], list[Document], str]:
     try:
-        from wikihowqa.synthetic import generate_corpus
+        from wikihowqa.synthetic.dataset import generate_corpus
     except ImportError:
         examples, documents = local_corpus(args.questions, args.documents, args.seed)
-        return examples, documents, "local stand-in generator (wikihowqa.synthetic not installed)"
+        return examples, documents, "local stand-in generator (wikihowqa.synthetic.dataset not installed)"
     examples, documents = generate_corpus(
         n_questions=args.questions, n_documents=args.documents, seed=args.seed
     )
-    return examples, documents, "wikihowqa.synthetic.generate_corpus"
+    return examples, documents, "wikihowqa.synthetic.dataset.generate_corpus"
 
 
 def timed(fn: Callable[[], object]) -> tuple[float, object]:
@@ -128,7 +127,7 @@ def main() -> None:
     head = (
         f"corpus: {len(examples):,} questions, {len(documents):,} documents, {n_passages:,} passages "
         f"({n_passages / len(examples):.0f} per question) from {source} in {seconds:.0f} s; "
-        f"{os.cpu_count()} CPUs, `python benchmarks/retrieval.py`"
+        f"{os.cpu_count()} CPUs, `python -m benchmarks.retrieval`"
     )
     print(head)
     rows: list[tuple[str, str, int, float, str]] = []  # setting, system, questions, seconds, note
@@ -295,8 +294,7 @@ def finish(head: str, rows: list[tuple[str, str, int, float, str]], record: bool
     lines = table_lines(rows)
     print("\n".join(lines))
     if record:
-        sys.path.insert(0, str(Path(__file__).parent))
-        from results_md import append_run
+        from benchmarks.results_md import append_run
 
         append_run("retrieval speed (benchmarks/retrieval.py)", "\n".join([head, "", *lines]))
 

@@ -8,7 +8,7 @@ predictions file, shaped like the real release's rows. Each reader's records mus
 peer's, and the table says so. Two rows per file: the whole read (JSON decoding included) and the row
 checks alone (rows already decoded), where the difference is all there is.
 
-Run: ``PYTHONPATH=src python benchmarks/rows.py [--questions 20000] [--rounds 5] [--record]``
+Run: ``PYTHONPATH=src python -m benchmarks.rows [--questions 20000] [--rounds 5] [--record]``
 """
 
 from __future__ import annotations
@@ -17,17 +17,16 @@ import argparse
 import gc
 import random
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
-from history import module_at
-
-from wikihowqa import io
+from benchmarks.history import module_at
+from wikihowqa.dataset import codecs, writers
+from wikihowqa.dataset import readers as row_readers
 
 BEFORE = "c0ce5ba"
 ROOT = Path(__file__).resolve().parent.parent
@@ -99,7 +98,7 @@ def write_files(folder: Path, questions: int, seed: int = 0) -> dict[str, Path]:
         "predictions": folder / "p.jsonl",
     }
     for name, rows in (("qa", qa), ("documents", docs), ("predictions", predictions)):
-        io.write_jsonl(paths[name], rows)
+        writers.write_jsonl(paths[name], rows)
     return paths
 
 
@@ -127,7 +126,7 @@ def main() -> None:
     old = io_before()
     with tempfile.TemporaryDirectory() as tmp:
         paths = write_files(Path(tmp), args.questions)
-        rows = {name: [row for _, row in io.iter_rows(path)] for name, path in paths.items()}
+        rows = {name: [row for _, row in row_readers.iter_rows(path)] for name, path in paths.items()}
         readers: dict[str, tuple[str, Callable[[ModuleType], Callable[[], Any]]]] = {
             "qa.jsonl": ("qa", lambda m: lambda: m.read_examples(paths["qa"])),
             "documents.jsonl": ("documents", lambda m: lambda: m.read_documents(paths["documents"])),
@@ -149,12 +148,17 @@ def main() -> None:
                     lambda m, n=name, c=convert: lambda: [getattr(m, c)(r) for r in rows[n]],
                 )
             )
+        # Today's readers and codecs (wikihowqa.dataset), under the names the old io module had.
+        new = SimpleNamespace(
+            **{n: getattr(row_readers, n) for n in ("read_examples", "read_documents", "read_predictions")},
+            **{n: getattr(codecs, n) for n in converters.values()},
+        )
         times: dict[tuple[str, str, str], list[float]] = {}
         identical: dict[tuple[str, str], bool] = {}
         for _ in range(args.rounds):
             for label, what, make in cases:
                 t_old, out_old = timed(make(old))
-                t_new, out_new = timed(make(io))
+                t_new, out_new = timed(make(new))
                 times.setdefault((label, what, "old"), []).append(t_old)
                 times.setdefault((label, what, "new"), []).append(t_new)
                 identical[(label, what)] = identical.get((label, what), True) and out_old == out_new
@@ -183,8 +187,7 @@ def main() -> None:
         )
     print("\n".join(lines))
     if args.record:
-        sys.path.insert(0, str(Path(__file__).parent))
-        from results_md import append_run
+        from benchmarks.results_md import append_run
 
         append_run(
             "reading dataset files: row models vs hand-written checks (benchmarks/rows.py)", "\n".join(lines)

@@ -1,6 +1,6 @@
 """Local process pools vs a Ray cluster on this machine: the engine's overhead and throughput per worker.
 
-Workloads, on the paper-scale synthetic corpus (``wikihowqa.synthetic``) or a subset of it:
+Workloads, on the paper-scale synthetic corpus (``wikihowqa.synthetic.dataset``) or a subset of it:
 
 * *embed*: every passage embedded with all-MiniLM-L6-v2 (the dense retriever's chunks of 2048, no cache);
 * *score*: answers scored — each passage taken as a candidate answer to its question, against the gold
@@ -16,9 +16,9 @@ Overhead = Ray time / local time with as many workers − 1 (target ≤ 15 %). P
 of ``CHUNK``.
 Outputs must be identical: passage vectors (max |Δ|) and every ROUGE and BERTScore value.
 
-    python benchmarks/scale.py                  # 20 questions, 125 documents (≈ 1,800 passages)
-    python benchmarks/scale.py --questions 11746 --documents 74527   # the paper's scale (hours here)
-    python benchmarks/scale.py --record         # also add the tables to benchmarks/RESULTS.md
+    python -m benchmarks.scale                  # 20 questions, 125 documents (≈ 1,800 passages)
+    python -m benchmarks.scale --questions 11746 --documents 74527   # the paper's scale (hours here)
+    python -m benchmarks.scale --record         # also add the tables to benchmarks/RESULTS.md
 """
 
 from __future__ import annotations
@@ -26,14 +26,11 @@ from __future__ import annotations
 import argparse
 import os
 import secrets
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT))
 # Before Ray is imported: keep the benchmark's driver on loopback, like the cluster (tests/ray_cluster.py).
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -41,7 +38,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import numpy as np  # noqa: E402
 
-from wikihowqa.synthetic import PAPER_DOCUMENTS, PAPER_QUESTIONS, generate_corpus  # noqa: E402
+from wikihowqa.synthetic.dataset import PAPER_DOCUMENTS, PAPER_QUESTIONS, generate_corpus  # noqa: E402
 
 #: One token for the run's clusters: Ray's driver keeps the first token it reads.
 TOKEN = secrets.token_hex(32)
@@ -92,10 +89,10 @@ def side_by_side(workers: int, passages, answers, references) -> tuple[dict, dic
     """Each workload here and on a fresh cluster of ``workers`` worker nodes, passes interleaved (local,
     Ray, local, Ray) so that both see the same load of this shared machine."""
     import torch
-    from tests.ray_cluster import start_cluster
 
-    from wikihowqa import embed
-    from wikihowqa.executor import MODELS, LocalExecutor, RayExecutor
+    from wikihowqa.encoders import embed
+    from wikihowqa.runtime.executor import MODELS, LocalExecutor, RayExecutor
+    from wikihowqa.runtime.ray_cluster import start_cluster
 
     torch.set_num_threads(workers)
     MODELS.clear()

@@ -6,7 +6,7 @@ Peer: scikit-learn's HDBSCAN with its default algorithm (space-partitioning tree
 force distance matrix used here, on the same sample of embeddings, same labels required. Quality:
 how many planted paraphrase groups of the synthetic corpus end up wholly in train.
 
-Run: ``PYTHONPATH=src python benchmarks/split.py [--peer-sample 3000] [--guard 0.9]``
+Run: ``PYTHONPATH=src python -m benchmarks.split [--peer-sample 3000] [--guard 0.9]``
 """
 
 from __future__ import annotations
@@ -15,16 +15,15 @@ import argparse
 import os
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from wikihowqa.audit import audit_dataset
-from wikihowqa.embed import CACHE_DIR, question_embeddings
-from wikihowqa.split import SplitSettings, split_dataset
-from wikihowqa.synthetic import PAPER_DOCUMENTS, PAPER_QUESTIONS, ensure_corpus
+from wikihowqa.encoders.embed import CACHE_DIR, question_embeddings
+from wikihowqa.split.audit import audit_dataset
+from wikihowqa.split.splitter import SplitSettings, split_dataset
+from wikihowqa.synthetic.dataset import PAPER_DOCUMENTS, PAPER_QUESTIONS, ensure_corpus
 
 DEFAULT_CORPUS = Path(".benchmarks") / "synthetic-paper-seed0"
 
@@ -155,8 +154,7 @@ def main() -> None:
 
     print("\n".join(lines))
     if args.record:
-        sys.path.insert(0, str(Path(__file__).parent))
-        from results_md import append_run
+        from benchmarks.results_md import append_run
 
         append_run("split on 11,746 synthetic questions (benchmarks/split.py)", "\n".join(lines[1:]))
 

@@ -1,6 +1,6 @@
 """Benchmark: full ``wikihowqa stats`` on the synthetic paper-scale corpus, against the reference code.
 
-The corpus (11,746 questions, 74,527 documents; ``wikihowqa.synthetic``) is generated once into
+The corpus (11,746 questions, 74,527 documents; ``wikihowqa.synthetic.dataset``) is generated once into
 ``.benchmarks/`` and reused; it is split first if it has no splits (timed apart: benchmarks/split.py).
 Then:
 
@@ -12,7 +12,7 @@ Then:
   ``np.setdiff1d`` over joined n-grams) — against wikihowqa's code on the same sample in one process;
   their per-example outputs must be identical, and the table says so.
 
-Run: ``PYTHONPATH=src python benchmarks/stats.py [--sample 20] [--workers 2]``
+Run: ``PYTHONPATH=src python -m benchmarks.stats [--sample 20] [--workers 2]``
 """
 
 from __future__ import annotations
@@ -21,17 +21,16 @@ import argparse
 import os
 import random
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-from wikihowqa.io import DatasetFolder
+from wikihowqa.dataset.folder import DatasetFolder
 from wikihowqa.stats.corpus import example_stats
 from wikihowqa.stats.report import describe
-from wikihowqa.synthetic import PAPER_DOCUMENTS, PAPER_QUESTIONS, ensure_corpus
+from wikihowqa.synthetic.dataset import PAPER_DOCUMENTS, PAPER_QUESTIONS, ensure_corpus
 
 DEFAULT_CORPUS = Path(".benchmarks") / "synthetic-paper-seed0"
 
@@ -144,7 +143,7 @@ def main() -> None:
     print(f"corpus ready in {time.perf_counter() - started:.1f} s: {folder.path}")
     examples = folder.examples()
     if not any(e.split for e in examples):
-        from wikihowqa.split import SplitSettings, split_dataset
+        from wikihowqa.split.splitter import SplitSettings, split_dataset
 
         started = time.perf_counter()
         split_dataset(folder, SplitSettings())
@@ -226,8 +225,7 @@ def main() -> None:
 
     print("\n".join(lines))
     if args.record:
-        sys.path.insert(0, str(Path(__file__).parent))
-        from results_md import append_run
+        from benchmarks.results_md import append_run
 
         append_run("stats on the synthetic paper-scale corpus (benchmarks/stats.py)", "\n".join(lines[1:]))
 

@@ -12,9 +12,9 @@ Two ways of training are timed on the same model, batch and sequences:
   the settings of ``wikihowqa train``, ``bf16: auto``), on (input, answer) pairs of synthetic words through
   the project's feature builder (loss on the answer half) with a word-level tokenizer built here.
 
-    python benchmarks/train_gpu.py                  # 300 steps, batch 16 × 1024 tokens, on CUDA, both ways
-    python benchmarks/train_gpu.py --mode trainer   # only the project's trainer
-    python benchmarks/train_gpu.py --steps 3        # smoke run (on a CPU it shrinks the batch; see output)
+    python -m benchmarks.train_gpu                  # 300 steps, batch 16 × 1024 tokens, on CUDA, both ways
+    python -m benchmarks.train_gpu --mode trainer   # only the project's trainer
+    python -m benchmarks.train_gpu --steps 3        # smoke run (on a CPU it shrinks the batch; see output)
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import argparse
 import json
 import math
 import platform
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -170,7 +169,6 @@ def trainer_clock(timed_from: int, steps: int, sync) -> tuple[object, dict[str, 
 
 def run_trainer(args: argparse.Namespace, device: str, steps: int, batch: int, seq_len: int) -> dict:
     """The project's trainer on synthetic (input, answer) pairs; steps timed by a callback, as the loop."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # the checkout, installed or not
     from wikihowqa.generate.seq2seq import Generator, GeneratorConfig, train
 
     torch.manual_seed(args.seed)

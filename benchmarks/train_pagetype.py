@@ -6,7 +6,7 @@ point where the page type is decided; a scikit-learn random forest (fixed seed, 
 of the same pages) is fitted on the ``dev`` half's labels (the seeded split of ``extraction.py``) and
 written as plain arrays, read at parse time without scikit-learn.
 
-    python benchmarks/train_pagetype.py [--web DIR] [--trees 40] [--depth 10] [--write]
+    python -m benchmarks.train_pagetype [--web DIR] [--trees 40] [--depth 10] [--write]
 
 Without ``--write`` only the accuracies are printed.
 """
@@ -21,11 +21,8 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(Path(__file__).parent))
 
-from extraction import DEFAULT_WEB, load_web, split_half  # noqa: E402
-
+from benchmarks.extraction import DEFAULT_WEB, load_web, split_half  # noqa: E402
 from wikihowqa.parse import page as page_module  # noqa: E402
 from wikihowqa.parse.pagetype import classify  # noqa: E402
 from wikihowqa.parse.pagetype_model import FEATURES, MODEL_FILE, page_features  # noqa: E402

@@ -1,7 +1,7 @@
 """Benchmark: ``wikihowqa view`` at the paper's size — build time, site size, largest file, and the time
 to the first interactive view of each page type in Chromium, opened from disk.
 
-The corpus (11,746 questions, 74,527 documents; ``wikihowqa.synthetic``) is generated once into
+The corpus (11,746 questions, 74,527 documents; ``wikihowqa.synthetic.dataset``) is generated once into
 ``.benchmarks/`` and reused. Four systems' answers and scores are synthetic (answers stitched from the
 question's documents, scores drawn at random, per-sentence grounding pointing at three of the question's
 passages), written by the evaluate stage's own report writer (``evaluation.json`` with bootstrap
@@ -12,7 +12,7 @@ load; "interactive" is when the page's script has loaded its data and drawn it (
 overview and leaderboard are whole HTML: their ``load`` event). The peer, measured in the same run, is
 the same browser opening a blank page with the same CSP from the same folder: the floor of any page.
 
-Run: ``PYTHONPATH=src python benchmarks/view.py [--questions N --documents N] [--repeat 3]``
+Run: ``PYTHONPATH=src python -m benchmarks.view [--questions N --documents N] [--repeat 3]``
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from wikihowqa.core.records import Passage, passages_of
+from wikihowqa.dataset.folder import DatasetFolder
 from wikihowqa.evaluate.pipeline import (
     GROUNDING_COLUMNS,
     ROUGE_COLUMNS,
@@ -36,9 +38,7 @@ from wikihowqa.evaluate.pipeline import (
     SystemResult,
 )
 from wikihowqa.evaluate.report import write_report
-from wikihowqa.io import DatasetFolder
-from wikihowqa.records import Passage, passages_of
-from wikihowqa.synthetic import PAPER_DOCUMENTS, PAPER_QUESTIONS, ensure_corpus
+from wikihowqa.synthetic.dataset import PAPER_DOCUMENTS, PAPER_QUESTIONS, ensure_corpus
 from wikihowqa.view import build_site
 from wikihowqa.view.pages import CSP
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.process_groups import become_subreaper, describe, kill_all, leftover_processes
+from wikihowqa.runtime.processes import become_subreaper, describe, kill_all, leftover_processes
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -18,7 +18,7 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 
 @pytest.fixture(scope="session")
 def real_examples_dir() -> Path:
-    from wikihowqa.demo import real_examples_path
+    from wikihowqa.demo.paths import real_examples_path
 
     return real_examples_path()
 

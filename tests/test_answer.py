@@ -9,10 +9,11 @@ import sys
 import pytest
 
 from wikihowqa.answer import SYSTEMS, answer_split, partial_path
-from wikihowqa.errors import DatasetError, SettingsError
-from wikihowqa.importer import import_release
-from wikihowqa.io import prediction_to_dict, read_predictions
-from wikihowqa.records import Prediction
+from wikihowqa.core.errors import DatasetError, SettingsError
+from wikihowqa.core.records import Prediction
+from wikihowqa.dataset.codecs import prediction_to_dict
+from wikihowqa.dataset.readers import read_predictions
+from wikihowqa.release.importer import import_release
 
 NO_MODEL_SYSTEMS = [
     "bm25+lead",

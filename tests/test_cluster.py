@@ -26,10 +26,10 @@ import pytest
 from typer.testing import CliRunner
 
 from wikihowqa.cli import app
+from wikihowqa.runtime.processes import start_group, stop_group
+from wikihowqa.runtime.ray_cluster import LOOPBACK, Cluster, start_cluster
 
 from .components import RAY, require_module
-from .process_groups import start_group, stop_group
-from .ray_cluster import LOOPBACK, Cluster, start_cluster
 
 require_module("ray", RAY, install="pip install 'wikihowqa[ray]'")  # skipped here, a failure in CI
 pytestmark = pytest.mark.slow

@@ -21,7 +21,7 @@ NEEDS = {
     "test_pywbs_fuzzy_rows_of_other_statuses_are_not_taken_for_a_capture",
     "Chromium": "tests/humaneval/app/test_app_pages.py::"
     "test_relevance_highlights_dragged_with_the_mouse_are_stored_as_whole_words",
-    "Ray": "tests/test_executor.py::test_a_ray_address_without_a_port_is_refused",
+    "Ray": "tests/runtime/test_executor.py::test_a_ray_address_without_a_port_is_refused",
 }
 
 

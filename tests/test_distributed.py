@@ -13,9 +13,9 @@ import pytest
 
 from tests.generate.tiny_models import tiny_bart, tiny_llama
 from wikihowqa.answer import answer_split
-from wikihowqa.executor import LocalExecutor, call_model
-from wikihowqa.io import write_dataset_folder
-from wikihowqa.records import Document, Example
+from wikihowqa.core.records import Document, Example
+from wikihowqa.dataset.folder import write_dataset_folder
+from wikihowqa.runtime.executor import LocalExecutor, call_model
 
 QUESTIONS = [
     (aid, f"how to fix thing {aid}", f"answer number {aid} is here", [f"fix thing {aid} fast", "thing words"])

@@ -69,10 +69,12 @@ def test_an_upward_import_breaks_the_layers(tree):
 
 
 def test_an_upward_import_inside_a_function_breaks_them_too(tree):
-    append(tree, "wikihowqa.records", "def _later():\n    from wikihowqa.demo.run import run_demo  # noqa")
+    append(
+        tree, "wikihowqa.core.records", "def _later():\n    from wikihowqa.demo.run import run_demo  # noqa"
+    )
     result = lint(tree)
     assert result.returncode == 1
-    assert "wikihowqa.records is not allowed to import wikihowqa.demo" in result.stdout
+    assert "wikihowqa.core.records is not allowed to import wikihowqa.demo" in result.stdout
 
 
 def test_independent_siblings_do_not_import_each_other(tree):

@@ -14,7 +14,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.process_groups import group_members, start_group, stop_group
+from wikihowqa.runtime.processes import group_members, start_group, stop_group
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,8 +1,25 @@
-"""wikihowqa: build, run and evaluate multi-document non-factoid QA benchmarks (WikiHowQA, ACL 2023)."""
+"""wikihowqa: build, run and evaluate multi-document non-factoid QA benchmarks (WikiHowQA, ACL 2023).
 
-from importlib.metadata import PackageNotFoundError, version
+The public Python API: the records, one door to a dataset folder (:func:`open_dataset`) and its readers,
+each stage's entry point and the error base class. Every name loads on first use (``lazy_loader``; the
+list is ``__init__.pyi``), so ``import wikihowqa`` and the command line start without torch.
+"""
 
-try:
-    __version__ = version("wikihowqa")
-except PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0.0.0+unknown"
+import lazy_loader as _lazy
+
+__getattr__, __dir__, __all__ = _lazy.attach_stub(__name__, __file__)
+__all__ = [*__all__, "__version__"]
+_lazy_getattr = __getattr__
+
+
+def __getattr__(name: str) -> object:
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            value = version("wikihowqa")
+        except PackageNotFoundError:  # a source tree that is not installed
+            value = "0.0.0+unknown"
+        globals()["__version__"] = value
+        return value
+    return _lazy_getattr(name)

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tests.hub_server import PARQUET_REVISION, REPO, HubServer, go_offline, go_online, release_repo
-from tests.test_importer import rows, write_rows
+from tests.release.test_importer import rows, write_rows
 
 
 @pytest.fixture

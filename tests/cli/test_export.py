@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 
+from wikihowqa.dataset.codecs import example_to_dict
+from wikihowqa.dataset.folder import DatasetFolder
 from wikihowqa.export.hub import CROISSANT_FILE
-from wikihowqa.io import DatasetFolder, example_to_dict
 
 
 def test_export_lm_eval_writes_the_task_and_refuses_a_bad_name(cli, small_dataset, tmp_path):

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from wikihowqa.demo import real_examples_path
-from wikihowqa.importer import import_release
+from wikihowqa.demo.paths import real_examples_path
+from wikihowqa.release.importer import import_release
 
 
 def test_deteriorate_tasks_simulate_and_analyze_run_end_to_end(cli, tmp_path):
@@ -68,7 +68,7 @@ def _simulated(study_dir):
 
 
 def test_analyze_refuses_another_studys_judgments_naming_both_studies(cli, study_dir, tmp_path):
-    from wikihowqa.io import write_jsonl
+    from wikihowqa.dataset.writers import write_jsonl
 
     judgments = [{**j, "study_id": "other-study"} for j in _simulated(study_dir)]
     write_jsonl(tmp_path / "judgments.jsonl", judgments)
@@ -79,7 +79,7 @@ def test_analyze_refuses_another_studys_judgments_naming_both_studies(cli, study
 
 
 def test_analyze_warns_with_a_count_of_judgments_of_unknown_tasks(cli, study_dir, tmp_path):
-    from wikihowqa.io import write_jsonl
+    from wikihowqa.dataset.writers import write_jsonl
 
     own = _simulated(study_dir)
     strays = [{**j, "judgment_id": f"stray-{n}", "task_id": f"trial_a:9{n}:0"} for n, j in enumerate(own[:3])]
@@ -92,7 +92,7 @@ def test_analyze_warns_with_a_count_of_judgments_of_unknown_tasks(cli, study_dir
 
 @pytest.mark.parametrize("kind", ["unknown tasks", "empty file"])
 def test_analyze_with_no_judgment_left_fails_in_one_line(cli, study_dir, tmp_path, kind):
-    from wikihowqa.io import write_jsonl
+    from wikihowqa.dataset.writers import write_jsonl
 
     strays = [{**j, "task_id": f"trial_a:9{n}:0"} for n, j in enumerate(_simulated(study_dir)[:4])]
     write_jsonl(tmp_path / "judgments.jsonl", strays if kind == "unknown tasks" else [])

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from wikihowqa.importer import import_release
+from wikihowqa.release.importer import import_release
 from wikihowqa.replay import ReplaySite
 from wikihowqa.replay.release_pages import archive_corpus, release_captures
 

@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from tests import tiny_fs
-from tests.test_importer import enriched, write_rows
+from tests.release.test_importer import enriched, write_rows
 
 
 def test_version_and_help(cli):
@@ -177,7 +177,7 @@ ls -A "$FS"
 
 
 def test_build_onto_a_full_disk_is_one_line_naming_the_state_database(tmp_path):
-    from wikihowqa.demo import corpus_path
+    from wikihowqa.demo.paths import corpus_path
     from wikihowqa.replay import ReplaySite
 
     with ReplaySite(corpus_path()) as site:
@@ -243,10 +243,10 @@ def test_an_injected_disk_full_is_one_line_naming_the_file_for_each_writing_comm
     """The same failure as on a real full disk, injected where every atomic write ends (fsync): runs
     everywhere, also where the tmpfs tests skip."""
     from tests.humaneval.app.conftest import build_test_study
+    from wikihowqa.core.records import Prediction
+    from wikihowqa.dataset.writers import write_predictions
     from wikihowqa.humaneval.app.db import StudyDB
-    from wikihowqa.importer import import_release
-    from wikihowqa.io import write_predictions
-    from wikihowqa.records import Prediction
+    from wikihowqa.release.importer import import_release
 
     folder, _ = import_release([real_examples_dir / "qa.jsonl"], [], tmp_path / "ds")
     write_predictions(tmp_path / "p.jsonl", [Prediction(1366001, "echo", "Dry the figs.")])

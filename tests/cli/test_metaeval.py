@@ -8,18 +8,19 @@ import json
 import pytest
 
 from tests.humaneval.conftest import make_dataset
-from wikihowqa.io import write_dataset_folder, write_jsonl
+from wikihowqa.dataset.folder import write_dataset_folder
+from wikihowqa.dataset.writers import write_jsonl
 
 
 @pytest.fixture(scope="module")
 def simulated_study(tmp_path_factory):
     """The human-evaluation stage's own pipeline (deteriorate, tasks, simulated assessors) on 114 answers
     over the 19 categories, with a lead-sentence system in the A/B part."""
+    from wikihowqa.core.records import Prediction
     from wikihowqa.humaneval.deteriorate import DeteriorationSettings, deteriorate_examples
     from wikihowqa.humaneval.rank import make_ranker
     from wikihowqa.humaneval.simulate import SimulationSettings, simulate_judgments
     from wikihowqa.humaneval.tasks import StudySettings, build_study, write_study
-    from wikihowqa.records import Prediction
 
     root = tmp_path_factory.mktemp("sim")
     examples, documents = make_dataset()

@@ -17,12 +17,12 @@ import wikihowqa.generate.seq2seq as seq2seq
 from tests.components import RAY, require_module
 from wikihowqa.cli import app
 from wikihowqa.cli._options import ENCODER_DEFAULT, OVERWRITE_HELP, WORKERS_HELP, running_on
-from wikihowqa.embed import DEFAULT_MODEL
-from wikihowqa.errors import WikihowqaError
-from wikihowqa.executor import RAY_INSTALL, usable_cpus
+from wikihowqa.core.errors import WikihowqaError
+from wikihowqa.core.records import Document, Example
+from wikihowqa.dataset.folder import write_dataset_folder
+from wikihowqa.encoders.embed import DEFAULT_MODEL
 from wikihowqa.generate.seq2seq import TrainResult
-from wikihowqa.io import write_dataset_folder
-from wikihowqa.records import Document, Example
+from wikihowqa.runtime.executor import RAY_INSTALL, usable_cpus
 
 COMMANDS = typer.main.get_command(app).commands  # type: ignore[attr-defined]
 

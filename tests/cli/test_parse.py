@@ -6,8 +6,9 @@ import json
 
 from tests.parse.conftest import FIXTURES
 from tests.parse.test_stage import make_dataset
-from wikihowqa.io import read_documents, write_dataset_folder
-from wikihowqa.records import Document, Example
+from wikihowqa.core.records import Document, Example
+from wikihowqa.dataset.folder import write_dataset_folder
+from wikihowqa.dataset.readers import read_documents
 
 
 def test_parse_command_reparses_from_a_raw_folder(cli, tmp_path):

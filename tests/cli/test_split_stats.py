@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from wikihowqa.io import DatasetFolder, write_dataset_folder
-from wikihowqa.records import Document, Example
+from wikihowqa.core.records import Document, Example
+from wikihowqa.dataset.folder import DatasetFolder, write_dataset_folder
 
 QUESTIONS = [
     "How to Seal Concrete Floors",

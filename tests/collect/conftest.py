@@ -45,7 +45,7 @@ def clean_build(site: ReplaySite, tmp_path_factory: pytest.TempPathFactory) -> P
 
 @pytest.fixture(scope="session")
 def demo_corpus() -> Path:
-    from wikihowqa.demo import corpus_path
+    from wikihowqa.demo.paths import corpus_path
 
     return corpus_path()
 
@@ -63,7 +63,7 @@ def real_wiki(demo_corpus: Path, tmp_path_factory: pytest.TempPathFactory):
 @pytest.fixture(scope="session")
 def pywb(demo_corpus: Path, tmp_path_factory: pytest.TempPathFactory):
     """pywb 2.10 serving the demo corpus's captures (a WARC written with warcio), on 127.0.0.1."""
-    from tests.collect.real_servers import PywbServer, pywb_missing
+    from wikihowqa.replay.pywb import PywbServer, pywb_missing
 
     require(PYWB, pywb_missing())
     with PywbServer(demo_corpus, tmp_path_factory.mktemp("pywb")) as archive:

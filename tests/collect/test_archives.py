@@ -163,7 +163,7 @@ def test_a_redirect_capture_pointing_at_the_live_web_never_reaches_it(live, corp
 
 
 def test_a_redirect_capture_in_real_pywb_never_reaches_the_live_web(live, corpus_dir, tmp_path):
-    from tests.collect.real_servers import PywbServer, pywb_missing
+    from wikihowqa.replay.pywb import PywbServer, pywb_missing
 
     require(PYWB, pywb_missing())
     target = f"{live.url}/new"

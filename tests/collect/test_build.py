@@ -26,8 +26,8 @@ from tests.collect.scripted_server import fast_settings, settings_for
 from wikihowqa.collect.build import build
 from wikihowqa.collect.store import StateStore
 from wikihowqa.collect.wiki_queries import MediaWikiError
-from wikihowqa.errors import SettingsError
-from wikihowqa.io import DatasetFolder
+from wikihowqa.core.errors import SettingsError
+from wikihowqa.dataset.folder import DatasetFolder
 from wikihowqa.replay import EndpointFaults, Faults, ReplaySite
 from wikihowqa.replay.faults import Decision, Injector
 

@@ -16,7 +16,7 @@ from wikihowqa.cli import app
 from wikihowqa.collect.build import BuildSettings
 from wikihowqa.collect.estimate import estimate
 from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, HttpSettings
-from wikihowqa.demo import corpus_path
+from wikihowqa.demo.paths import corpus_path
 
 runner = CliRunner()
 

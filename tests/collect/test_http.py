@@ -25,7 +25,7 @@ from wikihowqa.collect.http import (
     request_key,
     user_agent,
 )
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
 
 
 async def test_a_5xx_is_retried_until_the_server_answers(server):

@@ -28,9 +28,10 @@ from wikihowqa.collect.archive_settings import ArchiveSettings
 from wikihowqa.collect.hydrate import HydrateSettings, hydrate, state_path
 from wikihowqa.collect.hydrate_compare import compare
 from wikihowqa.collect.warc_files import WARC_FILE
-from wikihowqa.demo import real_examples_path
-from wikihowqa.importer import import_release
-from wikihowqa.io import DatasetFolder, read_documents
+from wikihowqa.dataset.folder import DatasetFolder
+from wikihowqa.dataset.readers import read_documents
+from wikihowqa.demo.paths import real_examples_path
+from wikihowqa.release.importer import import_release
 from wikihowqa.replay.release_pages import CaptureSpec, archive_corpus, page_html, release_captures
 
 #: The three real instances (the project site's examples), as the package embeds them.
@@ -106,7 +107,7 @@ def archive_specs() -> list[CaptureSpec]:
 @pytest.fixture(scope="module")
 def archive(tmp_path_factory: pytest.TempPathFactory):
     """pywb holding the release's captures (and the synthetic cases), one instance for the module."""
-    from tests.collect.real_servers import PywbServer, pywb_missing
+    from wikihowqa.replay.pywb import PywbServer, pywb_missing
 
     missing = pywb_missing()
     if missing:
@@ -376,7 +377,7 @@ def test_a_release_url_names_its_capture_and_other_values_name_none():
 
 def test_max_shift_reads_durations_and_refuses_anything_else():
     from wikihowqa.collect.hydrate import parse_shift
-    from wikihowqa.errors import SettingsError
+    from wikihowqa.core.errors import SettingsError
 
     assert [parse_shift(v) for v in ("0", "90", "12h", "90d", "1y")] == [0, 90, 43200, 7776000, 31536000]
     with pytest.raises(SettingsError, match="max-shift must be a duration"):

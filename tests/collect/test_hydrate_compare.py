@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from wikihowqa.collect.hydrate_compare import compare, word_f1
-from wikihowqa.records import Document
+from wikihowqa.core.records import Document
 
 COOKIE = "This website uses cookies to improve your experience while you navigate through the website."
 
@@ -48,8 +48,8 @@ def test_a_released_document_listed_twice_is_scored_and_counted_once():
 
 def test_a_comparison_that_fails_leaves_no_report_of_an_earlier_one(tmp_path):
     from wikihowqa.collect.hydrate_compare import compare_files
-    from wikihowqa.errors import DatasetError
-    from wikihowqa.io import write_documents
+    from wikihowqa.core.errors import DatasetError
+    from wikihowqa.dataset.writers import write_documents
 
     hydrated, released, out = (
         tmp_path / "hydrated.jsonl",

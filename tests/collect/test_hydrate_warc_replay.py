@@ -27,7 +27,7 @@ def _documents(folder):
 
 @pytest.mark.slow
 def test_pywb_serving_only_the_hydrations_warc_file_hydrates_the_same(tmp_path):
-    from tests.collect.real_servers import PywbServer, pywb_missing
+    from wikihowqa.replay.pywb import PywbServer, pywb_missing
 
     missing = pywb_missing()
     if missing:

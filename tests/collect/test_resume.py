@@ -15,10 +15,10 @@ import pytest
 
 import wikihowqa
 from tests.collect.scripted_server import fast_settings, settings_for
-from tests.process_groups import start_group, stop_group
 from wikihowqa.collect.build import build
-from wikihowqa.collect.synthetic import write_synthetic_corpus
 from wikihowqa.replay import EndpointFaults, Faults, ReplaySite
+from wikihowqa.runtime.processes import start_group, stop_group
+from wikihowqa.synthetic.corpus import write_synthetic_corpus
 
 GROUPS = ("mediawiki", "cdx", "playback")
 FILES = ("qa.jsonl", "documents.jsonl", "rejections.jsonl")

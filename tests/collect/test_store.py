@@ -11,7 +11,7 @@ import pytest
 
 from wikihowqa.collect.http import Response
 from wikihowqa.collect.store import StateStore, StoredResults, canonical_url, snapshot_source
-from wikihowqa.errors import DatasetError
+from wikihowqa.core.errors import DatasetError
 
 
 def test_a_response_round_trips_with_its_status_headers_and_exact_bytes(tmp_path):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from wikihowqa.demo import corpus_path
+from wikihowqa.demo.paths import corpus_path
 from wikihowqa.demo.run import DemoContext, check_parser
 from wikihowqa.parse import corpus_check
 from wikihowqa.parse.decode import codec_for

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from wikihowqa.demo import corpus_path
+from wikihowqa.demo.paths import corpus_path
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCES = REPO / "tools" / "democorpus"

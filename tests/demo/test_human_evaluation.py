@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 
-from wikihowqa.demo import real_examples_path
+from wikihowqa.core.records import Prediction
+from wikihowqa.dataset.folder import DatasetFolder
+from wikihowqa.dataset.writers import write_predictions
+from wikihowqa.demo.paths import real_examples_path
 from wikihowqa.demo.run import DemoContext, human_evaluation
 from wikihowqa.humaneval.analysis import fmt
-from wikihowqa.importer import import_release
-from wikihowqa.io import DatasetFolder, write_predictions
-from wikihowqa.records import Prediction
+from wikihowqa.release.importer import import_release
 
 
 def test_demo_step_builds_simulates_and_analyses_a_study_and_prints_its_tables(tmp_path, capsys):

@@ -12,9 +12,9 @@ from tests.evaluate.test_pipeline import fast_models  # noqa: F401  (a fixture: 
 
 @pytest.mark.usefixtures("fast_models")
 def test_demo_step_scores_the_study_answers_and_prints_the_agreement_table(tmp_path, capsys):
-    from wikihowqa.demo import real_examples_path
+    from wikihowqa.demo.paths import real_examples_path
     from wikihowqa.demo.run import DemoContext, human_evaluation, meta_evaluation
-    from wikihowqa.importer import import_release
+    from wikihowqa.release.importer import import_release
 
     src = real_examples_path()
     import_release([src / "qa.jsonl"], [src / "documents.jsonl"], tmp_path / "real-examples")

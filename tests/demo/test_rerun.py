@@ -17,8 +17,8 @@ import pytest
 
 from tests.collect.collect_corpus import EXPECTED_FUNNEL, EXPECTED_REJECTIONS, write_corpus
 from wikihowqa.collect.build import parked_state
+from wikihowqa.core.errors import SettingsError
 from wikihowqa.demo.run import OWNED_FILE, DemoContext, build_dataset, fresh_folder, owned_folders
-from wikihowqa.errors import SettingsError
 
 
 class HashEncoder:
@@ -51,12 +51,12 @@ def without_port(path: Path) -> str:
 
 def split_like_the_demo(dataset: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """What the demo's split step does to ``dataset``: split it, embed into cache/, write audit.json."""
-    import wikihowqa.embed
-    from wikihowqa.audit import audit_dataset
-    from wikihowqa.io import DatasetFolder
-    from wikihowqa.split import SplitSettings, split_dataset
+    import wikihowqa.encoders.embed
+    from wikihowqa.dataset.folder import DatasetFolder
+    from wikihowqa.split.audit import audit_dataset
+    from wikihowqa.split.splitter import SplitSettings, split_dataset
 
-    monkeypatch.setattr(wikihowqa.embed, "load_model", lambda *a, **k: HashEncoder())
+    monkeypatch.setattr(wikihowqa.encoders.embed, "load_model", lambda *a, **k: HashEncoder())
     split_dataset(DatasetFolder(dataset), SplitSettings())
     audit_dataset(DatasetFolder(dataset))
 

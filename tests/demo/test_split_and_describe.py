@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from wikihowqa.dataset.folder import DatasetFolder, write_dataset_folder
 from wikihowqa.demo.run import DemoContext, split_and_describe
-from wikihowqa.importer import import_release
-from wikihowqa.io import DatasetFolder, write_dataset_folder
-from wikihowqa.synthetic import generate_corpus
+from wikihowqa.release.importer import import_release
+from wikihowqa.synthetic.dataset import generate_corpus
 
 
 def test_demo_step_splits_and_describes(tmp_path, real_examples_dir):

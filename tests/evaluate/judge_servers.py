@@ -7,8 +7,9 @@ import json
 import re
 from pathlib import Path
 
-from wikihowqa.io import write_dataset_folder, write_predictions
-from wikihowqa.records import Document, Example, Prediction
+from wikihowqa.core.records import Document, Example, Prediction
+from wikihowqa.dataset.folder import write_dataset_folder
+from wikihowqa.dataset.writers import write_predictions
 
 from ..generate.test_llm import ScriptedServer
 

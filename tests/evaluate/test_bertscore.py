@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
 from wikihowqa.evaluate import bertscore
 
 PAIRS = [

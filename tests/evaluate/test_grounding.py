@@ -8,8 +8,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from wikihowqa.core.records import Passage
 from wikihowqa.evaluate.grounding import GroundingConfig, GroundingScorer, negated, sentences_of
-from wikihowqa.records import Passage
 
 PASSAGES = [
     Passage(1, 0, 0, "Figs dry well in an oven. Set the oven to 60 degrees and leave the figs for 12 hours."),
@@ -297,7 +297,7 @@ def test_a_cross_encoder_given_by_path_is_loaded_and_its_entailment_probability_
 
 @pytest.mark.parametrize("name", ["no-such-owner/no-such-cross-encoder", "missing-folder"])
 def test_a_cross_encoder_that_cannot_be_loaded_is_one_line_naming_the_option(name, tmp_path):
-    from wikihowqa.errors import SettingsError
+    from wikihowqa.core.errors import SettingsError
 
     name = str(tmp_path / name) if name == "missing-folder" else name
     scorer = GroundingScorer(GroundingConfig(cross_encoder=name, device="cpu"), encoder=BagOfWords())

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
+from wikihowqa.core.records import Passage
 from wikihowqa.evaluate.judge import (
     MAX_REPLY_CHARS,
     Judge,
@@ -19,7 +20,6 @@ from wikihowqa.evaluate.judge import (
     judge_messages,
     parse_verdict,
 )
-from wikihowqa.records import Passage
 
 from ..generate.test_llm import ScriptedServer, ok
 
@@ -119,8 +119,9 @@ def test_round_trip_through_a_stub_server_caches_and_records_malformed_replies(t
 
 def three_questions(tmp_path):
     """A dataset of three test questions and a predictions file answering each."""
-    from wikihowqa.io import write_dataset_folder, write_predictions
-    from wikihowqa.records import Document, Example, Prediction
+    from wikihowqa.core.records import Document, Example, Prediction
+    from wikihowqa.dataset.folder import write_dataset_folder
+    from wikihowqa.dataset.writers import write_predictions
 
     examples = [
         Example(i, f"How to Do {i}", f"Do thing {i} carefully.", (f"a{i}",), "test") for i in range(3)

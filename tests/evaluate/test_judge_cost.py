@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
 from wikihowqa.evaluate.judge import JudgeConfig
 from wikihowqa.evaluate.judge_cost import Tokens, parse_price
 from wikihowqa.evaluate.pipeline import GOLD_SYSTEM, EvaluationSettings, evaluate

@@ -10,7 +10,7 @@ from collections import Counter
 
 import pytest
 
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
 from wikihowqa.evaluate.judge import JudgeConfig
 from wikihowqa.evaluate.judge_spread import Spread, mean_of_samples, spread
 from wikihowqa.evaluate.pipeline import EvaluationSettings, evaluate

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
 from wikihowqa.evaluate.judge import JudgeConfig
 from wikihowqa.evaluate.pairwise import (
     FIRST,

@@ -10,13 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from wikihowqa.errors import DatasetError
+from wikihowqa.core.errors import DatasetError
+from wikihowqa.core.records import Document, Example, Prediction
+from wikihowqa.dataset.folder import write_dataset_folder
+from wikihowqa.dataset.writers import write_predictions
 from wikihowqa.evaluate import pipeline, report, rouge
 from wikihowqa.evaluate.bertscore import BertScoreResult
 from wikihowqa.evaluate.grounding import GroundingConfig, GroundingScorer
 from wikihowqa.evaluate.pipeline import EvaluationSettings, evaluate
-from wikihowqa.io import write_dataset_folder, write_predictions
-from wikihowqa.records import Document, Example, Prediction
 
 from .test_grounding import BagOfWords
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from wikihowqa.io import write_dataset_folder
-from wikihowqa.records import Document, Example
+from wikihowqa.core.records import Document, Example
+from wikihowqa.dataset.folder import write_dataset_folder
 
 MANIFEST = {
     "stage": "build",
@@ -64,7 +64,8 @@ def with_flaws(dataset):
     question 105 (test) removed: what an export must warn about (and refuse, for the first)."""
     from dataclasses import replace
 
-    from wikihowqa.io import DatasetFolder, write_documents
+    from wikihowqa.dataset.folder import DatasetFolder
+    from wikihowqa.dataset.writers import write_documents
 
     folder = DatasetFolder(dataset)
     folder.write_examples([replace(e, answer="") if e.article_id == 104 else e for e in folder.examples()])

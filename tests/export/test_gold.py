@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from tests.export.conftest import with_flaws
-from wikihowqa.errors import DatasetError
+from wikihowqa.core.errors import DatasetError
+from wikihowqa.core.records import Example
 from wikihowqa.export.gold import check_gold, refuse_empty_answers
 from wikihowqa.export.hub import HubSettings, export_hub
 from wikihowqa.export.lm_eval import LmEvalSettings, export_lm_eval
-from wikihowqa.records import Example
 
 
 def test_the_check_names_empty_answers_and_questions_without_documents():

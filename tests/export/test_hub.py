@@ -8,8 +8,9 @@ import json
 import pytest
 import yaml
 
+from wikihowqa.dataset.codecs import example_to_dict
+from wikihowqa.dataset.folder import DatasetFolder
 from wikihowqa.export.hub import CROISSANT_FILE, HubSettings, export_hub, load_records
-from wikihowqa.io import DatasetFolder, example_to_dict
 
 
 @pytest.fixture

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from wikihowqa.core.records import Passage
 from wikihowqa.generate.context import InputFormat, build_input, hf_token_counter, render, source_order
-from wikihowqa.records import Passage
-from wikihowqa.retrieve import Ranked
+from wikihowqa.retrieve.ranking import Ranked
 
 QUESTION = "how to qa qb"
 

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from wikihowqa.core.records import Passage
 from wikihowqa.generate import extractive
-from wikihowqa.records import Passage
-from wikihowqa.retrieve import Ranked
+from wikihowqa.retrieve.ranking import Ranked
 
 
 def ranking_of(texts: list[str], doc_of=lambda i: 0) -> list[Ranked]:

@@ -164,8 +164,8 @@ def test_the_answer_stage_keeps_answers_of_other_questions_when_one_keeps_failin
     tmp_path, real_examples_dir
 ):
     from wikihowqa.answer import answer_split
-    from wikihowqa.importer import import_release
-    from wikihowqa.io import read_predictions
+    from wikihowqa.dataset.readers import read_predictions
+    from wikihowqa.release.importer import import_release
 
     folder, _ = import_release(
         [real_examples_dir / "qa.jsonl"], [real_examples_dir / "documents.jsonl"], tmp_path / "ds"
@@ -295,7 +295,7 @@ def test_other_refusals_are_per_question_and_not_retried():
 
 
 def _folder(tmp_path, real_examples_dir):
-    from wikihowqa.importer import import_release
+    from wikihowqa.release.importer import import_release
 
     folder, _ = import_release(
         [real_examples_dir / "qa.jsonl"], [real_examples_dir / "documents.jsonl"], tmp_path / "ds"
@@ -372,7 +372,7 @@ def test_with_the_model_s_tokenizer_the_prompt_is_counted_as_the_server_counts_i
     tmp_path, real_examples_dir, smollm2_tokenizer
 ):
     from wikihowqa.answer import answer_split
-    from wikihowqa.io import read_predictions
+    from wikihowqa.dataset.readers import read_predictions
 
     path, tokenizer = smollm2_tokenizer
     folder = _folder(tmp_path, real_examples_dir)
@@ -403,9 +403,9 @@ def test_without_a_tokenizer_the_estimate_s_margin_keeps_the_prompt_in_budget(
     tmp_path, real_examples_dir, smollm2_tokenizer
 ):
     """Checked against SmolLM2's own count of the whole chat prompt, on the real instances' passages."""
+    from wikihowqa.core.records import passages_of
     from wikihowqa.generate.llm import LLMAnswerer, LLMSettings, passages_messages, passages_prompt
-    from wikihowqa.records import passages_of
-    from wikihowqa.retrieve import Ranked
+    from wikihowqa.retrieve.ranking import Ranked
 
     _, tokenizer = smollm2_tokenizer
     folder = _folder(tmp_path, real_examples_dir)
@@ -458,7 +458,7 @@ def test_a_reply_beyond_what_max_tokens_can_need_is_not_read_on_retried_or_cache
 
 @pytest.mark.parametrize("url", ["not a url", "ftp://example.org/v1", "127.0.0.1:8080/v1"])
 def test_an_address_that_is_no_http_url_fails_before_any_request_naming_where_it_came_from(url, monkeypatch):
-    from wikihowqa.errors import SettingsError
+    from wikihowqa.core.errors import SettingsError
 
     with pytest.raises(SettingsError, match=r"^llm\.openai\.base_url: '.*' is not"):
         ChatClient(ChatSettings(base_url=url))

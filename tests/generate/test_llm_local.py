@@ -9,8 +9,8 @@ pytestmark = pytest.mark.slow  # loading and de-quantising the GGUF file takes 1
 
 def test_smollm2_answers_with_passages_through_the_answer_stage(tmp_path, real_examples_dir):
     from wikihowqa.answer import answer_split
-    from wikihowqa.importer import import_release
-    from wikihowqa.io import read_predictions
+    from wikihowqa.dataset.readers import read_predictions
+    from wikihowqa.release.importer import import_release
 
     folder, _ = import_release(
         [real_examples_dir / "qa.jsonl"], [real_examples_dir / "documents.jsonl"], tmp_path / "ds"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from wikihowqa.core.records import Document, Example
 from wikihowqa.generate import lower_bounds
-from wikihowqa.records import Document, Example
 
 
 def _example(article_id: int, question: str, answer: str = "an answer", split: str = "test") -> Example:
@@ -38,9 +38,9 @@ def test_copy_passages_concatenates_in_rank_order_up_to_the_word_limit():
 
 def test_copy_passages_ranks_with_the_systems_bm25_stemming_included():
     """The question's "painted fences" matches "Paint the fence" only once stemmed, as in the bm25 systems."""
-    from wikihowqa.records import passages_of
-    from wikihowqa.retrieve import rank
+    from wikihowqa.core.records import passages_of
     from wikihowqa.retrieve.bm25 import BM25Retriever
+    from wikihowqa.retrieve.ranking import rank
 
     question = "How to wash painted fences"
     prediction = lower_bounds.copy_passages(_example(7, question), DOCS, max_words=1000)

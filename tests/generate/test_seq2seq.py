@@ -8,10 +8,11 @@ import pytest
 
 from tests.generate.tiny_models import tiny_bart, tiny_llama
 from wikihowqa.answer import answer_split
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
+from wikihowqa.core.records import Document, Example
+from wikihowqa.dataset.folder import write_dataset_folder
+from wikihowqa.dataset.readers import read_predictions
 from wikihowqa.generate.seq2seq import GENERATOR_SETTINGS_FILE, GeneratorConfig, fine_tune
-from wikihowqa.io import read_predictions, write_dataset_folder
-from wikihowqa.records import Document, Example
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -108,9 +109,10 @@ def test_train_save_load_generate_and_resume(dataset, build):
 
 
 def test_the_input_fits_the_generator_s_own_token_limit(dataset):
+    from wikihowqa.core.records import passages_of
     from wikihowqa.generate.seq2seq import Generator
-    from wikihowqa.records import passages_of
-    from wikihowqa.retrieve import get_retriever, rank
+    from wikihowqa.retrieve.factory import get_retriever
+    from wikihowqa.retrieve.ranking import rank
 
     folder, texts, root = dataset
     model_dir = tiny_bart(root / "limit", texts)
@@ -165,7 +167,7 @@ def test_answering_ranks_passages_with_the_retrieval_the_model_was_trained_with(
     dataset, tmp_path, monkeypatch
 ):
     """Non-default generator retrieval (dense, open mode) shapes the inputs of training and of answering."""
-    from wikihowqa.embed import default_model_path
+    from wikihowqa.encoders.embed import default_model_path
     from wikihowqa.generate import seq2seq
     from wikihowqa.retrieve.cache import EmbeddingCache, default_cache_path
     from wikihowqa.retrieve.dense import EncoderSpec

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
 from wikihowqa.generate.seq2seq import GeneratorConfig, training_arguments, use_bf16
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from wikihowqa.demo import real_examples_path
+from wikihowqa.core.records import Document, Example, Prediction
+from wikihowqa.demo.paths import real_examples_path
 from wikihowqa.humaneval.lexicon import WIKIHOW_CATEGORIES
-from wikihowqa.records import Document, Example, Prediction
 
 SAMPLE_ANSWERS = [
     "Preheat the oven to 350°F and bake the bread for 1 hour. Use 2 cups of flour and a teaspoon of salt. "

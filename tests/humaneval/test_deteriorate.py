@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.humaneval.conftest import SAMPLE_ANSWERS, make_dataset
-from wikihowqa.errors import DatasetError, SettingsError
+from wikihowqa.core.errors import DatasetError, SettingsError
 from wikihowqa.humaneval import deteriorate as det
 from wikihowqa.humaneval.deteriorate import (
     EDIT_TYPES,

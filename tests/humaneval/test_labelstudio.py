@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from wikihowqa.cli import app
-from wikihowqa.errors import DatasetError
+from wikihowqa.core.errors import DatasetError
 from wikihowqa.humaneval.deteriorate import DeteriorationSettings, deteriorate_examples
 from wikihowqa.humaneval.labelstudio import judgments_from_export, read_export
 from wikihowqa.humaneval.rank import BM25Ranker

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.humaneval.conftest import SAMPLE_ANSWERS, make_dataset
-from wikihowqa.errors import DatasetError
+from wikihowqa.core.errors import DatasetError
 from wikihowqa.humaneval.deteriorate import DeteriorationSettings, check_answer, deteriorate_examples
 from wikihowqa.humaneval.review import (
     apply_review,

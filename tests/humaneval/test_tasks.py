@@ -9,6 +9,7 @@ from collections import Counter, defaultdict
 import numpy as np
 import pytest
 
+from wikihowqa.core.records import Document, Prediction
 from wikihowqa.humaneval.deteriorate import DeteriorationSettings, deteriorate_examples
 from wikihowqa.humaneval.lexicon import WIKIHOW_CATEGORIES
 from wikihowqa.humaneval.rank import BM25Ranker
@@ -21,7 +22,6 @@ from wikihowqa.humaneval.tasks import (
     write_study,
 )
 from wikihowqa.humaneval.text import sentence_spans
-from wikihowqa.records import Document, Prediction
 
 
 @pytest.fixture(scope="module")

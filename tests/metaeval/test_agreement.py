@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from wikihowqa.errors import SettingsError
-from wikihowqa.metaeval import meta_evaluate_folders
+from wikihowqa.core.errors import SettingsError
 from wikihowqa.metaeval.agreement import MetaSettings
+from wikihowqa.metaeval.stage import meta_evaluate_folders
 
 from .planted import population, write_study
 

@@ -258,7 +258,7 @@ def test_an_unclosed_script_hides_the_containers_after_it_as_a_browser_does():
 
 
 def test_no_snapshot_of_the_demo_corpus_is_taken_for_truncated():
-    from wikihowqa.demo import corpus_path
+    from wikihowqa.demo.paths import corpus_path
     from wikihowqa.parse.decode import decode_html
     from wikihowqa.parse.page import sniff, truncation
 
@@ -348,7 +348,7 @@ def test_a_page_within_the_bound_is_not_cut():
 
 
 def test_bad_settings_are_user_errors():
-    from wikihowqa.errors import SettingsError
+    from wikihowqa.core.errors import SettingsError
 
     with pytest.raises(SettingsError):
         ParseSettings(pagination="sometimes")

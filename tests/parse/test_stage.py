@@ -7,11 +7,12 @@ import json
 import os
 import time
 
-from wikihowqa.io import DatasetFolder, read_documents, write_dataset_folder
+from wikihowqa.core.records import Document, Example
+from wikihowqa.dataset.folder import DatasetFolder, write_dataset_folder
+from wikihowqa.dataset.readers import read_documents
 from wikihowqa.parse import ParseSettings
 from wikihowqa.parse import stage as stage_module
 from wikihowqa.parse.stage import FolderSnapshots, RawSnapshot, parse_one, parse_snapshots, reparse_folder
-from wikihowqa.records import Document, Example
 
 ARTICLE = (
     "<html><head><title>Pressing Flowers</title></head><body><article><h1>Pressing Flowers</h1><p>{}</p>"

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from tests.replay.replay_corpus import standard_articles, standard_captures, write_corpus
-from wikihowqa.errors import WikihowqaError
+from wikihowqa.core.errors import WikihowqaError
 from wikihowqa.replay import CorpusError, load_corpus
 from wikihowqa.replay.wiki import Wiki
 

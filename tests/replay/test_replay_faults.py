@@ -10,7 +10,7 @@ import httpx
 import pytest
 import requests
 
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
 from wikihowqa.replay import EndpointFaults, Faults
 from wikihowqa.replay.faults import Injector, TokenBucket, parse_scoped
 

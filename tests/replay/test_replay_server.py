@@ -8,7 +8,7 @@ import socket
 import httpx
 import pytest
 
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
 from wikihowqa.replay import CorpusError, EndpointFaults, Faults, ReplaySite
 
 

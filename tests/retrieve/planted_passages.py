@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from wikihowqa.records import Passage
+from wikihowqa.core.records import Passage
 
 QUESTION = "How to dry figs in the oven"
 RELEVANT = (

@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wikihowqa.records import Passage
+from wikihowqa.core.records import Passage
 from wikihowqa.retrieve.bm25 import BM25Retriever, LazyLuceneBM25
 
 WORDS = st.sampled_from([f"t{i}" for i in range(30)])

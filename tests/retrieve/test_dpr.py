@@ -16,8 +16,9 @@ import numpy as np
 import pytest
 
 from tests.retrieve.planted_passages import DISTRACTORS, QUESTION, RELEVANT, planted
-from wikihowqa.errors import SettingsError
-from wikihowqa.retrieve import get_retriever, rank
+from wikihowqa.core.errors import SettingsError
+from wikihowqa.retrieve.factory import get_retriever
+from wikihowqa.retrieve.ranking import rank
 
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]"]
 HIDDEN = 128

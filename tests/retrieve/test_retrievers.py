@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 
 from tests.retrieve.planted_passages import QUESTION, planted
-from wikihowqa.errors import SettingsError
-from wikihowqa.records import Passage
-from wikihowqa.retrieve import get_retriever, rank, rank_questions, top_k
+from wikihowqa.core.errors import SettingsError
+from wikihowqa.core.records import Passage
+from wikihowqa.retrieve.factory import get_retriever, rank_questions
 from wikihowqa.retrieve.hybrid import HybridRetriever, reciprocal_rank_fusion
+from wikihowqa.retrieve.ranking import rank, top_k
 
 
 @pytest.mark.parametrize("position", [0, 5, 9])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from wikihowqa.io import RowError, document_from_dict, example_from_dict, prediction_from_dict
+from wikihowqa.dataset.codecs import RowError, document_from_dict, example_from_dict, prediction_from_dict
 
 EXAMPLE = {
     "article_id": 7,

@@ -15,7 +15,7 @@ import pytest
 import yaml
 from pydantic import BaseModel
 
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
 from wikihowqa.schema.base import _models_in
 from wikihowqa.schema.files import parse_assignments, read_generator_settings, read_settings
 from wikihowqa.schema.settings import (

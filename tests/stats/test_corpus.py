@@ -5,10 +5,10 @@ from __future__ import annotations
 import nupunkt
 import pytest
 
-from wikihowqa.records import Example
+from wikihowqa.core.records import Example
 from wikihowqa.stats import corpus
 from wikihowqa.stats.corpus import ExampleStats, example_stats
-from wikihowqa.synthetic import generate_corpus
+from wikihowqa.synthetic.dataset import generate_corpus
 
 ANSWER = "Cut the figs. Then dry them in the sun."
 DOCS = ["Cut the figs in half.", "Dry them."]

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from wikihowqa.importer import import_release
-from wikihowqa.io import DatasetFolder, write_dataset_folder
+from wikihowqa.dataset.folder import DatasetFolder, write_dataset_folder
+from wikihowqa.release.importer import import_release
 from wikihowqa.stats.report import describe
-from wikihowqa.synthetic import generate_corpus
+from wikihowqa.synthetic.dataset import generate_corpus
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -18,7 +18,7 @@ def test_the_three_real_instances_give_the_full_report(tmp_path, real_examples_d
     folder, _ = import_release(
         [real_examples_dir / "qa.jsonl"], [real_examples_dir / "documents.jsonl"], tmp_path / "r"
     )
-    report = describe(folder, tmp_path / "out")
+    report = describe(folder, tmp_path / "out", audit=True)
     md = (tmp_path / "out" / "stats.md").read_text()
     for heading in (
         "Table 1",
@@ -45,6 +45,22 @@ def test_the_three_real_instances_give_the_full_report(tmp_path, real_examples_d
     assert all((tmp_path / "out" / "figures" / f).read_bytes().startswith(PNG) for f in figures)
     assert report.table2["all"]["novel_1grams_percent"] < report.table2["all"]["novel_4grams_percent"]
     assert report.to_json() == {**saved, "seconds": {**saved["seconds"], "write": report.seconds["write"]}}
+
+
+def test_without_a_current_audit_the_report_says_how_to_make_it_and_loads_no_encoder(
+    tmp_path, real_examples_dir, monkeypatch
+):
+    import wikihowqa.stats.report as report_module
+
+    folder, _ = import_release(
+        [real_examples_dir / "qa.jsonl"], [real_examples_dir / "documents.jsonl"], tmp_path / "r"
+    )
+    monkeypatch.setattr(report_module, "audit_dataset", lambda *a, **k: pytest.fail("the audit ran unasked"))
+    report = describe(folder, tmp_path / "out", workers=1)
+    assert report.audit is None
+    assert "wikihowqa audit" in report.audit_note and "--run-audit" in report.audit_note
+    assert "Not in this report: no current audit" in (tmp_path / "out" / "stats.md").read_text()
+    assert json.loads((tmp_path / "out" / "stats.json").read_text())["audit_note"] == report.audit_note
 
 
 def test_categories_are_counted_and_drawn(tmp_path):

@@ -13,16 +13,18 @@ from pathlib import Path
 import pytest
 
 from tests.components import AXE, require
-from wikihowqa.demo import real_examples_path
+from wikihowqa.core.records import Document, Example, Prediction
+from wikihowqa.dataset.folder import write_dataset_folder
+from wikihowqa.dataset.readers import read_documents, read_examples
+from wikihowqa.dataset.writers import write_predictions
+from wikihowqa.demo.paths import real_examples_path
 from wikihowqa.evaluate.grounding import GroundingConfig
 from wikihowqa.evaluate.pipeline import EvaluationSettings, evaluate
 from wikihowqa.evaluate.report import write_report
-from wikihowqa.io import read_documents, read_examples, write_dataset_folder, write_predictions
-from wikihowqa.metaeval import meta_evaluate_folders
 from wikihowqa.metaeval.agreement import MetaSettings
 from wikihowqa.metaeval.report import write_report as write_meta
+from wikihowqa.metaeval.stage import meta_evaluate_folders
 from wikihowqa.parse import split_passages
-from wikihowqa.records import Document, Example, Prediction
 from wikihowqa.view import build_site
 
 from ..cli.conftest import cli  # noqa: F401  the command runner, for test_site

@@ -7,8 +7,8 @@ import shutil
 
 import pytest
 
+from wikihowqa.core.errors import SettingsError
 from wikihowqa.demo.run import DemoContext, explore_results
-from wikihowqa.errors import SettingsError
 
 #: The fixtures evaluate a small dataset (grounding loads MiniLM) and meta-evaluate a planted study.
 pytestmark = pytest.mark.slow

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from wikihowqa.errors import DatasetError, SettingsError
+from wikihowqa.core.errors import DatasetError, SettingsError
 from wikihowqa.view import build_site
 from wikihowqa.view.markdown import markdown_tree
 from wikihowqa.view.pages import CSP, PAGES
@@ -73,7 +73,7 @@ def test_question_shards_hold_every_answer_with_the_passages_grounding_reported(
 
 
 def test_documents_are_cut_into_their_passages_in_place(explorer_site, explorer_inputs):
-    from wikihowqa.io import DatasetFolder
+    from wikihowqa.dataset.folder import DatasetFolder
 
     site = read_data(explorer_site, "site")
     for article, docs in DatasetFolder(explorer_inputs["dataset"]).documents_by_article().items():
@@ -122,8 +122,8 @@ def test_an_existing_folder_even_a_site_is_replaced_only_with_overwrite(explorer
 
 
 def test_a_report_of_another_dataset_is_one_error_naming_it(explorer_inputs, tmp_path):
-    from wikihowqa.io import write_dataset_folder
-    from wikihowqa.records import Document, Example
+    from wikihowqa.core.records import Document, Example
+    from wikihowqa.dataset.folder import write_dataset_folder
 
     other = write_dataset_folder(
         tmp_path / "other", [Example(1, "q", "a", ("u",))], [Document(1, "o", "u", "text")], {}

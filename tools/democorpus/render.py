@@ -21,7 +21,7 @@ if __name__ == "__main__" and not __package__:  # run as a script: import the pa
     __package__ = "democorpus"
     import democorpus  # noqa: F401
 
-from wikihowqa.io import atomic_folder  # noqa: E402
+from wikihowqa.core.files import atomic_folder  # noqa: E402
 
 from .archive import build_archive  # noqa: E402
 from .funnel import expected  # noqa: E402

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from wikihowqa.records import WIKIHOW_TOP_CATEGORIES
+from wikihowqa.core.records import WIKIHOW_TOP_CATEGORIES
 
 TOP_CATEGORIES: tuple[str, ...] = WIKIHOW_TOP_CATEGORIES
 THEMES = (

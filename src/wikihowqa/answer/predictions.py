@@ -7,9 +7,11 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from wikihowqa.errors import DatasetError
-from wikihowqa.io import DatasetFolder, naming, prediction_from_dict, prediction_to_dict
-from wikihowqa.records import Prediction
+from wikihowqa.core.errors import DatasetError
+from wikihowqa.core.files import naming
+from wikihowqa.core.records import Prediction
+from wikihowqa.dataset.codecs import prediction_from_dict, prediction_to_dict
+from wikihowqa.dataset.folder import DatasetFolder
 
 PREDICTIONS_DIR = "predictions"
 

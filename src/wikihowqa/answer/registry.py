@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wikihowqa.answer.catalogue import DESCRIPTIONS
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
+from wikihowqa.core.records import Example, Passage
+from wikihowqa.dataset.folder import DatasetFolder
 from wikihowqa.generate.extractive import DEFAULT_MAX_WORDS
-from wikihowqa.io import DatasetFolder
-from wikihowqa.records import Example, Passage
-from wikihowqa.retrieve import Ranked
+from wikihowqa.retrieve.ranking import Ranked
 from wikihowqa.schema.settings import AnswerSettings
 
 #: The pseudo-split of every question (a dataset not split yet, e.g. a fresh crawl).
@@ -81,7 +81,7 @@ class Context:
     folder: DatasetFolder
     settings: dict[str, Any]
     split: str
-    #: where batches run (``wikihowqa.executor``; ``None``: here) and the neural models' ``--device``
+    #: where batches run (``wikihowqa.runtime.executor``; ``None``: here) and the neural models' ``--device``
     executor: Any = None
     device: str | None = None
     #: ``settings`` checked, with every default: what the systems read (sections read as given — the

@@ -31,12 +31,15 @@ from wikihowqa.answer.registry import (
     split_examples,
     system_spec,
 )
-from wikihowqa.errors import DatasetError, SettingsError
+from wikihowqa.core.errors import DatasetError, SettingsError
+from wikihowqa.core.progress import QUIET, Progress
+from wikihowqa.core.records import Example, Passage, Prediction, UsedPassage, passages_of
+from wikihowqa.dataset.codecs import prediction_to_dict
+from wikihowqa.dataset.folder import DatasetFolder
+from wikihowqa.dataset.readers import read_predictions
+from wikihowqa.dataset.writers import write_jsonl, write_predictions
 from wikihowqa.generate.llm import GenerationError, ServiceUnavailable
-from wikihowqa.io import DatasetFolder, prediction_to_dict, read_predictions, write_jsonl, write_predictions
-from wikihowqa.progress import QUIET, Progress
-from wikihowqa.records import Example, Passage, Prediction, UsedPassage, passages_of
-from wikihowqa.retrieve import dataset_retriever, rank_questions
+from wikihowqa.retrieve.factory import dataset_retriever, rank_questions
 from wikihowqa.schema.base import check
 from wikihowqa.schema.settings import AnswerSettings
 
@@ -104,7 +107,8 @@ def answer_split(
 ) -> AnswerReport:
     """Answer the questions of ``split`` (the first ``limit``) with a system; resumable (see module doc).
 
-    ``executor`` (``wikihowqa.executor``) runs the neural work — passage embeddings, local generation — on
+    ``executor`` (``wikihowqa.runtime.executor``) runs the neural work — passage embeddings, local
+    generation — on
     its workers; this process still writes every file. ``device``: ``--device`` of the neural models.
     ``progress`` follows the questions in a phase named after the system (those answered before count)."""
     spec = system_spec(system_name)

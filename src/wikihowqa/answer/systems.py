@@ -17,8 +17,7 @@ from wikihowqa.answer.registry import (
     register,
     split_examples,
 )
-from wikihowqa.device import ray_gpus
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
 from wikihowqa.generate import extractive, lower_bounds
 from wikihowqa.generate.llm import DistributedChat, LLMAnswerer, LLMSettings
 from wikihowqa.generate.seq2seq import (
@@ -29,8 +28,9 @@ from wikihowqa.generate.seq2seq import (
     saved_settings,
 )
 from wikihowqa.generate.settings import merge
-from wikihowqa.retrieve import Ranked
 from wikihowqa.retrieve.cache import CACHE_DIR
+from wikihowqa.retrieve.ranking import Ranked
+from wikihowqa.runtime.device import ray_gpus
 
 # --------------------------------------------------------------------------- extractive
 

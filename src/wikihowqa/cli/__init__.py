@@ -9,7 +9,7 @@ from rich.markup import escape
 
 from wikihowqa.cli._app import app, console
 from wikihowqa.cli._failures import lost_path
-from wikihowqa.errors import WikihowqaError, describe_environment_error, is_environment_error
+from wikihowqa.core.errors import WikihowqaError, describe_environment_error, is_environment_error
 
 # Each module registers its commands on ``app`` when imported.
 # Registered in pipeline order, which is the order `wikihowqa --help` lists them in.

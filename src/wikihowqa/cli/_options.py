@@ -6,7 +6,8 @@ One vocabulary, whichever command a researcher types:
   is relative to the working directory; omitted, the result goes inside the input (``DATASET/…``,
   ``STUDY/…``). Declared as ``Annotated[Path | None, out_option("the report folder", "DATASET/report")]``.
 - ``--workers``: how many batches run at once: worker processes here, Ray tasks with ``--executor ray``;
-  0 or omitted: :func:`wikihowqa.executor.worker_count`'s rule (one per usable CPU; the cluster's CPUs on
+  0 or omitted: :func:`wikihowqa.runtime.executor.worker_count`'s rule (one per usable CPU; the cluster's
+  CPUs on
   Ray). 0 is turned into "omitted" here, so no stage sees two spellings of the default.
 - ``--seed``: the seed of every random choice the command makes; the same seed on the same input gives the
   same output. ``Annotated[int, seed_option("the shuffle that deals questions")] = 0``.
@@ -33,9 +34,9 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from wikihowqa.cli._app import console
-from wikihowqa.device import check_device
-from wikihowqa.errors import SettingsError
-from wikihowqa.executor import Executor, ExecutorSettings, open_executor
+from wikihowqa.core.errors import SettingsError
+from wikihowqa.runtime.device import check_device
+from wikihowqa.runtime.executor import Executor, ExecutorSettings, open_executor
 
 T = TypeVar("T")
 

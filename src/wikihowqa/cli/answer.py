@@ -86,8 +86,8 @@ def answer_command(
     # heavy: the answer stage (numpy, httpx, pydantic's row models: ~0.45 s) loads for this command only
     from wikihowqa.answer import answer_split
     from wikihowqa.answer.options import command_settings
-    from wikihowqa.io import DatasetFolder
-    from wikihowqa.progress import Bars
+    from wikihowqa.core.progress import Bars
+    from wikihowqa.dataset.folder import DatasetFolder
     from wikihowqa.schema.files import read_settings
     from wikihowqa.schema.settings import AnswerSettings
 
@@ -153,8 +153,8 @@ def train_command(
 ) -> None:
     """Fine-tune the generator on the train split; resumes from the last checkpoint in the --out folder."""
     # heavy: the generator's training side (torch and transformers behind it) loads for this command only
+    from wikihowqa.dataset.folder import DatasetFolder
     from wikihowqa.generate.seq2seq import GeneratorConfig, fine_tune
-    from wikihowqa.io import DatasetFolder
     from wikihowqa.schema.files import merge, read_generator_settings
 
     settings = read_generator_settings(config)  # a full answer-settings file works too

@@ -26,15 +26,16 @@ from wikihowqa.cli._archive import (
     lookup_option,
     retry_failed_option,
 )
-from wikihowqa.errors import SettingsError
-from wikihowqa.progress import Bars
+from wikihowqa.core.errors import SettingsError
+from wikihowqa.core.progress import Bars
 
 _WIKI = "https://www.wikihow.com/api.php"
 _WAYBACK = WAYBACK_DEFAULT
 
 
 class RichReporter(Bars):
-    """One progress bar per phase (``wikihowqa.progress.Bars``), and throttling events printed above them."""
+    """One progress bar per phase (``wikihowqa.core.progress.Bars``), and throttling events printed above
+    them."""
 
     def event(self, message: str) -> None:
         self.display.console.print(f"[yellow]![/] {message}", highlight=False)

@@ -10,7 +10,7 @@ from rich.markup import escape
 
 from wikihowqa.cli._app import app, console, out
 from wikihowqa.cli._options import Overwrite
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
 
 
 def _warn(message: str) -> None:
@@ -95,7 +95,7 @@ def import_command(
     if revision is not None and not hub:
         raise SettingsError("--revision applies to --hub only")
     # heavy: lxml, pydantic, huggingface_hub (start-up time)
-    from wikihowqa.importer import import_hub, import_release
+    from wikihowqa.release.importer import import_hub, import_release
 
     if hub:
         folder, manifest = import_hub(

@@ -20,7 +20,7 @@ from wikihowqa.cli._options import (
     running_on,
     seed_option,
 )
-from wikihowqa.evaluate import GROUNDING_THRESHOLD
+from wikihowqa.evaluate.defaults import GROUNDING_THRESHOLD
 
 
 @app.command("evaluate")
@@ -145,6 +145,7 @@ def evaluate_command(
     (DATASET/cache/judge-responses.sqlite), so a report in another folder asks the judge nothing again.
     """
     # heavy: the metrics (numpy, scipy, the encoder's loader: ~0.4 s) load for this command only
+    from wikihowqa.core.progress import Bars
     from wikihowqa.evaluate.bertscore import BertScoreConfig
     from wikihowqa.evaluate.grounding import GroundingConfig
     from wikihowqa.evaluate.judge import JudgeConfig
@@ -152,7 +153,6 @@ def evaluate_command(
     from wikihowqa.evaluate.judge_report import judge_lines
     from wikihowqa.evaluate.pipeline import EvaluationSettings, check_request, coverage_warnings, evaluate
     from wikihowqa.evaluate.report import leaderboard_table, write_report
-    from wikihowqa.progress import Bars
 
     device = device_option(device)
     settings = EvaluationSettings(

@@ -104,7 +104,7 @@ def hydrate_command(
     from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, HttpSettings
     from wikihowqa.collect.hydrate import HydrateSettings, hydrate, parse_shift, state_path
     from wikihowqa.collect.hydrate_compare import COMPARE_FILE, compare_files
-    from wikihowqa.errors import DatasetError, SettingsError
+    from wikihowqa.core.errors import DatasetError, SettingsError
 
     if warc is not None and from_warc is not None:
         raise SettingsError("--warc and --from-warc: give one (a rebuild from WARC files writes none)")

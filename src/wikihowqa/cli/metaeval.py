@@ -22,7 +22,7 @@ def study_predictions_command(
     Systems: the original answers (the dataset's own, also every deteriorated answer's original), the
     deteriorated versions, and each A/B system's answers under its own name.
     """
-    from wikihowqa.metaeval import write_study_predictions  # heavy: numpy, scipy (start-up time)
+    from wikihowqa.metaeval.stage import write_study_predictions  # heavy: numpy, scipy (start-up time)
 
     paths = write_study_predictions(study_dir, out_dir)
     for path in paths:
@@ -63,9 +63,9 @@ def meta_evaluate_command(
     system-level tau, each with bootstrap CIs → meta_evaluation.md, .json and .png.
     """
     # heavy: numpy, scipy (start-up time)
-    from wikihowqa.metaeval import meta_evaluate_folders
     from wikihowqa.metaeval.agreement import MetaSettings
     from wikihowqa.metaeval.report import agreement_table, write_report
+    from wikihowqa.metaeval.stage import meta_evaluate_folders
 
     settings = MetaSettings(resamples=resamples, confidence=confidence, seed=seed, controls=controls)
     with console.status("meta-evaluating…"):

@@ -8,7 +8,7 @@ import typer
 
 from wikihowqa.cli._app import app, console, out
 from wikihowqa.cli._options import ExecutorKind, RayAddress, Workers, running_on
-from wikihowqa.progress import Bars
+from wikihowqa.core.progress import Bars
 
 
 @app.command("parse")

@@ -14,8 +14,8 @@ from rich.markup import escape
 
 from wikihowqa.cli._app import app, console, out
 from wikihowqa.cli._options import seed_option
-from wikihowqa.demo import corpus_path
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
+from wikihowqa.demo.paths import corpus_path
 
 _YES = {"yes", "true", "on", "1"}
 _NO = {"no", "false", "off", "0"}

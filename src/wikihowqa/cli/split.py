@@ -19,7 +19,7 @@ from wikihowqa.cli._options import (
     running_on,
     seed_option,
 )
-from wikihowqa.progress import Bars
+from wikihowqa.core.progress import Bars
 
 
 def _progress(label: str):
@@ -72,10 +72,14 @@ def split_command(
     dealt to validation and test. Rewrites the QA part in place (atomically) and audits the result."""
     # Imported here, not with the module: ~0.8 s that every command (and --help) would pay at start-up
     # (benchmarks/cli_startup.py).
-    from wikihowqa.audit import audit_dataset  # heavy: numpy
-    from wikihowqa.embed import DEFAULT_MODEL  # heavy: numpy
-    from wikihowqa.io import DatasetFolder  # heavy: pydantic (the row models)
-    from wikihowqa.split import SplitSettings, parse_size, split_dataset  # heavy: numpy, scikit-learn
+    from wikihowqa.dataset.folder import DatasetFolder  # heavy: pydantic (the row models)
+    from wikihowqa.encoders.embed import DEFAULT_MODEL  # heavy: numpy
+    from wikihowqa.split.audit import audit_dataset  # heavy: numpy
+    from wikihowqa.split.splitter import (  # heavy: numpy, scikit-learn
+        SplitSettings,
+        parse_size,
+        split_dataset,
+    )
 
     device = device_option(device)
     model = model or DEFAULT_MODEL
@@ -120,9 +124,9 @@ def audit_command(
 ) -> None:
     """For every validation/test question find the nearest train question; write audit.json into DATASET."""
     # Imported here for start-up time, as in split_command.
-    from wikihowqa.audit import audit_dataset  # heavy: numpy
-    from wikihowqa.embed import DEFAULT_MODEL  # heavy: numpy
-    from wikihowqa.io import DatasetFolder  # heavy: pydantic (the row models)
+    from wikihowqa.dataset.folder import DatasetFolder  # heavy: pydantic (the row models)
+    from wikihowqa.encoders.embed import DEFAULT_MODEL  # heavy: numpy
+    from wikihowqa.split.audit import audit_dataset  # heavy: numpy
 
     device = device_option(device)
     model = model or DEFAULT_MODEL

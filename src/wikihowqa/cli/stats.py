@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from wikihowqa.cli._app import app, console, out
 from wikihowqa.cli._options import (
@@ -17,7 +18,7 @@ from wikihowqa.cli._options import (
     out_option,
     running_on,
 )
-from wikihowqa.progress import Bars
+from wikihowqa.core.progress import Bars
 
 
 @app.command("stats")
@@ -26,7 +27,15 @@ def stats_command(
     out_dir: Annotated[Path | None, out_option("the report folder", "DATASET/stats")] = None,
     workers: Workers = None,
     audit: bool = typer.Option(
-        True, "--audit/--no-audit", help="Include the leakage audit (reuses DATASET/audit.json when current)."
+        True,
+        "--audit/--no-audit",
+        help="Include the leakage audit from DATASET/audit.json (written by `split` and `audit`) when it is "
+        "current; otherwise the report says how to make it.",
+    ),
+    run_audit: bool = typer.Option(
+        False,
+        "--run-audit",
+        help="Run the leakage audit (the sentence encoder) when audit.json is missing or stale.",
     ),
     model: Annotated[str | None, model_option("Sentence encoder of the audit", ENCODER_DEFAULT)] = None,
     threshold: float = typer.Option(0.9, "--threshold", help="Paraphrase threshold of the audit."),
@@ -37,10 +46,11 @@ def stats_command(
     compression, and the leakage audit; writes stats.md, stats.json, stats_per_question.jsonl, figures/."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+    from wikihowqa.dataset.folder import DatasetFolder  # heavy: pydantic (the row models)
+
     # Imported here, not with the module: ~0.8 s that every command (and --help) would pay at start-up
     # (benchmarks/cli_startup.py).
-    from wikihowqa.embed import DEFAULT_MODEL  # heavy: numpy
-    from wikihowqa.io import DatasetFolder  # heavy: pydantic (the row models)
+    from wikihowqa.encoders.embed import DEFAULT_MODEL  # heavy: numpy
     from wikihowqa.stats.report import REPORT_MD, describe  # heavy: numpy, spaCy
 
     folder = DatasetFolder(dataset)
@@ -52,12 +62,14 @@ def stats_command(
             folder,
             target,
             workers=workers,
-            audit=None if audit else False,
+            audit=False if not audit else (True if run_audit else None),
             model=model or DEFAULT_MODEL,
             threshold=threshold,
             progress=Bars(bar),
             executor=runner,
         )
+    if report.audit_note:
+        console.print(f"[yellow]audit:[/] {escape(report.audit_note)}", highlight=False, soft_wrap=True)
     row = report.table1["all"]
     frag = report.fragments["all"]
     novel = report.table2["all"]

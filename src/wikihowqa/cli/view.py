@@ -47,8 +47,8 @@ def view_command(
     """
     from rich.progress import BarColumn, Progress, TextColumn
 
-    from wikihowqa.io import DatasetFolder
-    from wikihowqa.progress import Bars
+    from wikihowqa.core.progress import Bars
+    from wikihowqa.dataset.folder import DatasetFolder
     from wikihowqa.view import build_site  # heavy: the stages' report modules
 
     target = out_dir or DatasetFolder(dataset).path / "site"

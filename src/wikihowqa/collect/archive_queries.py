@@ -30,8 +30,8 @@ from datetime import UTC, datetime
 from urllib.parse import urljoin, urlsplit
 
 from wikihowqa.collect.http import CDX, PLAYBACK, FetchError, HttpClient, Response, request_key
-from wikihowqa.errors import SettingsError
-from wikihowqa.retry_after import http_date
+from wikihowqa.core.errors import SettingsError
+from wikihowqa.core.retry_after import http_date
 
 #: The Internet Archive's CDX field names, and what other servers call them.
 _ALIASES = {"url": "original", "mime": "mimetype", "status": "statuscode"}

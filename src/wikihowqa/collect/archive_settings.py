@@ -17,7 +17,7 @@ from wikihowqa.collect.archive_queries import ArchiveEndpoints, Wayback
 from wikihowqa.collect.captures import LOOKUPS, CaptureFinder
 from wikihowqa.collect.http import HttpClient
 from wikihowqa.collect.memento import MementoClient
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
 
 DEFAULT_WAYBACK_URL = "https://web.archive.org"
 

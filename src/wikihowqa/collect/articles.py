@@ -21,7 +21,7 @@ from wikihowqa.collect.progress import Reporter
 from wikihowqa.collect.store import StateStore
 from wikihowqa.collect.wiki_queries import BATCH, CATEGORY_PREFIX, MediaWiki, category_name
 from wikihowqa.collect.wikitext_reading import quick_summary, references
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,17 +45,13 @@ from wikihowqa.collect.progress import QuietReporter, Reporter
 from wikihowqa.collect.references import fetch_references, forget_failed, plan_references
 from wikihowqa.collect.store import STATE_FILE, StateStore
 from wikihowqa.collect.wiki_queries import SUMMARY_NAMESPACE, MediaWiki, category_name
-from wikihowqa.errors import SettingsError
-from wikihowqa.io import (
-    MANIFEST_FILE,
-    DatasetFolder,
-    document_to_dict,
-    iter_documents,
-    write_dataset_folder,
-    write_jsonl,
-)
+from wikihowqa.core.errors import SettingsError
+from wikihowqa.core.records import Document, Example
+from wikihowqa.dataset.codecs import document_to_dict
+from wikihowqa.dataset.folder import MANIFEST_FILE, DatasetFolder, write_dataset_folder
+from wikihowqa.dataset.readers import iter_documents
+from wikihowqa.dataset.writers import write_jsonl
 from wikihowqa.parse import ParseSettings
-from wikihowqa.records import Document, Example
 
 DEFAULT_API_URL = "https://www.wikihow.com/api.php"
 REFERENCE_TIMES = ("created", "modified")

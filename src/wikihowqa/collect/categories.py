@@ -23,7 +23,7 @@ from typing import Any
 from wikihowqa.collect.pool import chunks, run_pool
 from wikihowqa.collect.store import StateStore
 from wikihowqa.collect.wiki_queries import BATCH, CATEGORY_PREFIX, CategoryInfo, MediaWiki
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
 
 GIVEN = "--root-category"
 LISTED = "Special:UncategorizedCategories"

@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from wikihowqa.collect.outcomes import KEPT
-from wikihowqa.io import atomic_write, write_json
+from wikihowqa.core.files import atomic_write, write_json
 
 COVERAGE_JSON, COVERAGE_MD, COVERAGE_PNG = "coverage.json", "coverage.md", "coverage.png"
 #: Sites shown by name in the report and figure; the rest are summed as "other sites".

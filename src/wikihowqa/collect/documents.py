@@ -17,9 +17,9 @@ from wikihowqa.collect.pool import run_pool
 from wikihowqa.collect.progress import Reporter
 from wikihowqa.collect.references import FETCHED, fetch_capture
 from wikihowqa.collect.store import StateStore, StoredSnapshots
-from wikihowqa.executor import worker_count
 from wikihowqa.parse import ParsedPage, ParseSettings
 from wikihowqa.parse.stage import RawSnapshot, complete_pagination, parse_snapshots
+from wikihowqa.runtime.executor import worker_count
 
 #: Pages from which the build parses in a pool of processes (fewer: in this process).
 PARSE_PARALLEL_FROM = 49

@@ -16,7 +16,7 @@ from wikihowqa.collect.articles import (
 )
 from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, FetchError, HttpClient
 from wikihowqa.collect.wiki_queries import BATCH, MediaWiki, MediaWikiError
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
 
 if TYPE_CHECKING:
     from wikihowqa.collect.build import BuildSettings

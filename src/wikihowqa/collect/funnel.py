@@ -19,7 +19,7 @@ from wikihowqa.collect.outcomes import (
     NOT_FOUND,
     REFERENCE_REJECTIONS,
 )
-from wikihowqa.records import Document, Example
+from wikihowqa.core.records import Document, Example
 
 
 @dataclass(frozen=True, slots=True)

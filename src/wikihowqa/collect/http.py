@@ -32,8 +32,8 @@ import aiohttp
 from yarl import URL
 
 from wikihowqa import __version__
-from wikihowqa.errors import SettingsError
-from wikihowqa.retry_after import retry_after_s
+from wikihowqa.core.errors import SettingsError
+from wikihowqa.core.retry_after import retry_after_s
 
 MEDIAWIKI, CDX, PLAYBACK = "mediawiki", "cdx", "playback"
 LANES = (MEDIAWIKI, CDX, PLAYBACK)

@@ -46,10 +46,12 @@ from wikihowqa.collect.progress import QuietReporter, Reporter
 from wikihowqa.collect.references import ReferenceTask, fetch_tasks, forget_failed
 from wikihowqa.collect.snapshot_urls import NamedCapture, named_capture
 from wikihowqa.collect.store import STATE_FILE, StateStore, StoredResults
-from wikihowqa.errors import DatasetError, SettingsError
-from wikihowqa.io import MANIFEST_FILE, DatasetFolder, write_documents, write_json, write_jsonl
+from wikihowqa.core.errors import DatasetError, SettingsError
+from wikihowqa.core.files import write_json
+from wikihowqa.core.records import Document, Example
+from wikihowqa.dataset.folder import MANIFEST_FILE, DatasetFolder
+from wikihowqa.dataset.writers import write_documents, write_jsonl
 from wikihowqa.parse import ParseSettings
-from wikihowqa.records import Document, Example
 
 HYDRATION_DIR = "hydration"
 STATUS_FILE = "status.jsonl"

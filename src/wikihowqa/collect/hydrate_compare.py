@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wikihowqa.io import read_documents, write_json
+from wikihowqa.core.files import write_json
+from wikihowqa.core.records import Document
+from wikihowqa.dataset.readers import read_documents
 from wikihowqa.parse.metric import page_counts, shingles
-from wikihowqa.records import Document
 
 COMPARE_FILE = "compare.json"
 #: A released passage is missing from the hydration when less than this share of its 4-word shingles is there.

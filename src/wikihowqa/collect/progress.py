@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from wikihowqa.progress import Progress, Quiet
+from wikihowqa.core.progress import Progress, Quiet
 
 
 class Reporter(Progress, Protocol):

@@ -19,7 +19,7 @@ from wikihowqa.collect.outcomes import FETCHED, NO_SNAPSHOT, RETRIED
 from wikihowqa.collect.pool import run_pool
 from wikihowqa.collect.progress import Reporter
 from wikihowqa.collect.store import StateStore, StoredResults
-from wikihowqa.errors import WikihowqaError
+from wikihowqa.core.errors import WikihowqaError
 
 # FETCHED is re-exported: the documents phase reads it from here.
 __all__ = [

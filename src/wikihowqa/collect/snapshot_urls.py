@@ -5,8 +5,8 @@ capture comes spelled in several ways: the archive over http or https, the origi
 in capitals, the original URL percent-encoded whole (``http%3A%2F%2Fexample.com%2F``) or without its scheme
 (``/web/2018/example.com/``, which the Wayback Machine reads as http). Each is read here to one original
 URL (scheme and host in lower case, the rest as written), and spellings the archive cannot tell apart
-(:func:`wikihowqa.snapshots.canonical_url`, at the same time) share one :attr:`NamedCapture.identity`: one
-capture, fetched once and written once per question.
+(:func:`wikihowqa.dataset.snapshots.canonical_url`, at the same time) share one
+:attr:`NamedCapture.identity`: one capture, fetched once and written once per question.
 
 A timestamp of fewer than 14 digits names a range (``2018``: that year, ``201803``: that month). The capture
 is asked for at the middle of the range and its shift measured from there, not from the range's first
@@ -22,7 +22,7 @@ from urllib.parse import unquote
 
 from wikihowqa.collect.archive_queries import seconds
 from wikihowqa.collect.references import ReferenceTask
-from wikihowqa.snapshots import canonical_url
+from wikihowqa.dataset.snapshots import canonical_url
 
 #: An archive URL's host, and each place in its path a timestamp may stand (``/<digits>[flag_]/``).
 _ARCHIVE = re.compile(r"^https?://[^/\s]+(/\S*)$", re.I)

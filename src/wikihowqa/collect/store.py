@@ -5,7 +5,8 @@ result (an article's record, a reference's snapshot, a document's parse), in wri
 ``kill -9`` at any instant loses at most the requests then in flight, and rerunning the same command
 reads everything else back instead of asking the network again. The raw bytes of archived snapshots
 live here too (zlib-compressed), which is what lets the parse stage re-read them without refetching.
-The file's layout and its reading side are ``wikihowqa.snapshots`` (a low layer the parse stage reads).
+The file's layout and its reading side are ``wikihowqa.dataset.snapshots`` (a low layer the parse stage
+reads).
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from wikihowqa.collect.http import Response
-from wikihowqa.errors import DatasetError
-from wikihowqa.snapshots import (
+from wikihowqa.core.errors import DatasetError
+from wikihowqa.dataset.snapshots import (
     SCHEMA,
     SCHEMA_VERSION,
     STATE_FILE,

@@ -32,9 +32,9 @@ from wikihowqa.collect.http import Response
 from wikihowqa.collect.outcomes import FETCHED
 from wikihowqa.collect.progress import Reporter
 from wikihowqa.collect.store import StateStore
-from wikihowqa.errors import DatasetError
-from wikihowqa.io import atomic_write
-from wikihowqa.snapshots import StoredResponse
+from wikihowqa.core.errors import DatasetError
+from wikihowqa.core.files import atomic_write
+from wikihowqa.dataset.snapshots import StoredResponse
 
 if TYPE_CHECKING:
     from wikihowqa.collect.hydrate import Plan

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wikihowqa.collect.http import MEDIAWIKI, FetchError, HttpClient, Response
-from wikihowqa.errors import SettingsError, WikihowqaError
+from wikihowqa.core.errors import SettingsError, WikihowqaError
 
 #: Most titles or page ids one query may name (MediaWiki's limit for clients without ``apihighlimits``).
 BATCH = 50

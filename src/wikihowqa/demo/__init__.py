@@ -1,16 +1,8 @@
-"""The embedded demo: an original how-to corpus, three real release instances, and the demo pipeline."""
+"""The embedded demo: an original how-to corpus, three real release instances, and the demo pipeline.
 
-from __future__ import annotations
+The names below load on first use (``lazy_loader``; the list is ``__init__.pyi``).
+"""
 
-from importlib.resources import files
-from pathlib import Path
+import lazy_loader as _lazy
 
-
-def corpus_path() -> Path:
-    """Folder of the embedded demo corpus (articles, cited pages and their archived snapshots)."""
-    return Path(str(files("wikihowqa.demo") / "corpus"))
-
-
-def real_examples_path() -> Path:
-    """Folder with ``qa.jsonl`` and ``documents.jsonl`` of three real WikiHowNFQA instances."""
-    return Path(str(files("wikihowqa.demo") / "real_examples"))
+__getattr__, __dir__, __all__ = _lazy.attach_stub(__name__, __file__)

@@ -28,8 +28,12 @@ from wikihowqa.collect.coverage import COVERAGE_MD
 from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, HttpSettings
 from wikihowqa.collect.hydrate import HYDRATION_DIR, HydrateSettings, hydrate
 from wikihowqa.collect.hydrate_compare import COMPARE_FILE, compare_files
-from wikihowqa.demo import corpus_path, real_examples_path
-from wikihowqa.errors import DatasetError
+from wikihowqa.core.errors import DatasetError
+from wikihowqa.core.files import write_json
+from wikihowqa.dataset.folder import DatasetFolder
+from wikihowqa.dataset.readers import read_predictions
+from wikihowqa.dataset.writers import write_jsonl
+from wikihowqa.demo.paths import corpus_path, real_examples_path
 from wikihowqa.evaluate.bertscore import BertScoreConfig
 from wikihowqa.evaluate.pipeline import ALL_SPLITS, EvaluationSettings, evaluate
 from wikihowqa.evaluate.report import leaderboard_table
@@ -41,16 +45,21 @@ from wikihowqa.humaneval.review import write_review_template
 from wikihowqa.humaneval.simulate import SimulationSettings, simulate_judgments
 from wikihowqa.humaneval.tables import analysis_tables
 from wikihowqa.humaneval.tasks import StudySettings, build_study, write_study
-from wikihowqa.importer import import_release
-from wikihowqa.io import DatasetFolder, read_predictions, write_json, write_jsonl
-from wikihowqa.metaeval import ANSWERS_DIR, EVALUATION_DIR, meta_evaluate_folders, write_study_predictions
 from wikihowqa.metaeval.agreement import MetaSettings
 from wikihowqa.metaeval.report import agreement_table
 from wikihowqa.metaeval.report import write_report as write_meta_evaluation
+from wikihowqa.metaeval.stage import (
+    ANSWERS_DIR,
+    EVALUATION_DIR,
+    meta_evaluate_folders,
+    write_study_predictions,
+)
 from wikihowqa.parse.corpus_check import check_corpus
+from wikihowqa.release.importer import import_release
 from wikihowqa.replay import ReplaySite
 from wikihowqa.replay.release_pages import archive_corpus, release_captures
-from wikihowqa.split import SplitSettings, split_dataset
+from wikihowqa.split.audit import audit_dataset
+from wikihowqa.split.splitter import SplitSettings, split_dataset
 from wikihowqa.stats.report import REPORT_MD, describe
 from wikihowqa.view import build_site
 
@@ -234,6 +243,7 @@ def split_and_describe(ctx: DemoContext) -> None:
     if not dataset.path.is_dir():
         raise DatasetError(f"{dataset.path}: no demo dataset to split (the build step makes it)")
     result = split_dataset(dataset, SplitSettings())
+    audit_dataset(dataset)  # as `wikihowqa split` does: the report below reads audit.json, never runs it
     counts = result.counts
     ctx.record(
         "leakage-free split (HDBSCAN clusters to train)",
@@ -252,7 +262,7 @@ def split_and_describe(ctx: DemoContext) -> None:
     )
     real = Path(ctx.out) / REAL_EXAMPLES
     if real.is_dir():
-        real_report = describe(DatasetFolder(real), report_dir / REAL_EXAMPLES)
+        real_report = describe(DatasetFolder(real), report_dir / REAL_EXAMPLES, audit=True)
         ctx.record(
             "statistics of the real release instances",
             report_dir / REAL_EXAMPLES / REPORT_MD,

@@ -3,11 +3,11 @@ question's documents, an LLM judge, paired significance tests, and the report (t
 can score on the fly are ``generate.lower_bounds``).
 
 Modules: ``rouge``, ``bertscore``, ``grounding``, ``judge``, ``significance`` (metrics, pure functions);
-``pipeline`` (files in, per-question scores out, cached); ``report`` (files).
+``pipeline`` (files in, per-question scores out, cached); ``report`` (files); ``stage`` (the two in one call).
+
+The names below load on first use (``lazy_loader``; the list is ``__init__.pyi``).
 """
 
-from __future__ import annotations
+import lazy_loader as _lazy
 
-#: Support at which an answer sentence counts as grounded (how it was chosen: ``grounding.GroundingConfig``).
-#: Here, not in ``grounding``, so the CLI's help can quote it without importing numpy at startup.
-GROUNDING_THRESHOLD = 0.37
+__getattr__, __dir__, __all__ = _lazy.attach_stub(__name__, __file__)

@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wikihowqa.device import batch_size, resolve_device
-from wikihowqa.embed import DEFAULT_MODEL, default_model_path
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
+from wikihowqa.encoders.embed import DEFAULT_MODEL, default_model_path
+from wikihowqa.runtime.device import batch_size, resolve_device
 
 PAPER_MODEL = "roberta-large"
-#: The offline backbone: the project's default encoder (``wikihowqa.embed``), all 6 layers.
+#: The offline backbone: the project's default encoder (``wikihowqa.encoders.embed``), all 6 layers.
 MINILM = DEFAULT_MODEL
 #: Names that select the bundled MiniLM model.
 MINILM_ALIASES = frozenset({"minilm", "all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"})
@@ -216,7 +216,8 @@ class BertScorer:
 
 @dataclass(frozen=True)
 class BertScoreModel:
-    """A BERTScore setting as a model spec (``wikihowqa.executor``): the backbone loads once per worker,
+    """A BERTScore setting as a model spec (``wikihowqa.runtime.executor``): the backbone loads once per
+    worker,
     with the same idf sentences everywhere."""
 
     config: BertScoreConfig

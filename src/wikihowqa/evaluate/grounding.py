@@ -39,10 +39,10 @@ from typing import Any
 
 import numpy as np
 
-from wikihowqa.device import resolve_device
-from wikihowqa.embed import DEFAULT_MODEL, load_model
-from wikihowqa.errors import SettingsError
-from wikihowqa.evaluate import GROUNDING_THRESHOLD
+from wikihowqa.core.errors import SettingsError
+from wikihowqa.core.records import Passage
+from wikihowqa.core.sentences import sentences as sentences_of
+from wikihowqa.encoders.embed import DEFAULT_MODEL, load_model
 from wikihowqa.evaluate.claims import (
     CUE_WORDS,
     STOPWORDS,
@@ -56,9 +56,9 @@ from wikihowqa.evaluate.claims import (
     order_marker,
     quantities,
 )
+from wikihowqa.evaluate.defaults import GROUNDING_THRESHOLD
 from wikihowqa.evaluate.rouge import _get_tokenizer
-from wikihowqa.records import Passage
-from wikihowqa.sentences import sentences as sentences_of
+from wikihowqa.runtime.device import resolve_device
 
 __all__ = [
     "CHECKS",
@@ -97,7 +97,8 @@ class GroundingConfig:
     cross_encoder: str | None = None  # a sentence-transformers CrossEncoder name or path
     batch_size: int = 64
     device: str | None = None  # --device: auto (None), cpu or cuda; float32 everywhere (a metric)
-    #: the sentence encoder's runner (``wikihowqa.embed.BACKENDS``): auto is OpenVINO on the CPU, always in
+    #: the sentence encoder's runner (``wikihowqa.encoders.embed.BACKENDS``): auto is OpenVINO on the CPU,
+    #: always in
     #: float32 here (a metric: the same number on any CPU), torch on a GPU; torch: sentence-transformers
     backend: str = "auto"
 
@@ -569,7 +570,8 @@ class GroundingScorer:
 
 @dataclass(frozen=True)
 class GroundingModel:
-    """The grounding scorer as a model spec (``wikihowqa.executor``): built once per worker process."""
+    """The grounding scorer as a model spec (``wikihowqa.runtime.executor``): built once per worker
+    process."""
 
     config: GroundingConfig
 

@@ -26,11 +26,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
+from wikihowqa.core.records import Passage
 from wikihowqa.evaluate import judge_cost
 from wikihowqa.generate import llm
 from wikihowqa.generate.endpoint import check_base_url
-from wikihowqa.records import Passage
 from wikihowqa.retrieve.bm25 import BM25Retriever
 
 SCALE = (1, 5)

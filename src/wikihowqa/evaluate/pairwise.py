@@ -18,9 +18,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from wikihowqa.core.records import Passage
 from wikihowqa.evaluate import judge_cost, significance
 from wikihowqa.evaluate.judge import Judge, JudgeConfig, evidence, render_evidence
-from wikihowqa.records import Passage
 
 SYSTEM_PROMPT = "You are a careful, strict judge of answers to how-to questions."
 USER_PROMPT = (

@@ -14,18 +14,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wikihowqa.device import ray_gpus
-from wikihowqa.errors import DatasetError, SettingsError
+from wikihowqa.core.errors import DatasetError, SettingsError
+from wikihowqa.core.files import naming
+from wikihowqa.core.progress import QUIET, Progress
+from wikihowqa.core.records import SPLITS, Document, Example, Prediction, normalise_split, passages_of
+from wikihowqa.dataset.folder import DatasetFolder
+from wikihowqa.dataset.readers import read_predictions
 from wikihowqa.evaluate import judge_spread, pairwise, rouge
 from wikihowqa.evaluate.bertscore import BertScoreConfig, BertScoreModel, BertScorer
 from wikihowqa.evaluate.grounding import GroundingConfig, GroundingModel, GroundingScorer
 from wikihowqa.evaluate.judge import Judge, JudgeConfig
 from wikihowqa.evaluate.judge_cost import Tokens, total
-from wikihowqa.executor import Executor
 from wikihowqa.generate import lower_bounds
-from wikihowqa.io import DatasetFolder, naming, read_predictions
-from wikihowqa.progress import QUIET, Progress
-from wikihowqa.records import SPLITS, Document, Example, Prediction, normalise_split, passages_of
+from wikihowqa.runtime.device import ray_gpus
+from wikihowqa.runtime.executor import Executor
 
 ROUGE_COLUMNS = tuple(
     f"{t}_{f}" for t in ("rouge1", "rouge2", "rougeL", "rougeLsum") for f in ("p", "r", "f")
@@ -473,7 +475,8 @@ def evaluate(
 ) -> Evaluation:
     """Score every system in ``prediction_paths`` on the ``settings.split`` questions of ``dataset``.
 
-    A distributed ``executor`` (``wikihowqa.executor``) computes ROUGE, BERTScore and grounding batches
+    A distributed ``executor`` (``wikihowqa.runtime.executor``) computes ROUGE, BERTScore and grounding
+    batches
     on its workers; this process alone writes the score cache and the report."""
     settings = settings or EvaluationSettings()
     check_request(prediction_paths, settings)

@@ -21,6 +21,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from wikihowqa import __version__
+from wikihowqa.core.files import atomic_folder, atomic_write, write_json
+from wikihowqa.dataset.writers import write_jsonl
 from wikihowqa.evaluate import judge_report, significance
 from wikihowqa.evaluate.pipeline import (
     BERT_COLUMNS,
@@ -31,7 +33,6 @@ from wikihowqa.evaluate.pipeline import (
     Evaluation,
     SystemResult,
 )
-from wikihowqa.io import atomic_folder, atomic_write, write_json, write_jsonl
 
 FILES = ("evaluation.json", "evaluation.md", "per_question.csv", "per_question.jsonl", "evaluation.png")
 _DECIMALS = {"BERTScore": 3, "Grounding": 3, "Judge: consistency": 2, "Judge: usefulness": 2}

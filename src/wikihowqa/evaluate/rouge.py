@@ -5,7 +5,7 @@ The definitions are ``rouge_score.rouge_scorer.RougeScorer(ROUGE_TYPES, use_stem
 than three characters), its n-gram counts, its LCS, and its summary-level union-LCS for ROUGE-Lsum
 including the particular LCS its backtrack picks (the union of LCS index sets, and so the score, depends
 on which LCS is read out). ROUGE-1/2/L are computed on the texts as given; ROUGE-Lsum on the texts with
-one sentence per line (``lsum_text``: the project's nupunkt sentences, ``wikihowqa.sentences``, joined by
+one sentence per line (``lsum_text``: the project's nupunkt sentences, ``wikihowqa.core.sentences``, joined by
 newlines), which is what ``rouge-score`` expects and what ``nltk.sent_tokenize`` gave the papers of the time.
 
 Why not call ``rouge-score``: on paper-like answers it scores ~35-140 pairs/s, almost all of it Python DP
@@ -28,9 +28,9 @@ from multiprocessing import get_all_start_methods, get_context
 from multiprocessing.context import BaseContext
 from typing import Any
 
-from wikihowqa.executor import Executor, worker_count
-from wikihowqa.sentences import split as punkt_sentences
-from wikihowqa.workers import process_pool
+from wikihowqa.core.sentences import split as punkt_sentences
+from wikihowqa.runtime.executor import Executor, worker_count
+from wikihowqa.runtime.workers import process_pool
 
 ROUGE_TYPES: tuple[str, ...] = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 FIELDS: tuple[str, ...] = ("precision", "recall", "fmeasure")
@@ -285,7 +285,7 @@ def score_pairs(
     "rougeLsum": …}`` with ``rouge-score``'s values. ROUGE-Lsum sees one sentence per line: the
     ``nupunkt`` sentences, or with ``split_sentences=False`` the lines the texts already have.
     ``workers`` processes share the pairs (default: ``executor.worker_count``'s rule); ``progress`` is
-    called with the number of pairs just finished. A distributed ``executor`` (``wikihowqa.executor``)
+    called with the number of pairs just finished. A distributed ``executor`` (``wikihowqa.runtime.executor``)
     scores the chunks on its workers instead (the same chunks: the same numbers).
     """
     if len(predictions) != len(references):

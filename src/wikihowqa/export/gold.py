@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wikihowqa.errors import DatasetError
-from wikihowqa.records import Example
+from wikihowqa.core.errors import DatasetError
+from wikihowqa.core.records import Example
 
 ALLOW_OPTION = "--allow-empty-answers"
 

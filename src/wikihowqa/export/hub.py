@@ -24,18 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from wikihowqa import __version__
-from wikihowqa.errors import DatasetError, SettingsError
+from wikihowqa.core.errors import DatasetError, SettingsError
+from wikihowqa.core.files import atomic_folder, atomic_write, write_json
+from wikihowqa.core.records import SPLITS
+from wikihowqa.dataset.codecs import document_to_dict, example_to_dict
+from wikihowqa.dataset.folder import DatasetFolder
+from wikihowqa.dataset.writers import _parquet_columns
 from wikihowqa.export.gold import check_gold, refuse_empty_answers
-from wikihowqa.io import (
-    DatasetFolder,
-    _parquet_columns,
-    atomic_folder,
-    atomic_write,
-    document_to_dict,
-    example_to_dict,
-    write_json,
-)
-from wikihowqa.records import SPLITS
 
 UNSPLIT = "unsplit"
 CROISSANT_FILE = "croissant.json"

@@ -24,14 +24,16 @@ from pathlib import Path
 from typing import Any
 
 from wikihowqa import __version__
-from wikihowqa.errors import DatasetError, SettingsError
+from wikihowqa.core.errors import DatasetError, SettingsError
+from wikihowqa.core.files import atomic_folder
+from wikihowqa.core.records import normalise_split, passages_of
+from wikihowqa.dataset.folder import DatasetFolder
+from wikihowqa.dataset.writers import write_jsonl
 from wikihowqa.export.gold import check_gold, refuse_empty_answers
 from wikihowqa.generate.context import approximate_token_counter
 from wikihowqa.generate.llm import PromptSettings, passages_prompt
-from wikihowqa.io import DatasetFolder, atomic_folder, write_jsonl
-from wikihowqa.records import normalise_split, passages_of
-from wikihowqa.retrieve import rank
 from wikihowqa.retrieve.bm25 import BM25Retriever
+from wikihowqa.retrieve.ranking import rank
 
 METRICS_ROUGE = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 METRICS_GROUNDING = ("grounding_support", "grounding_supported_share")
@@ -106,7 +108,7 @@ def load(**_ignored):
 def _grounding(answer, passages):
     global _SCORER
     from wikihowqa.evaluate.grounding import GroundingConfig, GroundingScorer
-    from wikihowqa.records import Passage
+    from wikihowqa.core.records import Passage
 
     if _SCORER is None:
         _SCORER = GroundingScorer(GroundingConfig())

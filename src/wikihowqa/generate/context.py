@@ -17,8 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from wikihowqa.errors import SettingsError
-from wikihowqa.retrieve import Ranked
+from wikihowqa.core.errors import SettingsError
+from wikihowqa.retrieve.ranking import Ranked
 from wikihowqa.schema.settings import InputFormat  # the [generator] input section's model
 
 TokenCounter = Callable[[str], int]

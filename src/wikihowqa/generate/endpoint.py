@@ -12,7 +12,7 @@ import os
 
 import httpx
 
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
 
 #: A chat prompt: OpenAI's ``messages`` (``role``, ``content``), which both backends take.
 Messages = list[dict[str, str]]

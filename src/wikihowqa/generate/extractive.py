@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from wikihowqa.retrieve import Ranked
+from wikihowqa.core.sentences import sentences as sentences_in
 from wikihowqa.retrieve.bm25 import tokenize
-from wikihowqa.sentences import sentences as sentences_in
+from wikihowqa.retrieve.ranking import Ranked
 
 #: Answer length when a dataset gives nothing to measure (WikiHowQA answers are a short paragraph).
 DEFAULT_MAX_WORDS = 80
@@ -53,7 +53,8 @@ class Extract:
 
 
 def split_sentences(text: str) -> list[str]:
-    """Sentences of a passage: paragraphs (lines) first, then Punkt within each (``wikihowqa.sentences``)."""
+    """Sentences of a passage: paragraphs (lines) first, then Punkt within each
+    (``wikihowqa.core.sentences``)."""
     return sentences_in(text, lines=True)
 
 

@@ -35,7 +35,7 @@ from typing import Any
 
 import httpx
 
-from wikihowqa.errors import WikihowqaError
+from wikihowqa.core.errors import WikihowqaError
 from wikihowqa.generate.context import (
     InputFormat,
     ModelInput,
@@ -78,7 +78,7 @@ from wikihowqa.generate.local_chat import (
 from wikihowqa.generate.local_chat import (
     smollm2_gguf as smollm2_gguf,
 )
-from wikihowqa.retrieve import Ranked
+from wikihowqa.retrieve.ranking import Ranked
 from wikihowqa.schema.settings import (  # the [llm] section's models, the settings this module runs with
     PASSAGES_IN_PROMPT as PASSAGES_IN_PROMPT,
 )

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wikihowqa.device import ray_gpus
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
 from wikihowqa.generate.endpoint import Messages
 from wikihowqa.generate.seq2seq import best_device
+from wikihowqa.runtime.device import ray_gpus
 from wikihowqa.schema.settings import LocalSettings
 
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -127,7 +127,7 @@ class LocalChat(_Tokens):
 
 @dataclass(frozen=True)
 class LocalChatModel:
-    """The local backend as a model spec (``wikihowqa.executor``): loaded once per worker process."""
+    """The local backend as a model spec (``wikihowqa.runtime.executor``): loaded once per worker process."""
 
     settings: LocalSettings
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 
-from wikihowqa.records import Document, Example, Passage, Prediction, UsedPassage, passages_of
-from wikihowqa.retrieve import Ranked, rank
+from wikihowqa.core.records import Document, Example, Passage, Prediction, UsedPassage, passages_of
 from wikihowqa.retrieve.bm25 import BM25Retriever
+from wikihowqa.retrieve.ranking import Ranked, rank
 
 COPY_SYSTEM = "lower-bound-copy-passages"
 RANDOM_SYSTEM = "lower-bound-random-train-answer"

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
-from wikihowqa.errors import DatasetError
-from wikihowqa.io import write_json
+from wikihowqa.core.errors import DatasetError
+from wikihowqa.core.files import write_json
 
 MODEL_VERSION = "wikihowqa-passage-marker"
 

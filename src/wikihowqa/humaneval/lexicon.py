@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from wikihowqa.records import WIKIHOW_TOP_CATEGORIES
+from wikihowqa.core.records import WIKIHOW_TOP_CATEGORIES
 
 #: The attentiveness check picks among wikiHow's 19 top-level categories.
 WIKIHOW_CATEGORIES: tuple[str, ...] = WIKIHOW_TOP_CATEGORIES

@@ -14,9 +14,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from wikihowqa.embed import DEFAULT_MODEL, load_model
-from wikihowqa.errors import SettingsError
-from wikihowqa.records import Passage
+from wikihowqa.core.errors import SettingsError
+from wikihowqa.core.records import Passage
+from wikihowqa.encoders.embed import DEFAULT_MODEL, load_model
 from wikihowqa.retrieve.bm25 import BM25Retriever
 
 Scorer = Callable[[str], np.ndarray]

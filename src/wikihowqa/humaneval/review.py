@@ -18,9 +18,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from wikihowqa.errors import DatasetError
+from wikihowqa.core.errors import DatasetError
+from wikihowqa.core.files import atomic_write
+from wikihowqa.dataset.readers import iter_jsonl
 from wikihowqa.humaneval.deteriorate import DeterioratedAnswer, Edit, check_answer, edit_from_dict
-from wikihowqa.io import atomic_write, iter_jsonl
 
 DECISIONS = ("accept", "fix", "reject")
 CSV_FIELDS = ("article_id", "decision", "question", "original", "deteriorated", "edits", "note")

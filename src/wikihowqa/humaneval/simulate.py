@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
 from wikihowqa.humaneval.deteriorate import EDIT_TYPES
 from wikihowqa.humaneval.judgment import Judgment
 from wikihowqa.humaneval.tasks import Study

@@ -11,7 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wikihowqa.errors import DatasetError, SettingsError
+from wikihowqa.core.errors import DatasetError, SettingsError
+from wikihowqa.dataset.folder import DatasetFolder
+from wikihowqa.dataset.readers import read_predictions
+from wikihowqa.dataset.writers import write_jsonl
 from wikihowqa.humaneval.analysis import (
     StudyAnalysis,
     analyze,
@@ -31,7 +34,6 @@ from wikihowqa.humaneval.rank import Ranker
 from wikihowqa.humaneval.review import apply_review, read_review, write_review_template
 from wikihowqa.humaneval.simulate import SimulationSettings, simulate_judgments
 from wikihowqa.humaneval.tasks import Study, StudySettings, build_study, read_study, write_study
-from wikihowqa.io import DatasetFolder, read_predictions, write_jsonl
 
 #: Where ``deteriorate`` writes when not told: inside the dataset, like every command's default output.
 DETERIORATED_FILE = "deteriorated.jsonl"

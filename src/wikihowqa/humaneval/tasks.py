@@ -24,16 +24,18 @@ from typing import Any
 import numpy as np
 
 from wikihowqa import __version__
-from wikihowqa.errors import DatasetError, SettingsError
+from wikihowqa.core.errors import DatasetError, SettingsError
+from wikihowqa.core.files import atomic_folder, write_json
+from wikihowqa.core.records import Document, Example, Passage, Prediction
+from wikihowqa.dataset.readers import iter_jsonl
+from wikihowqa.dataset.writers import write_jsonl
 from wikihowqa.humaneval.collected import SERVER_DB, count_judgments
 from wikihowqa.humaneval.deteriorate import DeterioratedAnswer
 from wikihowqa.humaneval.labelstudio import write_labelstudio
 from wikihowqa.humaneval.lexicon import WIKIHOW_CATEGORIES
 from wikihowqa.humaneval.rank import Ranker, Scorer
 from wikihowqa.humaneval.text import sentence_spans
-from wikihowqa.io import atomic_folder, iter_jsonl, write_json, write_jsonl
 from wikihowqa.parse.passages import split_passages
-from wikihowqa.records import Document, Example, Passage, Prediction
 
 STUDY_FORMAT = "wikihowqa-study"
 FORMAT_VERSION = 1

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 # the project's one sentence splitter, under the name humaneval's modules know it by
-from wikihowqa.sentences import spans as sentence_spans  # noqa: F401
+from wikihowqa.core.sentences import spans as sentence_spans  # noqa: F401
 
 #: A word: letters/digits, with inner apostrophes and hyphens kept ("won't", "oven-safe").
 WORD = re.compile(r"\w+(?:[-'’]\w+)*")

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
 from wikihowqa.metaeval import stats
 from wikihowqa.metaeval.join import LENGTH_RULES, JoinedStudy, MetricSpec, ShownAnswer
 

@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wikihowqa.errors import DatasetError
+from wikihowqa.core.errors import DatasetError
+from wikihowqa.core.records import Prediction
+from wikihowqa.dataset.readers import iter_jsonl
 from wikihowqa.humaneval.analysis import screen, unknown_tasks
 from wikihowqa.humaneval.tasks import Study
 from wikihowqa.humaneval.text import overlaps
-from wikihowqa.io import iter_jsonl
-from wikihowqa.records import Prediction
 
 #: System names of the answers ``study_predictions`` writes (the A/B systems keep their own names).
 ORIGINAL_SYSTEM = "study: original answer"

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from wikihowqa.io import atomic_write, write_json
+from wikihowqa.core.files import atomic_write, write_json
 
 FILES = ("meta_evaluation.json", "meta_evaluation.md", "meta_evaluation.png")
 _PART_NAMES = {"trial_a": "trial A (answer only)", "trial_b": "trial B (with passages)"}

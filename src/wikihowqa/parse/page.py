@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
 from wikihowqa.parse.blocks import Block, is_shell
 from wikihowqa.parse.boilerplate import remove_boilerplate
 from wikihowqa.parse.decode import decode_html

@@ -4,7 +4,8 @@ DPR's passages are 100 words; a passage here holds whole blocks up to ``max_word
 what follows it, a list or table stays whole when it fits and is otherwise cut between items or rows, and
 only a paragraph longer than ``max_words`` is cut, at sentence ends found by nupunkt (then, for a run-on
 "sentence", at word boundaries). Every passage is an exact slice ``text[start:end]`` of its document's text,
-so a reader can highlight it in place. Sentences come from the project's splitter, ``wikihowqa.sentences``.
+so a reader can highlight it in place. Sentences come from the project's splitter,
+``wikihowqa.core.sentences``.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from wikihowqa.core.sentences import spans as sentence_spans
 from wikihowqa.parse.blocks import Block
-from wikihowqa.sentences import spans as sentence_spans
 
 DEFAULT_MAX_WORDS = 100
 

@@ -1,6 +1,7 @@
 """The parse stage over many raw snapshots: parallel over cores, each page under a time limit.
 
-The collector stores raw snapshots (in ``build.sqlite``, read through ``wikihowqa.snapshots``: parse does not
+The collector stores raw snapshots (in ``build.sqlite``, read through ``wikihowqa.dataset.snapshots``: parse
+does not
 import the collector); anything that yields :class:`RawSnapshot` records can be parsed here, and a
 :class:`SnapshotSource` (``get`` by archive URL, ``find`` by original URL for the continuation pages of a
 paginated article) lets the stage re-parse a dataset folder. :class:`FolderSnapshots`
@@ -22,9 +23,14 @@ from typing import BinaryIO
 
 from pebble import ProcessExpired, ProcessFuture
 
-from wikihowqa.errors import DatasetError
-from wikihowqa.executor import Executor, LocalExecutor, WorkerLost, worker_count
-from wikihowqa.io import DatasetFolder, iter_documents, write_documents, write_json
+from wikihowqa.core.errors import DatasetError
+from wikihowqa.core.files import write_json
+from wikihowqa.core.progress import QUIET, Progress
+from wikihowqa.core.records import Document
+from wikihowqa.dataset.folder import DatasetFolder
+from wikihowqa.dataset.readers import iter_documents
+from wikihowqa.dataset.snapshots import STATE_FILE, RawSnapshot, SnapshotSource, snapshot_source
+from wikihowqa.dataset.writers import write_documents
 from wikihowqa.parse.page import (
     PARSE_ERROR,
     TIMEOUT,
@@ -35,12 +41,10 @@ from wikihowqa.parse.page import (
     rejected,
 )
 from wikihowqa.parse.paginated import collect_pages
-from wikihowqa.progress import QUIET, Progress
-from wikihowqa.records import Document
-from wikihowqa.snapshots import STATE_FILE, RawSnapshot, SnapshotSource, snapshot_source
-from wikihowqa.workers import limited_pool
+from wikihowqa.runtime.executor import Executor, LocalExecutor, WorkerLost, worker_count
+from wikihowqa.runtime.workers import limited_pool
 
-#: The stage's progress phase (``wikihowqa.progress``): pages parsed.
+#: The stage's progress phase (``wikihowqa.core.progress``): pages parsed.
 PAGES = "pages"
 
 __all__ = ["FolderSnapshots", "RawSnapshot", "SnapshotSource", "parse_snapshots", "reparse_folder"]
@@ -418,3 +422,17 @@ def _reparsed(
             passages=tuple(row["passages"]),
             extra={**doc.extra, "parse": info},
         )
+
+
+def parse_dataset(
+    folder: Path,
+    settings: ParseSettings | None = None,
+    *,
+    raw: Path | None = None,
+    executor: Executor | None = None,
+    progress: Progress = QUIET,
+) -> ReparseReport:
+    """Parse (again) a dataset folder's documents from the raw snapshots its build stored, or from a folder of
+    raw snapshots (``raw``); the library form of ``wikihowqa parse`` (see :func:`reparse_folder`)."""
+    source = FolderSnapshots(raw) if raw is not None else open_build_cache(folder)
+    return reparse_folder(folder, source, settings or ParseSettings(), executor=executor, progress=progress)

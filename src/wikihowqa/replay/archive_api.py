@@ -30,9 +30,9 @@ from datetime import UTC, datetime
 from email.utils import format_datetime
 from urllib.parse import unquote, urljoin
 
+from wikihowqa.core.retry_after import http_date
 from wikihowqa.replay.corpus import Capture, surt_key
 from wikihowqa.replay.reply import Reply
-from wikihowqa.retry_after import http_date
 
 FIELDS = ("urlkey", "timestamp", "original", "mimetype", "statuscode", "digest", "length")
 _PLAYBACK = re.compile(r"^/web/(\d{1,14})([a-z]{2}_)?/(.*)$", re.S)

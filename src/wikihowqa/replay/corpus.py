@@ -19,7 +19,7 @@ from typing import Any
 
 import surt as _surt
 
-from wikihowqa.errors import WikihowqaError
+from wikihowqa.core.errors import WikihowqaError
 
 
 class CorpusError(WikihowqaError):

@@ -23,7 +23,7 @@ import time
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
 
 GROUPS = ("mediawiki", "cdx", "playback")
 

@@ -18,14 +18,14 @@ from typing import Any
 
 from aiohttp import web
 
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
+from wikihowqa.core.retry_after import retry_after_value
 from wikihowqa.replay.action_api import MediaWikiApi
 from wikihowqa.replay.archive_api import Archive
 from wikihowqa.replay.corpus import Corpus, load_corpus
 from wikihowqa.replay.faults import Decision, Faults, Injector
 from wikihowqa.replay.reply import Reply
 from wikihowqa.replay.wiki import Wiki
-from wikihowqa.retry_after import retry_after_value
 
 _STATUS_TEXT = {
     429: "Too Many Requests",

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from wikihowqa.records import Passage
-from wikihowqa.retrieve import Ranked, ranked
+from wikihowqa.core.records import Passage
+from wikihowqa.retrieve.ranking import Ranked, ranked
 
 
 @lru_cache(maxsize=1 << 18)

@@ -14,14 +14,14 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from wikihowqa.device import batch_size as batch_for
-from wikihowqa.device import dtype_for, ray_gpus, resolve_device
-from wikihowqa.embed import DEFAULT_MODEL, backend_tag, load_model, resolve_backend
-from wikihowqa.errors import SettingsError
-from wikihowqa.executor import Executor, loaded
-from wikihowqa.records import Passage
-from wikihowqa.retrieve import Ranked, ranked
+from wikihowqa.core.errors import SettingsError
+from wikihowqa.core.records import Passage
+from wikihowqa.encoders.embed import DEFAULT_MODEL, backend_tag, load_model, resolve_backend
 from wikihowqa.retrieve.cache import EmbeddingCache, text_key
+from wikihowqa.retrieve.ranking import Ranked, ranked
+from wikihowqa.runtime.device import batch_size as batch_for
+from wikihowqa.runtime.device import dtype_for, ray_gpus, resolve_device
+from wikihowqa.runtime.executor import Executor, loaded
 
 
 class Encoder(Protocol):
@@ -36,8 +36,10 @@ class Encoder(Protocol):
 class SentenceTransformerEncoder:
     """Any sentence-transformers model by name or path; vectors are L2-normalised (cosine = dot).
 
-    Loaded by the project's one sentence-encoder loader (``wikihowqa.embed.load_model``), in float16 on a
-    CUDA GPU (retrieval precision: see ``wikihowqa.device``). ``backend``: ``auto`` runs it with OpenVINO
+    Loaded by the project's one sentence-encoder loader (``wikihowqa.encoders.embed.load_model``), in
+    float16 on a
+    CUDA GPU (retrieval precision: see ``wikihowqa.runtime.device``). ``backend``: ``auto`` runs it with
+    OpenVINO
     on the CPU (about 3× torch's passages a second, vectors within a cosine of 0.9999:
     ``benchmarks/embed_speed.py``), ``torch`` is the exact float32 path; the backend and its precision are
     part of :attr:`key`, so the cache never mixes their vectors."""
@@ -147,7 +149,7 @@ class DenseIndex:
 @dataclass(frozen=True)
 class EncoderSpec:
     """A bi-encoder as settings: picklable and hashable, so it is built where the vectors are computed —
-    in this process, or once per worker process of a Ray cluster (``wikihowqa.executor``)."""
+    in this process, or once per worker process of a Ray cluster (``wikihowqa.runtime.executor``)."""
 
     model: str | None = None
     question_model: str | None = None
@@ -180,7 +182,7 @@ class EncoderSpec:
         backend = resolve_backend(self.backend, self.device)
         precision = self.precision
         if backend == "openvino":
-            from wikihowqa.openvino_encoder import cpu_precision
+            from wikihowqa.encoders.openvino_encoder import cpu_precision
 
             precision = cpu_precision(precision)
         return replace(self, backend=backend, precision=precision)

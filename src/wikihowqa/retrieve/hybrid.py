@@ -11,11 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from wikihowqa.errors import SettingsError
-from wikihowqa.records import Passage
-from wikihowqa.retrieve import Index, Ranked, Retriever, ranked
+from wikihowqa.core.errors import SettingsError
+from wikihowqa.core.records import Passage
 from wikihowqa.retrieve.bm25 import BM25Retriever
 from wikihowqa.retrieve.dense import DenseRetriever
+from wikihowqa.retrieve.ranking import Index, Ranked, Retriever, ranked
 
 RRF_K = 60
 

@@ -18,7 +18,7 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict, ValidationError
 
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
 
 M = TypeVar("M", bound=BaseModel)
 

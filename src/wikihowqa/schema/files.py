@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel
 
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
 from wikihowqa.schema.base import check
 from wikihowqa.schema.settings import AnswerSettings, GeneratorConfig
 

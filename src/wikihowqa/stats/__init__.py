@@ -1,1 +1,8 @@
-"""Describe a dataset: the paper's Tables 1–2, categories, coverage/density/compression, figures."""
+"""Describe a dataset: the paper's Tables 1–2, categories, coverage/density/compression, figures.
+
+The names below load on first use (``lazy_loader``; the list is ``__init__.pyi``).
+"""
+
+import lazy_loader as _lazy
+
+__getattr__, __dir__, __all__ = _lazy.attach_stub(__name__, __file__)

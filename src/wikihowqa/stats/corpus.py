@@ -20,13 +20,13 @@ from typing import Any
 
 import numpy as np
 
-from wikihowqa.executor import Executor, worker_count
-from wikihowqa.records import SPLITS, Example
-from wikihowqa.sentences import sentences
+from wikihowqa.core.records import SPLITS, Example
+from wikihowqa.core.sentences import sentences
+from wikihowqa.runtime.executor import Executor, worker_count
+from wikihowqa.runtime.workers import init_worker
 from wikihowqa.stats.fragments import DOCUMENT_JOINER, encode_ids, match_ids, scores
 from wikihowqa.stats.ngrams import NGRAM_ORDERS, novel_ratios_ids
 from wikihowqa.stats.tokens import _spacy_tokenizer, _toktok, spacy_ids_many, toktok_ids_many
-from wikihowqa.workers import init_worker
 
 ALL = "all"
 UNSPLIT = "unsplit"
@@ -119,7 +119,8 @@ def compute(
     """Statistics of every example, in order; ``texts`` maps an article id to its documents' texts.
 
     ``workers`` defaults to the usable CPU count; ``progress`` is called with the number just done. A
-    distributed ``executor`` (``wikihowqa.executor``) computes the same slices on its workers, each slice
+    distributed ``executor`` (``wikihowqa.runtime.executor``) computes the same slices on its workers, each
+    slice
     sent with its own texts (forked workers here share the corpus instead: no copy at all).
     """
     global _JOBS

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from wikihowqa.io import atomic_write
+from wikihowqa.core.files import atomic_write
 
 SPLIT_COLOURS = {"train": "#4C72B0", "validation": "#DD8452", "test": "#55A868", "unsplit": "#8172B3"}
 

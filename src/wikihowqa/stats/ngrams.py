@@ -25,7 +25,7 @@ from itertools import repeat
 
 import numpy as np
 
-from wikihowqa.sentences import sentences
+from wikihowqa.core.sentences import sentences
 from wikihowqa.stats.tokens import toktok_document
 
 NGRAM_ORDERS = (1, 2, 3, 4)

@@ -18,14 +18,16 @@ from pathlib import Path
 from typing import Any
 
 from wikihowqa import __version__
-from wikihowqa.audit import audit_dataset, load_audit
-from wikihowqa.embed import DEFAULT_MODEL
-from wikihowqa.errors import DatasetError
-from wikihowqa.executor import worker_count
-from wikihowqa.io import DatasetFolder, atomic_write, write_json, write_jsonl
-from wikihowqa.progress import QUIET, Progress
-from wikihowqa.records import Example
-from wikihowqa.sentences import version as nupunkt_version
+from wikihowqa.core.errors import DatasetError
+from wikihowqa.core.files import atomic_write, write_json
+from wikihowqa.core.progress import QUIET, Progress
+from wikihowqa.core.records import Example
+from wikihowqa.core.sentences import version as nupunkt_version
+from wikihowqa.dataset.folder import DatasetFolder
+from wikihowqa.dataset.writers import write_jsonl
+from wikihowqa.encoders.embed import DEFAULT_MODEL
+from wikihowqa.runtime.executor import worker_count
+from wikihowqa.split.audit import audit_dataset, load_audit
 from wikihowqa.stats import corpus, figures
 from wikihowqa.stats.corpus import ALL, ExampleStats
 from wikihowqa.stats.fragments import DOCUMENT_JOINER
@@ -36,7 +38,7 @@ REPORT_JSON = "stats.json"
 REPORT_MD = "stats.md"
 EXAMPLES_JSONL = "stats_per_question.jsonl"
 FIGURES = "figures"
-#: The progress phase (``wikihowqa.progress``) of the per-question statistics.
+#: The progress phase (``wikihowqa.core.progress``) of the per-question statistics.
 EXAMPLES = "examples"
 #: Below this many examples worker processes cost more than they save.
 PARALLEL_FROM = 200
@@ -134,6 +136,8 @@ class StatsReport:
     table2: dict[str, dict[str, Any]]
     fragments: dict[str, dict[str, Any]]
     audit: AuditSection | None
+    #: why the audit is not in the report and how to add it (``None`` when it is, or was not asked for)
+    audit_note: str | None
     #: seconds each part took (``write`` is added once the files are written, so stats.json has none)
     seconds: dict[str, float]
 
@@ -149,19 +153,30 @@ class StatsReport:
             "table2": self.table2,
             "fragments": self.fragments,
             "audit": self.audit.to_json() if self.audit else None,
+            "audit_note": self.audit_note,
             "seconds": self.seconds,
         }
 
 
 def _audit_section(
     folder: DatasetFolder, examples: Sequence[Example], *, audit: bool | None, model: str, threshold: float
-) -> AuditSection | None:
-    """The audit summary with per-split similarities, reused or computed; ``None`` when skipped."""
-    if audit is False or not any(e.split for e in examples):
-        return None
+) -> tuple[AuditSection | None, str | None]:
+    """The audit summary with per-split similarities and, when it is left out, why.
 
+    The audit is the split stage's work (``wikihowqa split`` and ``wikihowqa audit`` write ``audit.json``):
+    ``audit=None`` reuses a current ``audit.json`` and otherwise says how to make one, never running the
+    encoder unasked; ``True`` runs the audit when no current one exists; ``False`` leaves it out."""
+    if audit is False or not any(e.split for e in examples):
+        return None, None
     saved = load_audit(folder, examples, model)
-    if saved is None or saved.get("threshold") != threshold:
+    if saved is not None and saved.get("threshold") != threshold:
+        saved = None
+    if saved is None and audit is None:
+        return None, (
+            f"no current audit in {folder.path / 'audit.json'} (missing, or made for other questions, model "
+            f"or threshold): run `wikihowqa audit {folder.path}`, or `wikihowqa stats --run-audit`"
+        )
+    if saved is None:
         saved = audit_dataset(folder, model=model, threshold=threshold).to_json()
     sims: dict[str, list[float]] = {}
     for pair in saved.get("pairs", []):
@@ -169,7 +184,7 @@ def _audit_section(
             sims.setdefault(pair["split"], []).append(pair["similarity"])
     section = {k: v for k, v in saved.items() if k != "pairs"}
     section["closest_pairs"] = saved.get("pairs", [])[:10]
-    return AuditSection(section, sims)
+    return AuditSection(section, sims), None
 
 
 def build_report(
@@ -194,7 +209,9 @@ def build_report(
     stats = corpus.compute(examples, texts, workers=workers, progress=step, executor=executor)
     timing["statistics"] = round(time.perf_counter() - started, 2)
     clock = time.perf_counter()
-    audit_section = _audit_section(folder, examples, audit=audit, model=model, threshold=threshold)
+    audit_section, audit_note = _audit_section(
+        folder, examples, audit=audit, model=model, threshold=threshold
+    )
     timing["audit"] = round(time.perf_counter() - clock, 2)
     report = StatsReport(
         dataset=str(folder.path),
@@ -207,6 +224,7 @@ def build_report(
         table2=corpus.table2(stats),
         fragments=corpus.fragment_scores(stats),
         audit=audit_section,
+        audit_note=audit_note,
         seconds=timing,
     )
     return report, stats
@@ -402,7 +420,9 @@ def render_markdown(report: Mapping[str, Any], figure_paths: Sequence[str]) -> s
                 ),
             ]
     else:
-        parts.append("Not run (the dataset has no splits, or `--no-audit`).")
+        note = report.get("audit_note")
+        skipped = "Not run (the dataset has no splits, or `--no-audit`)."
+        parts.append(f"Not in this report: {note}." if note else skipped)
     if figure_paths:
         parts += ["", "## Figures", ""] + [f"![{Path(p).stem}]({p})" for p in figure_paths]
     return "\n".join(parts) + "\n"
@@ -420,7 +440,7 @@ def describe(
     executor: Any = None,
 ) -> StatsReport:
     """Compute and write the whole report of a dataset folder into ``out``; returns the report
-    (``executor``: where the per-question statistics are computed, ``wikihowqa.executor``)."""
+    (``executor``: where the per-question statistics are computed, ``wikihowqa.runtime.executor``)."""
     report, stats = build_report(
         folder,
         workers=workers,

@@ -7,7 +7,7 @@ on web pages, where the same few thousand chunks make up most of the text, this 
 ``spacy.blank("en").tokenizer.pipe`` on paragraphs and ~10x faster than calling tok-tok per sentence
 (measured on the three real WikiHowNFQA instances; benchmarks/stats.py measures the whole pipeline).
 
-Sentences come from the project's splitter (``wikihowqa.sentences``: nupunkt, a Punkt implementation; the
+Sentences come from the project's splitter (``wikihowqa.core.sentences``: nupunkt, a Punkt implementation; the
 Multi-News scripts called NLTK's Punkt ``sent_tokenize``, whose trained model cannot be downloaded here).
 """
 

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from wikihowqa.records import Document, Example
+from wikihowqa.core.records import Document, Example
 from wikihowqa.view.markdown import markdown_tree, safe_href
 from wikihowqa.view.sources import Answer, Metric, Sources, page_type, passage_spans
 

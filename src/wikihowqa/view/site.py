@@ -15,9 +15,9 @@ from importlib.resources import files
 from pathlib import Path
 
 from wikihowqa import __version__
-from wikihowqa.errors import SettingsError
-from wikihowqa.io import atomic_folder, write_json
-from wikihowqa.progress import QUIET, Progress
+from wikihowqa.core.errors import SettingsError
+from wikihowqa.core.files import atomic_folder, write_json
+from wikihowqa.core.progress import QUIET, Progress
 from wikihowqa.view.pages import render_pages
 from wikihowqa.view.shards import data_files
 from wikihowqa.view.sources import read_sources

@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wikihowqa.errors import DatasetError
+from wikihowqa.core.errors import DatasetError
+from wikihowqa.core.records import Document, Example
+from wikihowqa.dataset.folder import DatasetFolder
+from wikihowqa.dataset.readers import iter_jsonl, read_predictions
 from wikihowqa.evaluate.pipeline import GOLD_SYSTEM, LEADERBOARD
-from wikihowqa.io import DatasetFolder, iter_jsonl, read_predictions
 from wikihowqa.metaeval.report import FILES as META_FILES
-from wikihowqa.records import Document, Example
 from wikihowqa.stats.report import REPORT_JSON as STATS_JSON
 
 EVALUATION_JSON = "evaluation.json"

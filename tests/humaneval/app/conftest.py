@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from wikihowqa.demo import real_examples_path
+from wikihowqa.core.records import Prediction
+from wikihowqa.dataset.folder import DatasetFolder
+from wikihowqa.demo.paths import real_examples_path
 from wikihowqa.humaneval.deteriorate import DeteriorationSettings, deteriorate_examples
 from wikihowqa.humaneval.rank import make_ranker
 from wikihowqa.humaneval.tasks import StudySettings, build_study, write_study
-from wikihowqa.importer import import_release
-from wikihowqa.io import DatasetFolder
-from wikihowqa.records import Prediction
+from wikihowqa.release.importer import import_release
 
 CATEGORIES = {
     1366001: "Food and Entertaining",

@@ -120,8 +120,9 @@ def _write_study(folder, articles, per_item, quota):
     """A study folder from ``articles``: per article (relevance docs, trial state, A/B systems), with
     answer texts that say what they are (``gold:7``, ``deteriorated:7``, ``model:s1:7``) and the plan
     `wikihowqa tasks` would make."""
+    from wikihowqa.core.files import write_json
+    from wikihowqa.dataset.writers import write_jsonl
     from wikihowqa.humaneval.tasks import StudySettings, plan_assignments
-    from wikihowqa.io import write_json, write_jsonl
 
     tasks, key, items = [], [], {"relevance": [], "trial_a": [], "trial_b": [], "preference": []}
 
@@ -323,7 +324,7 @@ def test_the_server_refuses_a_plan_edited_to_give_one_slot_two_tasks_of_an_artic
     would show that slot the gold answer beside the deteriorated one: refused at start, nothing served."""
     import pytest
 
-    from wikihowqa.errors import DatasetError
+    from wikihowqa.core.errors import DatasetError
     from wikihowqa.humaneval.app import StudyService
     from wikihowqa.humaneval.tasks import read_study
 

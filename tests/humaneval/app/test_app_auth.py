@@ -65,7 +65,7 @@ def test_a_crowd_assessor_id_is_a_stable_pseudonym_of_the_worker():
 def test_a_weak_admin_token_is_refused():
     import pytest
 
-    from wikihowqa.errors import SettingsError
+    from wikihowqa.core.errors import SettingsError
     from wikihowqa.humaneval.app import ServerSettings
 
     with pytest.raises(SettingsError, match="at least 16"):

@@ -91,7 +91,7 @@ def test_every_sql_statement_is_a_constant_with_parameters():
 def test_a_second_server_on_the_same_study_is_refused_until_the_first_stops(study_dir):
     import pytest
 
-    from wikihowqa.errors import SettingsError
+    from wikihowqa.core.errors import SettingsError
     from wikihowqa.humaneval.app import StudyService
 
     first = StudyService(study_dir)
@@ -106,7 +106,7 @@ def test_rebuilding_a_study_folder_that_holds_judgments_is_refused(study_dir, va
 
     import pytest
 
-    from wikihowqa.errors import DatasetError
+    from wikihowqa.core.errors import DatasetError
     from wikihowqa.humaneval.app import StudyService
     from wikihowqa.humaneval.tasks import read_study, write_study
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from wikihowqa.errors import DatasetError
+from wikihowqa.core.errors import DatasetError
 from wikihowqa.humaneval.app import StudyService
 from wikihowqa.humaneval.app.export import export_judgments
 

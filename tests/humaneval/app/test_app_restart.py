@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 import wikihowqa
-from tests.process_groups import start_group, stop_group
+from wikihowqa.runtime.processes import start_group, stop_group
 
 ADMIN = "restart-admin-token-0123456789"
 

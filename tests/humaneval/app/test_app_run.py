@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from wikihowqa.errors import DatasetError, SettingsError
+from wikihowqa.core.errors import DatasetError, SettingsError
 from wikihowqa.humaneval.app import StudyService
 from wikihowqa.humaneval.app.run import bind
 

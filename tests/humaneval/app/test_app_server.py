@@ -277,7 +277,7 @@ def test_links_are_built_from_the_configured_address_never_from_the_host_header(
     "bad", ["study.example.org", "https://x.org/#frag", "https://x.org/?q=1", "ftp://x.org"]
 )
 def test_a_base_url_that_is_not_a_plain_http_address_is_one_clear_error(bad):
-    from wikihowqa.errors import SettingsError
+    from wikihowqa.core.errors import SettingsError
     from wikihowqa.humaneval.app import ServerSettings
 
     with pytest.raises(SettingsError, match="give the public address"):

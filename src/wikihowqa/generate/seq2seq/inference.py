@@ -9,15 +9,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wikihowqa.device import dtype_for, resolve_device
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
 from wikihowqa.generate.context import ModelInput, build_input, hf_token_counter
 from wikihowqa.generate.seq2seq.config import GENERATOR_SETTINGS_FILE, GeneratorConfig
-from wikihowqa.retrieve import Ranked, Retriever, dataset_retriever
+from wikihowqa.retrieve.factory import dataset_retriever
+from wikihowqa.retrieve.ranking import Ranked, Retriever
+from wikihowqa.runtime.device import dtype_for, resolve_device
 
 
 def best_device(setting: str | None = None) -> tuple[str, Any]:
-    """Where and in what precision a generator runs (``--device``, ``wikihowqa.device``): on CUDA bfloat16
+    """Where and in what precision a generator runs (``--device``, ``wikihowqa.runtime.device``): on CUDA
+    bfloat16
     where the GPU has it, else float16; on the CPU float32. ``auto``/``None``: CUDA when there is a GPU."""
     device = resolve_device(setting)
     return device, dtype_for(device, "generation")
@@ -25,7 +27,8 @@ def best_device(setting: str | None = None) -> tuple[str, Any]:
 
 @dataclass(frozen=True)
 class GeneratorModel:
-    """A generator as a model spec (``wikihowqa.executor``): its settings as JSON (hashable), the model loaded
+    """A generator as a model spec (``wikihowqa.runtime.executor``): its settings as JSON (hashable), the
+    model loaded
     once per worker process on ``device`` (``--device``)."""
 
     settings: str

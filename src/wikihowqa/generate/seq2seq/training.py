@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wikihowqa.device import resolve_device
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
+from wikihowqa.core.records import passages_of
 from wikihowqa.generate.seq2seq.config import GeneratorConfig
 from wikihowqa.generate.seq2seq.inference import Generator, input_retrieval
-from wikihowqa.records import passages_of
-from wikihowqa.retrieve import rank_questions
+from wikihowqa.retrieve.factory import rank_questions
+from wikihowqa.runtime.device import resolve_device
 
 
 class Collator:

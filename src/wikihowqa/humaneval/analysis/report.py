@@ -15,9 +15,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from wikihowqa.core.files import atomic_write, write_json
 from wikihowqa.humaneval.deteriorate import REVIEW_TYPES
 from wikihowqa.humaneval.figures import write_figures
-from wikihowqa.io import atomic_write, write_json
 
 
 class Report(BaseModel):

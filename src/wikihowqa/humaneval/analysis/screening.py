@@ -12,13 +12,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from wikihowqa.errors import DatasetError
+from wikihowqa.core.errors import DatasetError
+from wikihowqa.dataset.readers import iter_jsonl
 from wikihowqa.humaneval.analysis.report import ClockCheck, Proportion
 from wikihowqa.humaneval.analysis.statistics import proportion
 from wikihowqa.humaneval.judgment import judgment_problem
 from wikihowqa.humaneval.labelstudio import judgments_from_export, read_export
 from wikihowqa.humaneval.tasks import EXCLUSIVE_PARTS, Study
-from wikihowqa.io import iter_jsonl
 
 #: A page's own duration may differ from the server's by network time and retried submits; beyond this
 #: much (both at once: 10 s and 10 % of the server's measure) the page's clock, or the page, is suspect.

@@ -18,7 +18,7 @@ import hmac
 import re
 import secrets
 
-from wikihowqa.errors import SettingsError
+from wikihowqa.core.errors import SettingsError
 
 TOKEN_BYTES = 32
 MIN_ADMIN_TOKEN_CHARS = 16

@@ -5,9 +5,9 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from wikihowqa.errors import DatasetError
+from wikihowqa.core.errors import DatasetError
+from wikihowqa.core.files import atomic_write
 from wikihowqa.humaneval.app.state import DB_FILE
-from wikihowqa.io import atomic_write
 
 
 def export_judgments(

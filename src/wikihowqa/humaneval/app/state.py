@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from wikihowqa.errors import DatasetError, SettingsError
+from wikihowqa.core.errors import DatasetError, SettingsError
 from wikihowqa.humaneval.app import auth
 from wikihowqa.humaneval.app.assign import Assigner, slots_from_tasks
 from wikihowqa.humaneval.app.db import AssessorRow, StudyDB

@@ -7,11 +7,11 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from wikihowqa.core.records import Example
 from wikihowqa.humaneval import lexicon as lx
 from wikihowqa.humaneval.deteriorate.edits import UNSUPPORTED, Candidate, Change
 from wikihowqa.humaneval.deteriorate.language import _Analyzed
 from wikihowqa.humaneval.text import WORD, sentence_spans
-from wikihowqa.records import Example
 
 
 @dataclass(frozen=True)

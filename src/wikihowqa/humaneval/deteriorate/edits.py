@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wikihowqa.errors import DatasetError
-from wikihowqa.io import iter_jsonl, write_jsonl
+from wikihowqa.core.errors import DatasetError
+from wikihowqa.dataset.readers import iter_jsonl
+from wikihowqa.dataset.writers import write_jsonl
 
 NEGATION = "negation"
 NUMBER = "number"

@@ -8,7 +8,8 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from wikihowqa.errors import DatasetError, SettingsError
+from wikihowqa.core.errors import DatasetError, SettingsError
+from wikihowqa.core.records import Example
 from wikihowqa.humaneval.deteriorate.donors import Donor, donor_sentences, pick_donor, unsupported_candidates
 from wikihowqa.humaneval.deteriorate.edits import (
     ANTONYM,
@@ -29,7 +30,6 @@ from wikihowqa.humaneval.deteriorate.language import _analyze
 from wikihowqa.humaneval.deteriorate.polarity import antonym_candidates, negation_candidates, order_candidates
 from wikihowqa.humaneval.deteriorate.quantities import number_candidates, unit_candidates
 from wikihowqa.humaneval.deteriorate.swap import swap_candidates
-from wikihowqa.records import Example
 
 
 def candidates(

@@ -29,12 +29,12 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from wikihowqa.core.retry_after import retry_after_value
 from wikihowqa.replay.action_api.query import action_query
 from wikihowqa.replay.action_api.request import ApiError, Request
 from wikihowqa.replay.action_api.summary import summary_section
 from wikihowqa.replay.reply import Reply
 from wikihowqa.replay.wiki import Wiki
-from wikihowqa.retry_after import retry_after_value
 
 DOCREF = (
     "See {server}/api.php for API usage. Subscribe to the mediawiki-api-announce mailing list at "

@@ -1,0 +1,35 @@
+from .answer.run import AnswerReport as AnswerReport
+from .answer.run import answer_split as answer_split
+from .collect.build import BuildSettings as BuildSettings
+from .collect.build import build as build
+from .collect.hydrate import HydrateSettings as HydrateSettings
+from .collect.hydrate import hydrate as hydrate
+from .core.errors import WikihowqaError as WikihowqaError
+from .core.records import Document as Document
+from .core.records import Example as Example
+from .core.records import Passage as Passage
+from .core.records import Prediction as Prediction
+from .core.records import UsedPassage as UsedPassage
+from .dataset.folder import DatasetFolder as DatasetFolder
+from .dataset.folder import open_dataset as open_dataset
+from .dataset.readers import iter_documents as iter_documents
+from .dataset.readers import read_documents as read_documents
+from .dataset.readers import read_examples as read_examples
+from .dataset.readers import read_predictions as read_predictions
+from .evaluate.pipeline import EvaluationSettings as EvaluationSettings
+from .evaluate.stage import evaluate_predictions as evaluate_predictions
+from .export.hub import export_hub as export_hub
+from .export.lm_eval import export_lm_eval as export_lm_eval
+from .humaneval.steps import analyze_files as analyze_files
+from .humaneval.steps import build_study_folder as build_study_folder
+from .humaneval.steps import deteriorate_dataset as deteriorate_dataset
+from .humaneval.steps import simulate_to as simulate_to
+from .metaeval.stage import meta_evaluate_folders as meta_evaluate_folders
+from .parse.stage import parse_dataset as parse_dataset
+from .release.importer import import_hub as import_hub
+from .release.importer import import_release as import_release
+from .split.splitter import split_dataset as split_dataset
+from .stats.report import describe as describe
+from .view.site import build_site as build_site
+
+__version__: str

@@ -1,0 +1,12 @@
+from .errors import DatasetError as DatasetError
+from .errors import HubError as HubError
+from .errors import SettingsError as SettingsError
+from .errors import WikihowqaError as WikihowqaError
+from .files import atomic_folder as atomic_folder
+from .files import atomic_write as atomic_write
+from .files import write_json as write_json
+from .records import Document as Document
+from .records import Example as Example
+from .records import Passage as Passage
+from .records import Prediction as Prediction
+from .records import UsedPassage as UsedPassage

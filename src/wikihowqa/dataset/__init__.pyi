@@ -1,0 +1,11 @@
+from .folder import DatasetFolder as DatasetFolder
+from .folder import write_dataset_folder as write_dataset_folder
+from .readers import iter_documents as iter_documents
+from .readers import iter_rows as iter_rows
+from .readers import read_documents as read_documents
+from .readers import read_examples as read_examples
+from .readers import read_predictions as read_predictions
+from .writers import write_documents as write_documents
+from .writers import write_examples as write_examples
+from .writers import write_predictions as write_predictions
+from .writers import write_rows as write_rows

@@ -1,0 +1,285 @@
+"""A sentence-transformers model run by OpenVINO on the CPU: the same vectors, about 3× the passages a second.
+
+Why: embedding a split's passages is the slowest step of dense retrieval on a machine without a GPU (the
+paper's 1,053,704 passages took 6.5 hours with torch on 2 cores; ``benchmarks/embed_speed.py``). The
+transformer is converted from the loaded torch model (``openvino.convert_model``: no network, no ONNX file)
+once per model, OpenVINO and transformers version, and kept in the user's cache folder
+(``$WIKIHOWQA_MODEL_CACHE``, else ``$XDG_CACHE_HOME/wikihowqa/openvino``); every later load reads it.
+Tokenising (the model's own tokenizer and ``max_seq_length``), pooling and normalising follow the
+sentence-transformers model, in numpy, on batches of similar length (little padding).
+
+Precision: ``bf16`` where the CPU computes in it (AVX-512 BF16 or AMX; vectors keep a cosine above 0.9999
+to float32's), else ``f32``; ``precision`` forces one. ``int8`` (opt-in, needs ``nncf``: the ``int8``
+extra) is a statically quantized copy (NNCF's transformer preset, SmoothQuant), calibrated once on the real
+how-to passages shipped with the package: faster again, but its vectors stray further (a cosine of about
+0.998 to float32's). The precision is part of the embedding cache's key, so vectors of different
+precisions never mix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import warnings
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from wikihowqa.core.errors import SettingsError
+
+PRECISIONS = ("auto", "bf16", "f32", "int8")
+CACHE_ENV = "WIKIHOWQA_MODEL_CACHE"
+MODEL_FILE = "model.xml"
+INT8_FILE = "model-int8.xml"
+#: Calibration batches of the int8 model (8 texts each): the activations' ranges are measured on them.
+CALIBRATION_BATCHES = 24
+
+
+def export_root() -> Path:
+    """Where converted models are kept: ``$WIKIHOWQA_MODEL_CACHE``, else the user's cache folder."""
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV]).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "wikihowqa" / "openvino"
+
+
+@cache
+def _capabilities() -> tuple[str, ...]:
+    import openvino as ov
+
+    return tuple(ov.Core().get_property("CPU", "OPTIMIZATION_CAPABILITIES"))
+
+
+def cpu_precision(precision: str | None = "auto") -> str:
+    """``precision`` as run here: ``auto`` is ``bf16`` where this CPU has it, else ``f32``."""
+    value = (precision or "auto").strip().lower()
+    if value not in PRECISIONS:
+        raise SettingsError(f"precision {precision!r}: expected auto, bf16, f32 or int8")
+    if value == "auto":
+        return "bf16" if "BF16" in _capabilities() else "f32"
+    return value
+
+
+def _fingerprint(source: str) -> str:
+    """What the converted model depends on: the model (its files' sizes and times, for a local folder),
+    and the versions of the converter and of the modelling code it traced."""
+    import openvino
+    import transformers
+
+    parts = [source, openvino.__version__, transformers.__version__]
+    folder = Path(source)
+    if folder.is_dir():
+        for path in sorted(folder.iterdir()):
+            if path.is_file() and path.suffix in (".safetensors", ".bin", ".json"):
+                stat = path.stat()
+                parts.append(f"{path.name}:{stat.st_size}:{stat.st_mtime_ns}")
+    return hashlib.sha1("\n".join(parts).encode()).hexdigest()[:12]
+
+
+def export_folder(source: str, root: Path | None = None, name: str | None = None) -> Path:
+    """The folder the converted ``source`` model lives in (whether it exists yet or not); ``name`` a readable
+    prefix (default: the folder's or model's name)."""
+    label = re.sub(r"[^A-Za-z0-9._-]+", "-", name or Path(source).name or source).strip("-")[:60]
+    return (root or export_root()) / f"{label}-{_fingerprint(source)}"
+
+
+def _check_layout(st_model: Any) -> tuple[str, bool]:
+    """(pooling mode, normalise?) of a Transformer → Pooling [→ Normalize] model; others are refused."""
+    modules = [type(m).__name__ for m in st_model]
+    if modules not in (["Transformer", "Pooling"], ["Transformer", "Pooling", "Normalize"]):
+        raise SettingsError(
+            "the openvino backend runs Transformer → Pooling [→ Normalize] models, not "
+            f"{' → '.join(modules)}: use backend torch"
+        )
+    if "attention_mask" not in st_model.tokenizer.model_input_names:
+        raise SettingsError(
+            "the openvino backend needs a tokenizer that gives an attention mask: use backend torch"
+        )
+    mode = st_model[1].get_config_dict().get("pooling_mode")
+    if mode not in ("mean", "cls") or not st_model[1].get_config_dict().get("include_prompt", True):
+        raise SettingsError(f"the openvino backend pools by mean or cls, not {mode!r}: use backend torch")
+    return str(mode), modules[-1] == "Normalize"
+
+
+def export_model(st_model: Any, folder: Path) -> Path:
+    """The OpenVINO model file of ``st_model``'s transformer in ``folder``, converted only if it is not there.
+
+    Written to a temporary folder renamed into place, so an interrupted or concurrent export never leaves a
+    half-written model that a later run would read."""
+    target = folder / MODEL_FILE
+    if target.is_file():
+        return target
+    import openvino as ov
+    import torch
+
+    names = list(st_model.tokenizer.model_input_names)
+
+    class _Transformer(torch.nn.Module):
+        def __init__(self, model: Any) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, *inputs: Any) -> Any:
+            return self.model(**dict(zip(names, inputs, strict=True))).last_hidden_state
+
+    example = st_model.tokenizer(
+        ["an example", "a second, longer example"], padding=True, return_tensors="pt"
+    )
+    transformer = _Transformer(st_model[0].auto_model.eval())
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    partial = folder.parent / f".{folder.name}.{os.getpid()}.partial"
+    shutil.rmtree(partial, ignore_errors=True)
+    try:
+        with torch.inference_mode(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the tracer's notes on shapes it treats as constants
+            converted = ov.convert_model(
+                transformer, example_input=tuple(example[n] for n in names), input=[(-1, -1)] * len(names)
+            )
+        for port, name in zip(converted.inputs, names, strict=True):
+            port.get_tensor().set_names({name})
+        partial.mkdir()
+        ov.save_model(converted, partial / MODEL_FILE, compress_to_fp16=False)  # float32 weights, as given
+        (partial / "export.json").write_text(json.dumps({"inputs": names, "openvino": ov.__version__}))
+        try:
+            partial.rename(folder)
+        except OSError:  # another process finished first: its copy serves
+            if not target.is_file():
+                raise
+    except Exception as exc:
+        raise SettingsError(f"cannot convert the model to OpenVINO ({exc}): use backend torch") from None
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+    return target
+
+
+def quantize_model(st_model: Any, folder: Path, calibration: Sequence[str]) -> Path:
+    """The int8 copy of the converted model in ``folder``, quantized only if it is not there (written to a
+    temporary file renamed into place)."""
+    target = folder / INT8_FILE
+    if target.is_file():
+        return target
+    source = export_model(st_model, folder)
+    try:
+        import nncf
+    except ImportError:
+        raise SettingsError("precision int8 needs nncf: pip install 'wikihowqa[int8]'") from None
+    import openvino as ov
+
+    texts = list(calibration)[: CALIBRATION_BATCHES * 8]
+    if not texts:
+        raise SettingsError("precision int8 needs calibration texts")
+    names = list(st_model.tokenizer.model_input_names)
+    batches = []
+    for start in range(0, len(texts), 8):
+        encoded = st_model.tokenizer(
+            texts[start : start + 8], padding=True, truncation=True, max_length=st_model.max_seq_length
+        )
+        batches.append({n: np.asarray(encoded[n], dtype=np.int64) for n in names})
+    partial = folder / f".{os.getpid()}.{INT8_FILE}"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            quantized = nncf.quantize(
+                ov.Core().read_model(source),
+                nncf.Dataset(batches),
+                model_type=nncf.ModelType.TRANSFORMER,
+                subset_size=len(texts),
+            )
+        ov.save_model(quantized, partial, compress_to_fp16=False)
+        partial.replace(target)
+        partial.with_suffix(".bin").replace(target.with_suffix(".bin"))
+    finally:
+        partial.unlink(missing_ok=True)
+        partial.with_suffix(".bin").unlink(missing_ok=True)
+    return target
+
+
+class OpenVINOEncoder:
+    """``encode`` like ``SentenceTransformer.encode`` (texts → float32 vectors), with OpenVINO running the
+    transformer. ``st_model``: the loaded sentence-transformers model (tokenizer, pooling settings, and the
+    weights to convert on first use)."""
+
+    def __init__(
+        self,
+        st_model: Any,
+        source: str,
+        precision: str = "auto",
+        root: Path | None = None,
+        name: str | None = None,
+        calibration: Sequence[str] = (),
+    ) -> None:
+        import openvino as ov
+        import torch
+
+        self.pooling, self.normalize = _check_layout(st_model)
+        self.tokenizer, self.max_length = st_model.tokenizer, st_model.max_seq_length
+        self.names = list(self.tokenizer.model_input_names)
+        self.pad_id = self.tokenizer.pad_token_id or 0
+        self.precision = cpu_precision(precision)
+        folder = export_folder(source, root, name)
+        if self.precision == "int8":
+            self.path = quantize_model(st_model, folder, calibration)
+        else:
+            self.path = export_model(st_model, folder)
+        config = {
+            "PERFORMANCE_HINT": "LATENCY",
+            "INFERENCE_NUM_THREADS": torch.get_num_threads(),  # a Ray worker's one CPU, or all of them
+            # int8: what is left unquantized runs in float32, on every CPU alike
+            "INFERENCE_PRECISION_HINT": "f32" if self.precision == "int8" else self.precision,
+        }
+        core = ov.Core()
+        self._request = core.compile_model(core.read_model(self.path), "CPU", config).create_infer_request()
+
+    def _batch(self, encoded: dict[str, list[list[int]]], rows: np.ndarray) -> dict[str, np.ndarray]:
+        width = max(len(encoded["input_ids"][i]) for i in rows)
+        arrays = {}
+        for name in self.names:
+            fill = self.pad_id if name == "input_ids" else 0
+            array = np.full((len(rows), width), fill, dtype=np.int64)
+            for r, i in enumerate(rows):
+                values = encoded[name][i]
+                array[r, : len(values)] = values
+            arrays[name] = array
+        return arrays
+
+    def encode(
+        self,
+        sentences: Sequence[str],
+        batch_size: int = 32,
+        normalize_embeddings: bool = False,
+        convert_to_numpy: bool = True,
+        show_progress_bar: bool = False,
+        **_: Any,
+    ) -> np.ndarray:
+        texts = list(sentences)
+        dim = self._request.get_compiled_model().outputs[0].get_partial_shape()[2].get_length()
+        out = np.zeros((len(texts), dim), dtype=np.float32)
+        if not texts:
+            return out
+        encoded = self.tokenizer(texts, truncation=True, max_length=self.max_length, padding=False)
+        encoded = {name: encoded[name] for name in self.names}
+        order = np.argsort([-len(ids) for ids in encoded["input_ids"]], kind="stable")
+        starts = range(0, len(texts), batch_size)
+        if show_progress_bar:
+            from tqdm.auto import tqdm
+
+            starts = tqdm(starts, desc="Batches")
+        for start in starts:
+            rows = order[start : start + batch_size]
+            inputs = self._batch(encoded, rows)
+            hidden = self._request.infer(inputs)[0]
+            if self.pooling == "cls":
+                vectors = hidden[:, 0]
+            else:
+                mask = inputs["attention_mask"][..., None].astype(np.float32)
+                vectors = (hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)
+            out[rows] = vectors
+        if self.normalize or normalize_embeddings:
+            out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
+        return out

@@ -1,0 +1,11 @@
+from .context import ModelInput as ModelInput
+from .context import build_input as build_input
+from .extractive import lead as lead
+from .extractive import lexrank as lexrank
+from .extractive import oracle as oracle
+from .extractive import textrank as textrank
+from .llm import ChatClient as ChatClient
+from .llm import GenerationError as GenerationError
+from .llm import LLMAnswerer as LLMAnswerer
+from .lower_bounds import copy_passages as copy_passages
+from .lower_bounds import random_train_answer as random_train_answer

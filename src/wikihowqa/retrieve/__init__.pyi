@@ -1,0 +1,10 @@
+from .factory import dataset_retriever as dataset_retriever
+from .factory import get_retriever as get_retriever
+from .factory import rank_questions as rank_questions
+from .ranking import MODES as MODES
+from .ranking import Index as Index
+from .ranking import Ranked as Ranked
+from .ranking import Retriever as Retriever
+from .ranking import rank as rank
+from .ranking import ranked as ranked
+from .ranking import top_k as top_k

@@ -1,0 +1,9 @@
+from .executor import Executor as Executor
+from .executor import ExecutorSettings as ExecutorSettings
+from .executor import LocalExecutor as LocalExecutor
+from .executor import ModelSpec as ModelSpec
+from .executor import RayExecutor as RayExecutor
+from .executor import WorkerLost as WorkerLost
+from .executor import open_executor as open_executor
+from .executor import usable_cpus as usable_cpus
+from .executor import worker_count as worker_count

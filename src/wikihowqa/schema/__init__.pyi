@@ -1,0 +1,9 @@
+from .files import parse_assignments as parse_assignments
+from .files import read_settings as read_settings
+from .rows import DocumentRow as DocumentRow
+from .rows import ExampleRow as ExampleRow
+from .rows import PredictionRow as PredictionRow
+from .settings import AnswerSettings as AnswerSettings
+from .settings import GeneratorConfig as GeneratorConfig
+from .settings import LLMSettings as LLMSettings
+from .settings import RetrievalSettings as RetrievalSettings

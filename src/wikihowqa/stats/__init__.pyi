@@ -1,0 +1,2 @@
+from .report import StatsReport as StatsReport
+from .report import describe as describe
