@@ -44,6 +44,13 @@ def test_hydrate_writes_the_document_part_and_compare_reports_its_word_f1(
     }  # fmt: skip
     summary = json.loads((dataset / "hydration" / "compare.json").read_text())["summary"]
     assert summary["recovered"] == 16 and summary["mean_f1"] >= 0.95
+    # a failed comparison leaves no report: the old one would read as this run's
+    missing = tmp_path / "no-such-documents.jsonl"
+    again = cli("hydrate", dataset, "--wayback-url", release_site.wayback_url, "--compare", missing, *FAST)
+    assert again.exit_code == 2 and again.lines[-1] == (
+        f"error: {missing}: no such file (--compare takes the released document part)"
+    )
+    assert not (dataset / "hydration" / "compare.json").exists()
 
 
 def test_a_dataset_that_holds_released_documents_is_not_overwritten_without_asking(
@@ -89,3 +96,25 @@ def test_an_archive_that_answers_like_a_wrong_setting_stops_hydrate_with_one_lin
     assert run.exit_code == 2 and run.lines[-1].startswith("error:"), run.output
     assert "the first 3 lookups failed" in run.lines[-1] and "--wayback-url" in run.lines[-1]
     assert not (dataset / "hydration" / "status.jsonl").exists()
+
+
+def test_a_damaged_warc_file_stops_the_rebuild_with_one_printable_line_and_exit_2(
+    cli, release_site, real_examples_dir, tmp_path
+):
+    from wikihowqa.collect.warc_files import WARC_FILE
+
+    written = cli(
+        "hydrate", _qa_only(real_examples_dir, tmp_path / "ds"), "--wayback-url", release_site.wayback_url,
+        "--warc", tmp_path / "warc", *FAST,
+    )  # fmt: skip
+    assert written.exit_code == 0, written.output
+    warc = tmp_path / "warc" / WARC_FILE
+    data = bytearray(warc.read_bytes())
+    middle = len(data) // 2
+    data[middle : middle + 64] = bytes(255 - b for b in data[middle : middle + 64])  # one member corrupted
+    warc.write_bytes(bytes(data))
+    run = cli("hydrate", _qa_only(real_examples_dir, tmp_path / "again"), "--from-warc", tmp_path / "warc")
+    assert run.exit_code == 2, run.output
+    assert run.lines[-1].startswith(f"error: {warc}: damaged at byte ") and run.lines[-1].isprintable()
+    assert "\x1f\x8b" not in run.output and "\ufffd" not in run.output  # no gzip bytes on the terminal
+    assert not (tmp_path / "again" / "hydration" / "status.jsonl").exists()

@@ -371,9 +371,7 @@ def test_a_release_url_names_its_capture_and_other_values_name_none():
         "http://web.archive.org/web/20160506033836/http://gardeningcentral.org:80/dry_figs/"
     )
     assert (named.timestamp, named.url) == ("20160506033836", "http://gardeningcentral.org:80/dry_figs/")
-    assert (
-        named_capture("https://web.archive.org/web/2016id_/https://a.example/").timestamp == "20160000000000"
-    )
+    assert named_capture("https://web.archive.org/web/2016id_/https://a.example/").partial
     assert named_capture("https://a.example/page") is None
 
 
@@ -391,3 +389,66 @@ def test_hydrate_asks_for_the_named_capture_first_unless_told_otherwise():
     assert HydrateSettings(ArchiveSettings(lookup="cdx")).archive.archive_lookup == "cdx"
     timegate = ArchiveSettings(memento_timegate="http://127.0.0.1:9/web/")
     assert HydrateSettings(timegate).archive.archive_lookup == "memento"
+
+
+# --------------------------------------------------------------------------- spellings and partial times
+
+SPELLED = [
+    {
+        "article_id": 9100001,
+        "question": "How to Name One Capture in Four Ways (synthetic)",
+        "answer": "Write the archive over https and the original in capitals.",
+        "related_document_urls_wayback_snapshots": [
+            "http://web.archive.org/web/20190101000000/https://a.example/guide",
+            "https://web.archive.org/web/20190101000000/HTTPS://A.EXAMPLE/guide",
+            "http://web.archive.org/web/2019/b.example/partial",
+            "http://web.archive.org/web/20190101000000/https%3A%2F%2Fc.example%2Fencoded",
+        ],
+    },
+    {
+        "article_id": 9100002,
+        "question": "How to Cite a Capture Another Question Cites (synthetic)",
+        "answer": "Cite it once; it is this question's document too.",
+        "related_document_urls_wayback_snapshots": [
+            "https://web.archive.org/web/20190101000000id_/https://a.example/guide",
+        ],
+    },
+]
+
+
+def test_spellings_of_one_capture_are_one_document_and_a_partial_timestamp_is_measured_from_its_middle(
+    tmp_path,
+):
+    from wikihowqa.replay import ReplaySite
+
+    held = {"https://a.example/guide": "20190101000000", "http://b.example/partial": "20190702000000"}
+    held["https://c.example/encoded"] = "20190101000000"
+    specs = [
+        CaptureSpec(url, moment, 200, page_html(url, url[8:9], [f"The page at {url} says it in full."] * 3))
+        for url, moment in held.items()
+    ]
+    qa = tmp_path / "qa.jsonl"
+    qa.write_text("".join(json.dumps({**r, "split": "test"}) + "\n" for r in SPELLED), encoding="utf-8")
+    dataset = tmp_path / "ds"
+    import_release([qa], [], dataset)
+    with ReplaySite(corpus=archive_corpus(specs)) as site:
+        settings = HydrateSettings(ArchiveSettings(wayback_url=site.wayback_url), http=fast_settings())
+        result = hydrate(dataset, settings)
+    documents = read_documents(dataset / "documents.jsonl")
+    by_question = {q: [d.original_url for d in documents if d.article_id == q] for q in (9100001, 9100002)}
+    assert by_question == {
+        9100001: ["https://a.example/guide", "http://b.example/partial", "https://c.example/encoded"],
+        9100002: ["https://a.example/guide"],
+    }
+    rows = statuses(dataset)
+    assert {r["status"] for r in rows.values()} == {"kept"}
+    second = rows["https://web.archive.org/web/20190101000000/HTTPS://A.EXAMPLE/guide"]
+    assert second["same_capture_as"] == "http://web.archive.org/web/20190101000000/https://a.example/guide"
+    partial = rows["http://web.archive.org/web/2019/b.example/partial"]
+    # the middle of 2019 is 2 July, 11:59:59; the capture of 2 July 00:00:00 is 11 h 59 min 59 s from it
+    assert (partial["partial_timestamp"], partial["timestamp"]) == ("2019", "20190702115959")
+    assert partial["shift_s"] == 11 * 3600 + 59 * 60 + 59
+    urls = result.hydration.funnel["urls"]
+    assert (urls["named"], urls["unique"], urls["kept"]) == (4, 3, 3)  # a twice in question 1: once
+    questions = [json.loads(x) for x in (dataset / "hydration" / "questions.jsonl").read_text().splitlines()]
+    assert [(q["named"], q["recovered"]) for q in questions] == [(3, 3), (1, 1)]

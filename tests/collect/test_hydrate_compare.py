@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from wikihowqa.collect.hydrate_compare import compare, word_f1
 from wikihowqa.core.records import Document
 
@@ -33,3 +35,35 @@ def test_the_worst_documents_list_the_released_passages_the_hydration_lacks():
     assert first["recovered"] and first["precision"] == 1.0 and first["released_passages_missing"] == [COOKIE]
     assert result.summary["recovered"] == 1 and result.summary["not_recovered"] == 1
     assert result.summary["mean_f1"] == first["f1"] < 1.0
+
+
+def test_a_released_document_listed_twice_is_scored_and_counted_once():
+    text = ["Cut the figs in half and lay them cut side up on a rack in the sun for several days."]
+    figs = _doc("https://a.example/figs", text)
+    result = compare([figs], [figs, _doc("https://b.example/gone", text), figs])
+    summary = result.summary
+    assert (summary["released"], summary["recovered"], summary["not_recovered"]) == (2, 1, 1)
+    assert summary["released_repeated"] == 1 and len(result.documents) == 2
+
+
+def test_a_comparison_that_fails_leaves_no_report_of_an_earlier_one(tmp_path):
+    from wikihowqa.collect.hydrate_compare import compare_files
+    from wikihowqa.core.errors import DatasetError
+    from wikihowqa.dataset.writers import write_documents
+
+    hydrated, released, out = (
+        tmp_path / "hydrated.jsonl",
+        tmp_path / "released.jsonl",
+        tmp_path / "compare.json",
+    )
+    write_documents(hydrated, [_doc("https://a.example/figs", ["Dry the figs in the sun."])])
+    write_documents(released, [_doc("https://a.example/figs", ["Dry the figs in the sun."])])
+    compare_files(hydrated, released, out)
+    assert out.is_file()
+    released.write_text('{"article_id": 1, "archive_url": \n', encoding="utf-8")  # damaged since
+    with pytest.raises(DatasetError, match=r"released\.jsonl:1: invalid JSON"):
+        compare_files(hydrated, released, out)
+    assert not out.exists()
+    with pytest.raises(DatasetError, match="no such file"):
+        compare_files(hydrated, tmp_path / "missing.jsonl", out)
+    assert not out.exists()

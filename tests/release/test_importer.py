@@ -397,3 +397,27 @@ def test_the_split_of_a_hub_file_comes_from_its_name_or_its_folder():
     assert split_from_repo_path("default/wiki_how_nfqa-test.parquet") == "test"
     assert split_from_repo_path("default/partial-train/0000.parquet") == "train"
     assert split_from_repo_path("WikiHowNFQA.jsonl") is None
+
+
+def test_files_saved_with_a_utf8_byte_order_mark_import_as_without_it(tmp_path, real_examples_dir):
+    """Windows tools and some editors open a UTF-8 file with the mark EF BB BF; it is not JSON."""
+    plain, _ = import_release(
+        [real_examples_dir / "qa.jsonl"], [real_examples_dir / "documents.jsonl"], tmp_path / "plain"
+    )
+    marked = []
+    for name in ("qa.jsonl", "documents.jsonl"):
+        marked.append(tmp_path / name)
+        marked[-1].write_bytes(b"\xef\xbb\xbf" + (real_examples_dir / name).read_bytes())
+    folder, manifest = import_release([marked[0]], [marked[1]], tmp_path / "marked")
+    assert rows(folder.qa_path) == rows(plain.qa_path) and len(rows(folder.qa_path)) == 3
+    assert rows(folder.documents_path) == rows(plain.documents_path)
+    assert manifest["counts"]["questions"] == 3
+
+
+def test_a_byte_order_mark_inside_a_file_is_named_with_its_line(tmp_path, real_examples_dir):
+    lines = (real_examples_dir / "qa.jsonl").read_bytes().splitlines(keepends=True)
+    joined = tmp_path / "qa.jsonl"
+    joined.write_bytes(lines[0] + b"\xef\xbb\xbf" + lines[1])  # two files, each with its mark, joined
+    with pytest.raises(DatasetError) as caught:
+        import_release([joined], [], tmp_path / "ds")
+    assert str(caught.value).startswith(f"{joined}:2: a byte order mark (U+FEFF) starts this line")

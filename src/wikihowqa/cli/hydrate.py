@@ -65,7 +65,8 @@ def hydrate_command(
         None,
         "--from-warc",
         help="Rebuild from the WARC files a --warc run wrote into this folder, without the network: the same "
-        "output.",
+        "output. A file that cannot be read to its end (cut short, corrupted) stops it, naming the byte "
+        "offset.",
     ),
     compare: Path = typer.Option(
         None,
@@ -87,9 +88,12 @@ def hydrate_command(
 
     Each release URL (http://web.archive.org/web/TIMESTAMP/URL) is asked for as TIMESTAMPid_/URL through
     the collector's client and capture rule (status 200 and Memento-Datetime; redirect captures followed
-    inside the archive; never the live web). Writes documents.jsonl and hydration/: status.jsonl (every
-    release URL), questions.jsonl (documents recovered per question), coverage.md/.json/.png (funnel,
-    coverage by capture year and by site). Resumable: every answer is saved in hydration/build.sqlite.
+    inside the archive; never the live web). A partial TIMESTAMP (2018) is asked for at the middle of its
+    range, and its shift measured from there; a percent-encoded or scheme-less URL is decoded; the spellings
+    of one capture (http/https archive, capitals in the host) are one document. Writes documents.jsonl and
+    hydration/: status.jsonl (every release URL), questions.jsonl (documents recovered per question),
+    coverage.md/.json/.png (funnel, coverage by capture year and by site). Resumable: every answer is saved
+    in hydration/build.sqlite.
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
@@ -100,7 +104,7 @@ def hydrate_command(
     from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, HttpSettings
     from wikihowqa.collect.hydrate import HydrateSettings, hydrate, parse_shift, state_path
     from wikihowqa.collect.hydrate_compare import COMPARE_FILE, compare_files
-    from wikihowqa.core.errors import SettingsError
+    from wikihowqa.core.errors import DatasetError, SettingsError
 
     if warc is not None and from_warc is not None:
         raise SettingsError("--warc and --from-warc: give one (a rebuild from WARC files writes none)")
@@ -122,6 +126,11 @@ def hydrate_command(
     )
     settings = HydrateSettings(archive, parse_shift(max_shift), retry_failed, http)
     target = out_dir or dataset
+    if compare is not None:
+        # the last report goes now: a run that fails leaves none that reads as this one's
+        (target / "hydration" / COMPARE_FILE).unlink(missing_ok=True)
+        if not compare.is_file():
+            raise DatasetError(f"{compare}: no such file (--compare takes the released document part)")
     if (
         contact is None
         and from_warc is None

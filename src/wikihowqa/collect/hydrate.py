@@ -43,6 +43,7 @@ from wikihowqa.collect.outcomes import (
 )
 from wikihowqa.collect.progress import QuietReporter, Reporter
 from wikihowqa.collect.references import ReferenceTask, fetch_tasks, forget_failed
+from wikihowqa.collect.snapshot_urls import NamedCapture, named_capture
 from wikihowqa.collect.store import STATE_FILE, StateStore, StoredResults
 from wikihowqa.core.errors import DatasetError, SettingsError
 from wikihowqa.core.files import write_json
@@ -68,9 +69,6 @@ HYDRATE_REJECTIONS = (
 #: 90 days: a page archived within a season of the named capture almost always holds the same text; the
 #: Internet Archive serves captures years away when the named one is gone, which are refused.
 DEFAULT_MAX_SHIFT_S = 90 * 86400.0
-_SNAPSHOT = re.compile(
-    r"^https?://[^/\s]+/(?:[^\s]*/)?(\d{4,14})(?:[a-z]{2}_)?/(https?://\S+)$", re.IGNORECASE
-)
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "y": 365 * 86400}
 
 
@@ -86,27 +84,6 @@ def parse_shift(value: str | float) -> float:
     if number < 0:
         raise SettingsError(f"max-shift must be >= 0, got {value!r}")
     return number * _UNITS[unit]
-
-
-@dataclass(frozen=True, slots=True)
-class NamedCapture:
-    """A capture as the release names it: its archive URL, original URL and 14-digit timestamp."""
-
-    archive_url: str
-    url: str
-    timestamp: str
-
-    @property
-    def task(self) -> ReferenceTask:
-        return ReferenceTask(self.url, self.timestamp)
-
-
-def named_capture(archive_url: str) -> NamedCapture | None:
-    """The capture a release URL names (``…/<timestamp>[flag_]/<original url>``), or ``None``."""
-    m = _SNAPSHOT.match(archive_url.strip())
-    if not m:
-        return None
-    return NamedCapture(archive_url, m.group(2), m.group(1).ljust(14, "0"))
 
 
 @dataclass(frozen=True)
@@ -143,14 +120,37 @@ class HydrateSettings:
 @dataclass(frozen=True)
 class Plan:
     """The release's values: each distinct one, in order of first mention, with who cites it. The named
-    captures and the unusable values are read off it when walked, never held a second time."""
+    captures and the unusable values are read off it when walked, never held a second time. Spellings
+    of one capture (:attr:`NamedCapture.identity`) are asked for as the first of them was written."""
 
     cited_by: dict[str, list[int]]  # release value (as named) → article ids
-    citations: int
+    citations: int  # per question, each capture once however often or however spelled
+    spellings: dict[str, str] = field(default_factory=dict)  # capture identity → its first original URL
+
+    @staticmethod
+    def identity(value: str) -> str:
+        """What a release value names: its capture's identity, or the value itself when it names none."""
+        capture = named_capture(value)
+        return capture.identity if capture is not None else value.strip()
+
+    def capture(self, value: str) -> NamedCapture | None:
+        """The capture ``value`` names, its original URL spelled as the first value naming it spelled it."""
+        capture = named_capture(value)
+        if capture is None:
+            return None
+        url = self.spellings.get(capture.identity, capture.url)
+        return capture if url == capture.url else replace(capture, url=url)
+
+    def cited(self, example: Example) -> list[str]:
+        """The values ``example`` cites, one per capture (the first spelling), in its order."""
+        seen: dict[str, str] = {}
+        for value in example.related_document_urls_wayback_snapshots:
+            seen.setdefault(self.identity(value), value)
+        return list(seen.values())
 
     @property
     def named(self) -> Iterator[NamedCapture]:
-        return (c for v in self.cited_by if (c := named_capture(v)) is not None)
+        return (c for v in self.cited_by if (c := self.capture(v)) is not None)
 
     @property
     def unusable(self) -> Iterator[str]:
@@ -164,14 +164,21 @@ class Plan:
 
 def plan(examples: Sequence[Example]) -> Plan:
     cited_by: dict[str, list[int]] = {}
+    spellings: dict[str, str] = {}
     citations = 0
     for example in examples:
+        cited: set[str] = set()
         for value in example.related_document_urls_wayback_snapshots:
-            citations += 1
+            capture = named_capture(value)
+            identity = capture.identity if capture is not None else value.strip()
+            if capture is not None:
+                spellings.setdefault(identity, capture.url)
+            citations += identity not in cited  # one URL twice in a question is one citation
+            cited.add(identity)
             ids = cited_by.setdefault(value, [])
             if example.article_id not in ids:
                 ids.append(example.article_id)
-    return Plan(cited_by, citations)
+    return Plan(cited_by, citations, spellings)
 
 
 # --------------------------------------------------------------------------- assembling
@@ -232,15 +239,15 @@ def status_of(
         "archive_url": capture.archive_url,
         "url": capture.url,
         "timestamp": capture.timestamp,
+        **({"partial_timestamp": capture.named_timestamp} if capture.partial else {}),
         **_served(capture, outcome),
     }
     verdict = parsed.get(outcome["archive_url"]) if outcome["status"] == FETCHED else None
     status = final_status(outcome, {outcome["archive_url"]: verdict} if verdict is not None else {})
     if outcome["status"] == FETCHED and row["shift_s"] > max_shift_s:
         status = CAPTURE_TOO_FAR
-        row["detail"] = (
-            f"served the capture of {outcome['timestamp']}, {_days(row['shift_s'])} from the named one"
-        )
+        named = f"the middle of {capture.named_timestamp}" if capture.partial else "the named one"
+        row["detail"] = f"served the capture of {outcome['timestamp']}, {_days(row['shift_s'])} from {named}"
     elif outcome["status"] == FETCHED and status != KEPT:
         doc = verdict or {}
         row["detail"] = (
@@ -303,10 +310,15 @@ def assemble(
     constant: the one thing held per URL), which :func:`document_refs` places the documents by."""
     counts, tally = _FunnelCounts(), Tally()
     status: dict[str, str] = {}
+    first: dict[str, str] = {}  # capture identity → the first value naming it: only that one is counted
 
     def counted(row: dict[str, Any]) -> dict[str, Any]:
         row["cited_by"] = the_plan.cited_by[row["archive_url"]]
         status[row["archive_url"]] = row["status"]
+        identity = the_plan.identity(row["archive_url"])
+        if first.setdefault(identity, row["archive_url"]) != row["archive_url"]:
+            row["same_capture_as"] = first[identity]
+            return row
         counts.add_url(row)
         tally.add_url(row)
         return row
@@ -326,7 +338,7 @@ def assemble(
         for example in examples:
             recovered = 0
             lost: dict[str, int] = {}
-            values = dict.fromkeys(example.related_document_urls_wayback_snapshots)
+            values = the_plan.cited(example)
             for value in values:
                 if status[value] != KEPT:
                     lost[status[value]] = lost.get(status[value], 0) + 1
@@ -349,14 +361,16 @@ def assemble(
 
 def document_refs(
     examples: Sequence[Example],
+    the_plan: Plan,
     outcomes: Mapping[str, dict[str, Any]],
     status: Mapping[str, str],
     max_shift_s: float,
 ) -> Iterator[DocumentRef]:
-    """The recovered documents, per question, in the order its row names them, one at a time."""
+    """The recovered documents, per question, in the order its row names them, one at a time; a capture
+    the row names twice (or spells two ways) is one document."""
     for example in examples:
-        for value in dict.fromkeys(example.related_document_urls_wayback_snapshots):
-            capture = named_capture(value)
+        for value in the_plan.cited(example):
+            capture = the_plan.capture(value)
             if status[value] != KEPT or capture is None:
                 continue
             outcome = outcomes[capture.task.key]
@@ -366,6 +380,7 @@ def document_refs(
                     "timestamp": served["served_timestamp"],
                     "shift_s": served["shift_s"],
                     "archive_url": served["served_url"],
+                    **({"partial_timestamp": capture.named_timestamp} if capture.partial else {}),
                 }
             }
             if outcome.get("redirects"):
@@ -497,7 +512,7 @@ def hydrate(
         if warc_dir is not None:
             playback = settings.archive.endpoints.playback_url
             warc_files.write_warc(store, the_plan, outcomes, Path(warc_dir), playback)
-        refs = document_refs(examples, outcomes, status, settings.max_shift_s)
+        refs = document_refs(examples, the_plan, outcomes, status, settings.max_shift_s)
         documents = (ref.document(_parse_of(store, ref.result_key)) for ref in refs)
         target.mkdir(parents=True, exist_ok=True)
         write_documents(target / f"documents{source.qa_path.suffix}", documents)

@@ -53,7 +53,12 @@ class Comparison:
 
 
 def compare(hydrated: list[Document], released: list[Document], *, worst: int = 10) -> Comparison:
-    """Match documents by question and original URL (else by archive URL) and score each."""
+    """Match documents by question and original URL (else by archive URL) and score each; a released
+    document listed twice (the same question and archive URL) is scored and counted once."""
+    unique: dict[tuple[int, str], Document] = {}
+    for doc in released:
+        unique.setdefault((doc.article_id, doc.archive_url), doc)
+    repeated, released = len(released) - len(unique), list(unique.values())
     by_key = {(d.article_id, d.original_url): d for d in hydrated}
     by_archive = {(d.article_id, d.archive_url): d for d in hydrated}
     rows: list[dict[str, Any]] = []
@@ -77,6 +82,7 @@ def compare(hydrated: list[Document], released: list[Document], *, worst: int = 
     n = len(scored)
     summary = {
         "released": len(released),
+        "released_repeated": repeated,  # rows of the released part that list a document a second time
         "recovered": n,
         "not_recovered": len(rows) - n,
         "mean_f1": sum(r["f1"] for r in scored) / n if n else None,
@@ -89,9 +95,11 @@ def compare(hydrated: list[Document], released: list[Document], *, worst: int = 
 
 def compare_files(hydrated_path: Path, released_path: Path, out: Path, *, worst: int = 10) -> Comparison:
     """:func:`compare` of a hydrated documents file against a released one; writes ``out``
-    (``compare.json``)."""
+    (``compare.json``). The previous report goes first: a comparison that fails leaves none, never one
+    of an earlier hydration that reads as this one's."""
     from wikihowqa.parse.passages import split_passages
 
+    Path(out).unlink(missing_ok=True)
     released = read_documents(Path(released_path), split_passages=split_passages)
     result = compare(read_documents(Path(hydrated_path)), released, worst=worst)
     write_json(out, {"summary": result.summary, "documents": result.documents})

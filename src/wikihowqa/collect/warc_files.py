@@ -8,15 +8,20 @@ served, each as a ``response`` record a Wayback tool can replay (``WARC-Target-U
 (``application/json``, ``WARC-Concurrent-To`` the served capture's record) holding what the capture rule
 found (the outcome, with its redirects, or why there was no capture) and the headers exactly as received.
 ``hydrate --from-warc`` loads the served captures and the outcomes into the state store, as the network
-run stored them, and the same parse and assembly then give the same output, byte for byte.
+run stored them, and the same parse and assembly then give the same output, byte for byte. A file that
+cannot be read to its end (cut short, 0 bytes, not a WARC, a corrupted gzip member, a record shorter than
+its ``Content-Length`` or failing its digest) stops the rebuild with one line naming the file and the byte
+offset of the damaged record or gzip member, never a partial output that reads as whole.
 """
 
 from __future__ import annotations
 
+import contextlib
 import http
 import io
 import json
-from collections.abc import Iterable, Mapping
+import zlib
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -155,53 +160,133 @@ def warc_paths(folder: Path) -> list[Path]:
     return paths
 
 
-def _records(paths: Iterable[Path]) -> Iterable[tuple[Path, Any]]:
+def _printable(text: str, limit: int = 160) -> str:
+    """A message safe for a terminal: control characters and raw bytes escaped, a long one cut."""
+    shown = " ".join(ascii(text)[1:-1].split())
+    return shown if len(shown) <= limit else shown[:limit] + "..."
+
+
+def _damaged(path: Path, offset: int, why: str) -> DatasetError:
+    return DatasetError(
+        f"{path}: damaged at byte {offset:,} ({_printable(why)}); the WARC file cannot be read to its end"
+    )
+
+
+def _check_gzip(path: Path, block: int = 1 << 20) -> None:
+    """Every gzip member of ``path`` whole, in one streaming pass (output discarded, ``block`` bytes at a
+    time at most): a corrupted member or a file cut inside one is named with the member's offset before
+    anything of the file is loaded."""
+    start = consumed = 0  # where the current member began; bytes of the file inflated so far
+    inflater: Any = None
+    with path.open("rb") as fh:
+        while chunk := fh.read(block):
+            while chunk:
+                if inflater is None:
+                    inflater, start = zlib.decompressobj(16 + zlib.MAX_WBITS), consumed
+                try:
+                    inflater.decompress(chunk, block)
+                    while inflater.unconsumed_tail and not inflater.eof:
+                        inflater.decompress(inflater.unconsumed_tail, block)
+                except zlib.error as exc:
+                    if "header" not in str(exc):
+                        why = f"a corrupted gzip member: {exc}"
+                    elif start == 0:
+                        why = "not gzip data, though the name ends in .gz"
+                    else:
+                        why = "bytes after the last gzip member that are not one"
+                    raise _damaged(path, start, why) from None
+                rest = inflater.unused_data if inflater.eof else b""
+                consumed += len(chunk) - len(rest)
+                chunk = rest
+                if inflater.eof:
+                    inflater = None
+    if inflater is not None:
+        raise _damaged(path, start, "the file ends inside a gzip member: cut short")
+
+
+def _records(path: Path) -> Iterator[tuple[int, Any, bytes]]:
+    """``(offset, record, content)`` for each record of one WARC file, each read whole and checked: its
+    length against its ``Content-Length``; its bytes by the gzip members' CRC-32 (``.warc.gz``, before
+    any record is read) or else by its block and payload digests. warcio's own warnings (which quote the
+    damaged bytes) are caught, not printed, and name the record instead."""
     from warcio.archiveiterator import ArchiveIterator
     from warcio.exceptions import ArchiveLoadFailed
 
-    for path in paths:
-        with path.open("rb") as fh:
+    if path.stat().st_size == 0:
+        raise DatasetError(f"{path}: an empty file (0 bytes), not a WARC file")
+    compressed = path.name.endswith(".gz")
+    if compressed:
+        _check_gzip(path)  # each member's CRC-32 checked: the records' digests would check the same bytes
+    read = 0
+    with path.open("rb") as fh:
+        iterator = ArchiveIterator(fh, check_digests=False if compressed else "raise")
+        records = iter(iterator)
+        while True:
+            noise = io.StringIO()
             try:
-                for record in ArchiveIterator(fh):
-                    yield path, record
-            except ArchiveLoadFailed as exc:
-                raise DatasetError(f"{path}: not a readable WARC file ({exc})") from None
+                with contextlib.redirect_stderr(noise):
+                    record = next(records, None)
+                    offset = iterator.offset
+                    if record is not None:
+                        content = record.content_stream().read()
+                        while record.raw_stream.read(1 << 16):  # what the content did not need
+                            pass
+            except (ArchiveLoadFailed, zlib.error, EOFError, ValueError) as exc:
+                raise _damaged(path, iterator.offset, str(exc) or type(exc).__name__) from None
+            if noise.getvalue():  # warcio met bytes where a record should start
+                raise _damaged(path, offset, "a record longer or shorter than its Content-Length")
+            if record is None:
+                break
+            if getattr(record.raw_stream, "limit", None) != 0:
+                raise _damaged(path, offset, f"a {record.rec_type} record cut short")
+            read += 1
+            yield offset, record, content
+    if not read:
+        raise DatasetError(f"{path}: holds no WARC record")
 
 
 def load_warc(store: StateStore, paths: list[Path], reporter: Reporter) -> int:
     """Load what :func:`write_warc` wrote into ``store``, as a network run stores it; returns how many
     named captures were read. A response waits only until its metadata record (the next one) arrives."""
-    pending: dict[str, bytes] = {}
     count = 0
     reporter.phase("captures read (WARC)", None)
-    for path, record in _records(paths):
-        record_id = record.rec_headers.get_header("WARC-Record-ID")
-        if record.rec_type == "response":
-            pending[record_id] = record.content_stream().read()
-            continue
-        if record.rec_type != "metadata" or "json" not in (
-            record.rec_headers.get_header("Content-Type") or ""
-        ):
-            continue
-        try:
-            entry = json.loads(record.content_stream().read())
-            key, outcome = entry["key"], entry["outcome"]
-        except (ValueError, KeyError, TypeError):
+    for path in paths:
+        pending: dict[str, bytes] = {}
+        for offset, record, content in _records(path):
+            record_id = record.rec_headers.get_header("WARC-Record-ID")
+            if record.rec_type == "response":
+                pending[record_id] = content
+                continue
+            if record.rec_type != "metadata" or "json" not in (
+                record.rec_headers.get_header("Content-Type") or ""
+            ):
+                continue
+            try:
+                entry = json.loads(content)
+                key, outcome = entry["key"], entry["outcome"]
+            except (ValueError, KeyError, TypeError):
+                raise DatasetError(
+                    f"{path}: a metadata record that hydrate did not write (at byte {offset:,})"
+                ) from None
+            response = entry.get("response")
+            if response is not None:
+                body = pending.pop(record.rec_headers.get_header("WARC-Concurrent-To") or "", None)
+                if body is None:
+                    raise DatasetError(
+                        f"{path}: the capture of {entry['named']} is missing its response record"
+                    )
+                stored = Response(response["url"], response["status"], response["headers"], body)
+                store.put_response(response["key"], stored)
+                store.put_snapshot(
+                    outcome["archive_url"], outcome["original"], outcome["timestamp"], response["key"]
+                )
+            store.put_result("reference", key, outcome)
+            pending.clear()  # the captures met on the way: for Wayback software, not for the rebuild
+            count += 1
+            reporter.advance("captures read (WARC)")
+        if pending:  # hydrate writes each capture's metadata record after its responses
             raise DatasetError(
-                f"{path}: a metadata record that hydrate did not write ({record_id})"
-            ) from None
-        response = entry.get("response")
-        if response is not None:
-            body = pending.pop(record.rec_headers.get_header("WARC-Concurrent-To") or "", None)
-            if body is None:
-                raise DatasetError(f"{path}: the capture of {entry['named']} is missing its response record")
-            stored = Response(response["url"], response["status"], response["headers"], body)
-            store.put_response(response["key"], stored)
-            store.put_snapshot(
-                outcome["archive_url"], outcome["original"], outcome["timestamp"], response["key"]
+                f"{path}: ends with a response record and no metadata record after it; the WARC file was "
+                "cut short"
             )
-        store.put_result("reference", key, outcome)
-        pending.clear()  # the captures met on the way: for Wayback software, not for the rebuild
-        count += 1
-        reporter.advance("captures read (WARC)")
     return count

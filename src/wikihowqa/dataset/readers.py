@@ -87,11 +87,17 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     with path.open("rb") as fh:
         for lineno, raw in enumerate(fh, start=1):
             try:
-                line = raw.decode("utf-8")
+                # a byte order mark opens files some editors and Windows tools save: not part of the JSON
+                line = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
             except UnicodeDecodeError as exc:
                 raise DatasetError(f"{path}:{lineno}: not valid UTF-8 ({exc.reason})") from None
             if not line.strip():
                 continue
+            if line.startswith("\ufeff"):
+                raise DatasetError(
+                    f"{path}:{lineno}: a byte order mark (U+FEFF) starts this line, not the file (were files "
+                    "joined?); remove it"
+                )
             try:
                 obj = _decode_line(line)
             except _RowError as exc:
