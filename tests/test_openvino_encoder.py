@@ -235,7 +235,7 @@ print("path=" + str(encoder.path))
 def test_a_read_only_model_cache_is_named_as_such_and_still_serves(exported, tmp_path, state):
     """A read-only cache folder (a real read-only mount, which even root cannot write): a good model there
     is read; otherwise one line names the folder and the model is converted for this run elsewhere."""
-    root, st_model, source, first = exported
+    root, _, source, first = exported
     folder = export_folder(source, root)
     copy = f'cp -r {folder} "$FS"/\n' if state != "empty" else ""
     if state == "damaged":

@@ -122,8 +122,8 @@ def _scratch(root: Path, exc: OSError) -> Path:
     """A temporary folder for this run's model when the cache folder cannot be written (removed at exit)."""
     why = describe_environment_error(OSError(exc.errno, exc.strerror), str(root))  # the folder, not a file
     note(
-        f"the model cache cannot be written ({why}): the model is "
-        f"converted into a temporary folder for this run only; set ${CACHE_ENV} to a writable folder to keep it"
+        f"the model cache cannot be written ({why}): the model is converted into a temporary folder for"
+        f" this run only; set ${CACHE_ENV} to a writable folder to keep it"
     )
     folder = Path(tempfile.mkdtemp(prefix="wikihowqa-openvino-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
