@@ -114,3 +114,42 @@ def test_a_client_without_usage_is_counted_with_its_tokenizer_or_else_estimated(
     assert local.tokens == Tokens(7, 2, 1, 1) and local.sent
     (bare,) = ask(Bare(), [messages])
     assert bare.tokens == Tokens(estimated_chat_counter(0.0)(messages), 3, 1, 1)  # 9 characters: 3 tokens
+
+
+@pytest.mark.parametrize(
+    "usage",
+    [
+        {"prompt_tokens": 10**30, "completion_tokens": 3},  # a count no model's context holds
+        {"prompt_tokens": 12, "completion_tokens": 10_000_001},
+        {"prompt_tokens": True, "completion_tokens": 3},  # JSON true is no count (bool is an int in Python)
+        {"prompt_tokens": 12, "completion_tokens": False},
+        {"prompt_tokens": 12.0, "completion_tokens": 3},
+        {"prompt_tokens": "12", "completion_tokens": 3},
+        {"prompt_tokens": -1, "completion_tokens": 3},
+        {"prompt_tokens": 12},
+    ],
+)
+def test_a_usage_that_is_no_believable_token_count_is_not_reported_but_estimated(usage):
+    from wikihowqa.evaluate.judge_cost import ask
+
+    messages = [{"role": "user", "content": "x" * 40}]
+    reply = "consistency: 5\nusefulness: 5"
+
+    class Server:  # the API client's interface: (text, the whole response, from the cache?)
+        def respond(self, m, *, sample=0):
+            return reply, {"choices": [], "usage": usage}, False
+
+    (got,) = ask(Server(), [messages])
+    estimated = Tokens(estimated_chat_counter(0.0)(messages), math.ceil(len(reply) / 4), 1, 1)
+    assert got.tokens == estimated
+
+
+def test_a_believable_usage_is_reported_as_the_server_gave_it():
+    from wikihowqa.evaluate.judge_cost import MAX_USAGE_TOKENS, ask
+
+    class Server:
+        def respond(self, m, *, sample=0):
+            return "r", {"usage": {"prompt_tokens": MAX_USAGE_TOKENS, "completion_tokens": 0}}, True
+
+    (got,) = ask(Server(), [[{"role": "user", "content": "q"}]])
+    assert got.tokens == Tokens(10_000_000, 0, 1, 0) and not got.sent

@@ -1,7 +1,7 @@
 """What judging cost: each judge call's prompt and completion tokens, summed, and a price estimate.
 
-The tokens are the server's own count (the response's ``usage``) where it gives one; otherwise they are
-estimated: with the model's tokenizer for the local backend, else with the ~4 characters a token rule the
+The tokens are the server's own count (the response's ``usage``) where it gives a believable one (whole
+numbers up to ``MAX_USAGE_TOKENS``: ``true`` or 1e30 is no count); otherwise they are estimated: with the model's tokenizer for the local backend, else with the ~4 characters a token rule the
 LLM baselines' prompt budget uses (no margin here: a price estimate should not be biased upwards). A cached
 response keeps its ``usage``, so a rerun reports the same tokens while sending nothing.
 """
@@ -105,14 +105,22 @@ def parse_price(text: str, where: str = "--judge-price") -> tuple[float, float]:
     return price
 
 
+#: The most tokens one call's ``usage`` may claim for its prompt or its reply: above any model's context
+#: (a few million tokens), so a larger count is a broken or hostile server, not a price to report.
+MAX_USAGE_TOKENS = 10_000_000
+
+
 def _usage(response: dict[str, Any]) -> tuple[int, int] | None:
+    """The server's (prompt, completion) tokens when both are whole numbers from 0 to
+    ``MAX_USAGE_TOKENS``; otherwise ``None`` and the call is estimated (``true`` is no count, 1e30 none)."""
     usage = response.get("usage")
     if not isinstance(usage, dict):
         return None
-    prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
-    if isinstance(prompt, int) and isinstance(completion, int) and prompt >= 0 and completion >= 0:
-        return prompt, completion
-    return None
+    counts = usage.get("prompt_tokens"), usage.get("completion_tokens")
+    for count in counts:
+        if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= MAX_USAGE_TOKENS:
+            return None
+    return counts[0], counts[1]
 
 
 def estimate(client: Any, messages: Messages, reply: str) -> Tokens:
