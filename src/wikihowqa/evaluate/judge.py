@@ -91,8 +91,9 @@ class JudgeConfig:
             raise SettingsError("--judge-samples above 1 needs an API judge (the local one decodes greedily)")
         if self.samples > 1 and self.temperature == 0:  # K identical requests: a "stable" judge by design
             raise SettingsError(
-                f"--judge-samples {self.samples} at --judge-temperature 0 asks the same deterministic question"
-                f" {self.samples} times: give --judge-temperature above 0 (e.g. 0.7) or --judge-samples 1"
+                f"--judge-samples {self.samples} at --judge-temperature 0 asks the same deterministic"
+                f" question {self.samples} times: give --judge-temperature above 0 (e.g. 0.7)"
+                " or --judge-samples 1"
             )
         for field in ("{question}", "{passages}", "{answer}"):
             if field not in self.user_prompt:

@@ -1,9 +1,10 @@
 """What judging cost: each judge call's prompt and completion tokens, summed, and a price estimate.
 
 The tokens are the server's own count (the response's ``usage``) where it gives a believable one (whole
-numbers up to ``MAX_USAGE_TOKENS``: ``true`` or 1e30 is no count); otherwise they are estimated: with the model's tokenizer for the local backend, else with the ~4 characters a token rule the
-LLM baselines' prompt budget uses (no margin here: a price estimate should not be biased upwards). A cached
-response keeps its ``usage``, so a rerun reports the same tokens while sending nothing.
+numbers up to ``MAX_USAGE_TOKENS``: ``true`` or 1e30 is no count); otherwise they are estimated: with the
+model's tokenizer for the local backend, else with the ~4 characters a token rule the LLM baselines' prompt
+budget uses (no margin here: a price estimate should not be biased upwards). A cached response keeps its
+``usage``, so a rerun reports the same tokens while sending nothing.
 """
 
 from __future__ import annotations
