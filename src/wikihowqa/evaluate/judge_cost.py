@@ -29,12 +29,14 @@ from wikihowqa.schema.settings import ChatSettings
 
 @dataclass(frozen=True, slots=True)
 class Tokens:
-    """Tokens of some judge calls: ``estimated`` of the ``calls`` had no ``usage`` from the server."""
+    """Tokens of some judge calls: ``estimated`` of the ``calls`` had no ``usage`` from the server;
+    ``oversized`` of them got a reply too large to read (sent and paid for, scoring nothing)."""
 
     prompt: int = 0
     completion: int = 0
     calls: int = 0
     estimated: int = 0
+    oversized: int = 0
 
     def __add__(self, other: Tokens) -> Tokens:
         return Tokens(
@@ -42,14 +44,16 @@ class Tokens:
             self.completion + other.completion,
             self.calls + other.calls,
             self.estimated + other.estimated,
+            self.oversized + other.oversized,
         )
 
     def to_list(self) -> list[int]:
-        return [self.prompt, self.completion, self.calls, self.estimated]
+        return [self.prompt, self.completion, self.calls, self.estimated, self.oversized]
 
     @classmethod
     def from_list(cls, values: Sequence[float]) -> Tokens:
-        return cls(*(int(v) for v in values[:4]))
+        """From ``to_list``'s values (a score cache row written before ``oversized`` has four)."""
+        return cls(*(int(v) for v in values[:5]))
 
     def price(self, price: tuple[float, float] | None) -> float | None:
         """Estimated USD at ``price`` (per million input, output tokens); ``None`` without a price."""
@@ -63,6 +67,7 @@ class Tokens:
             "completion_tokens": self.completion,
             "calls": self.calls,
             "calls_estimated": self.estimated,
+            "replies_too_large": self.oversized,
             "price_usd": self.price(price),
         }
 
@@ -80,11 +85,18 @@ class Reply:
     sent: bool
 
 
-def or_empty(result: Reply | GenerationError) -> Reply:
-    """A reply too large to read as an empty one (it parses as nothing, and its call is counted, its
-    tokens unknown); any other failure of the request is raised."""
+def too_large(client: Any, messages: Messages) -> Reply:
+    """The call whose reply was too large to read: sent now and counted, an empty reply (it parses as
+    nothing); its prompt's tokens estimated, its reply's at least the bytes read up to the client's cap."""
+    limit = getattr(client, "reply_limit", 0)
+    prompt = estimate(client, messages, "").prompt
+    return Reply("", Tokens(prompt, math.ceil(limit / CHARS_PER_TOKEN), 1, 1, 1), True)
+
+
+def or_empty(result: Reply | GenerationError, client: Any, messages: Messages) -> Reply:
+    """A reply too large to read as an empty one (:func:`too_large`); any other failure is raised."""
     if isinstance(result, ReplyTooLarge):
-        return Reply("", Tokens(0, 0, 1, 1), True)
+        return too_large(client, messages)
     if isinstance(result, GenerationError):
         raise result
     return result
