@@ -129,11 +129,11 @@ def _usage(response: dict[str, Any]) -> tuple[int, int] | None:
     usage = response.get("usage")
     if not isinstance(usage, dict):
         return None
-    counts = usage.get("prompt_tokens"), usage.get("completion_tokens")
-    for count in counts:
+    prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
+    for count in (prompt, completion):
         if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= MAX_USAGE_TOKENS:
             return None
-    return counts[0], counts[1]
+    return int(prompt), int(completion)  # type: ignore[arg-type]  # checked just above
 
 
 def estimate(client: Any, messages: Messages, reply: str) -> Tokens:
