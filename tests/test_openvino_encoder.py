@@ -181,10 +181,10 @@ def _truncate(path: Path, share: float) -> None:
 
 
 def _flip(path: Path) -> None:
-    """The same size, 4 KiB in the middle of the weights inverted: nothing a size check would see."""
+    """The same size, one exponent bit of every 1,024th weight flipped (each ×4 or ÷4): a model that loads
+    and gives slightly wrong vectors, which no size check would see."""
     data = bytearray(path.read_bytes())
-    middle = len(data) // 2
-    data[middle : middle + 4096] = bytes(b ^ 0xFF for b in data[middle : middle + 4096])
+    data[3::4096] = bytes(b ^ 0x01 for b in data[3::4096])  # the high byte of a little-endian float32
     path.write_bytes(bytes(data))
 
 
