@@ -18,6 +18,7 @@ from wikihowqa.openvino_encoder import (
     damage,
     digest_path,
     export_folder,
+    write_digest,
 )
 from wikihowqa.retrieve.cache import EmbeddingCache, text_key
 from wikihowqa.retrieve.dense import DenseRetriever, EncoderSpec
@@ -215,6 +216,31 @@ def test_a_damaged_cached_model_is_converted_again_saying_so_in_one_line(exporte
     np.testing.assert_array_equal(again.encode(PASSAGES[:3]), first.encode(PASSAGES[:3]))
     assert again.path == folder / MODEL_FILE and damage(again.path) is None
     assert [p.name for p in cache_root.iterdir()] == [folder.name]
+
+
+def test_a_good_copy_put_in_place_meanwhile_is_kept_and_a_damaged_one_replaced(tmp_path):
+    """Two processes converting at once: the second keeps the first's good copy (it may be being read);
+    a damaged copy is moved aside and removed."""
+    from wikihowqa.openvino_encoder import _put_in_place
+
+    def made(folder: Path, text: str) -> Path:
+        folder.mkdir()
+        (folder / MODEL_FILE).write_text(text)
+        (folder / "model.bin").write_bytes(text.encode() * 100)
+        write_digest(folder / MODEL_FILE)
+        return folder
+
+    cache_root = tmp_path / "cache"
+    cache_root.mkdir()
+    theirs = made(cache_root / "m", "theirs")
+    _put_in_place(made(cache_root / ".m.1.partial", "mine"), theirs)
+    assert (theirs / MODEL_FILE).read_text() == "theirs" and damage(theirs / MODEL_FILE) is None
+    shutil.rmtree(cache_root / ".m.1.partial")
+    (theirs / "model.bin").write_bytes(b"theirs" * 99)  # cut by one write
+    assert damage(theirs / MODEL_FILE) == "model.bin does not match its digest (cut, truncated or altered)"
+    _put_in_place(made(cache_root / ".m.2.partial", "mine"), theirs)
+    assert (theirs / MODEL_FILE).read_text() == "mine" and damage(theirs / MODEL_FILE) is None
+    assert [p.name for p in cache_root.iterdir()] == ["m"]  # the damaged copy is gone, nothing beside it
 
 
 _ENCODE_IN_NAMESPACE = """

@@ -222,8 +222,9 @@ def export_model(st_model: Any, folder: Path) -> Path:
 
 
 def _put_in_place(partial: Path, folder: Path) -> None:
-    """Rename the finished ``partial`` folder to ``folder``; a damaged copy there is moved aside first."""
-    if folder.exists():
+    """Rename the finished ``partial`` folder to ``folder``; a damaged copy there is moved aside first, a
+    good one (another process's, finished meanwhile) kept: a process may be reading it."""
+    if folder.exists() and damage(folder / MODEL_FILE) is not None:
         aside = folder.parent / f".{folder.name}.{os.getpid()}.damaged"
         folder.rename(aside)
         shutil.rmtree(aside, ignore_errors=True)
