@@ -49,3 +49,6 @@ def test_judge_option_mistakes_are_one_line_each(cli, tmp_path):
     assert run.exit_code == 2 and len(run.lines) == 1 and "--judge-price 'cheap'" in run.lines[0]
     run = cli(*base, "--judge", "j", "--judge-pairwise", "terse", "nobody")
     assert run.exit_code == 2 and len(run.lines) == 1 and "no system 'nobody'" in run.lines[0]
+    run = cli(*base, "--judge", "j", "--judge-samples", 3)  # at the default temperature 0: K copies of one
+    assert run.exit_code == 2 and len(run.lines) == 1
+    assert run.lines[0].startswith("error: --judge-samples 3 at --judge-temperature 0")

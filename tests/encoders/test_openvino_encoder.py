@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+from tests import tiny_fs
 from wikihowqa.core.errors import SettingsError
 from wikihowqa.encoders import embed
-from wikihowqa.encoders.openvino_encoder import MODEL_FILE, OpenVINOEncoder, cpu_precision, export_folder
+from wikihowqa.encoders.openvino_encoder import (
+    MODEL_FILE,
+    OpenVINOEncoder,
+    cpu_precision,
+    damage,
+    digest_path,
+    export_folder,
+    write_digest,
+)
 from wikihowqa.retrieve.cache import EmbeddingCache, text_key
 from wikihowqa.retrieve.dense import DenseRetriever, EncoderSpec
 
@@ -162,3 +174,113 @@ def test_a_model_openvino_cannot_run_is_refused_with_the_way_out(torch_model, tm
     with pytest.raises(SettingsError, match="use backend torch"):
         OpenVINOEncoder(NoPooling(), source, root=tmp_path)
     assert not any(tmp_path.iterdir())  # refused before anything was converted
+
+
+def _truncate(path: Path, share: float) -> None:
+    data = path.read_bytes()
+    path.write_bytes(data[: int(len(data) * share)])
+
+
+def _flip(path: Path) -> None:
+    """The same size, one exponent bit of every 1,024th weight flipped (each ×4 or ÷4): a model that loads
+    and gives slightly wrong vectors, which no size check would see."""
+    data = bytearray(path.read_bytes())
+    data[3::4096] = bytes(b ^ 0x01 for b in data[3::4096])  # the high byte of a little-endian float32
+    path.write_bytes(bytes(data))
+
+
+DAMAGES = {
+    "truncated model.bin": lambda folder: _truncate(folder / "model.bin", 0.5),
+    "cut model.xml": lambda folder: _truncate(folder / MODEL_FILE, 2 / 3),
+    "missing model.bin": lambda folder: (folder / "model.bin").unlink(),
+    "flipped bytes in model.bin": lambda folder: _flip(folder / "model.bin"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", DAMAGES)
+def test_a_damaged_cached_model_is_converted_again_saying_so_in_one_line(exported, tmp_path, capsys, how):
+    root, st_model, source, first = exported
+    cache_root = tmp_path / "cache"
+    shutil.copytree(root, cache_root)
+    folder = export_folder(source, cache_root)
+    assert damage(folder / MODEL_FILE) is None and digest_path(folder / MODEL_FILE).is_file()
+    DAMAGES[how](folder)
+    assert damage(folder / MODEL_FILE) is not None  # the digest sees it, even at the same size
+    capsys.readouterr()
+    again = OpenVINOEncoder(st_model, source, "auto", cache_root)
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"warning: the converted model {folder / MODEL_FILE} is damaged: ")
+    assert line.endswith("; converting it again")
+    # the same vectors as the intact model gave, from a good copy now in the cache (nothing left beside it)
+    np.testing.assert_array_equal(again.encode(PASSAGES[:3]), first.encode(PASSAGES[:3]))
+    assert again.path == folder / MODEL_FILE and damage(again.path) is None
+    assert [p.name for p in cache_root.iterdir()] == [folder.name]
+
+
+def test_a_good_copy_put_in_place_meanwhile_is_kept_and_a_damaged_one_replaced(tmp_path):
+    """Two processes converting at once: the second keeps the first's good copy (it may be being read);
+    a damaged copy is moved aside and removed."""
+    from wikihowqa.encoders.openvino_encoder import _put_in_place
+
+    def made(folder: Path, text: str) -> Path:
+        folder.mkdir()
+        (folder / MODEL_FILE).write_text(text)
+        (folder / "model.bin").write_bytes(text.encode() * 100)
+        write_digest(folder / MODEL_FILE)
+        return folder
+
+    cache_root = tmp_path / "cache"
+    cache_root.mkdir()
+    theirs = made(cache_root / "m", "theirs")
+    _put_in_place(made(cache_root / ".m.1.partial", "mine"), theirs)
+    assert (theirs / MODEL_FILE).read_text() == "theirs" and damage(theirs / MODEL_FILE) is None
+    shutil.rmtree(cache_root / ".m.1.partial")
+    (theirs / "model.bin").write_bytes(b"theirs" * 99)  # cut by one write
+    assert damage(theirs / MODEL_FILE) == "model.bin does not match its digest (cut, truncated or altered)"
+    _put_in_place(made(cache_root / ".m.2.partial", "mine"), theirs)
+    assert (theirs / MODEL_FILE).read_text() == "mine" and damage(theirs / MODEL_FILE) is None
+    assert [p.name for p in cache_root.iterdir()] == ["m"]  # the damaged copy is gone, nothing beside it
+
+
+_ENCODE_IN_NAMESPACE = """
+import sys
+from pathlib import Path
+import numpy as np
+from wikihowqa.encoders import embed
+from wikihowqa.encoders.openvino_encoder import OpenVINOEncoder
+model = embed.load_model(embed.DEFAULT_MODEL, "cpu", backend="torch")
+encoder = OpenVINOEncoder(model, embed.default_model_path(), "auto", Path(sys.argv[2]))
+np.save(sys.argv[1], encoder.encode({texts!r}))
+print("path=" + str(encoder.path))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("state", ["converted", "damaged", "empty"])
+def test_a_read_only_model_cache_is_named_as_such_and_still_serves(exported, tmp_path, state):
+    """A read-only cache folder (a real read-only mount, which even root cannot write): a good model there
+    is read; otherwise one line names the folder and the model is converted for this run elsewhere."""
+    root, _, source, first = exported
+    folder = export_folder(source, root)
+    copy = f'cp -r {folder} "$FS"/\n' if state != "empty" else ""
+    if state == "damaged":
+        copy += f'truncate -s 1000 "$FS"/{folder.name}/model.bin\n'
+    program = tmp_path / "encode.py"
+    program.write_text(_ENCODE_IN_NAMESPACE.format(texts=PASSAGES[:3]))
+    vectors = tmp_path / "vectors.npy"
+    script = f'{copy}readonly\n"$PY" {program} {vectors} "$FS" && echo rc=0 || echo rc=$?'
+    result = tiny_fs.run(tmp_path / "mnt", script, size="200m", timeout=600)
+    assert "rc=0" in result.stdout, result.stderr
+    assert "Traceback" not in result.stderr and "cannot convert" not in result.stderr
+    notes = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    path = Path(result.stdout.split("path=")[1].split()[0])
+    mount = tmp_path / "mnt"
+    if state == "converted":
+        assert notes == [] and path == mount / folder.name / MODEL_FILE
+    else:
+        read_only = f"the model cache cannot be written ({mount}: Read-only file system (EROFS))"
+        assert notes[-1].startswith(f"warning: {read_only}: the model is converted into a temporary folder")
+        assert len(notes) == (2 if state == "damaged" else 1) and not path.is_relative_to(mount)
+        assert not path.exists()  # the temporary folder went with the run
+    np.testing.assert_array_equal(np.load(vectors), first.encode(PASSAGES[:3]))

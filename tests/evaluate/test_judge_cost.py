@@ -114,3 +114,89 @@ def test_a_client_without_usage_is_counted_with_its_tokenizer_or_else_estimated(
     assert local.tokens == Tokens(7, 2, 1, 1) and local.sent
     (bare,) = ask(Bare(), [messages])
     assert bare.tokens == Tokens(estimated_chat_counter(0.0)(messages), 3, 1, 1)  # 9 characters: 3 tokens
+
+
+@pytest.mark.parametrize(
+    "usage",
+    [
+        {"prompt_tokens": 10**30, "completion_tokens": 3},  # a count no model's context holds
+        {"prompt_tokens": 12, "completion_tokens": 10_000_001},
+        {"prompt_tokens": True, "completion_tokens": 3},  # JSON true is no count (bool is an int in Python)
+        {"prompt_tokens": 12, "completion_tokens": False},
+        {"prompt_tokens": 12.0, "completion_tokens": 3},
+        {"prompt_tokens": "12", "completion_tokens": 3},
+        {"prompt_tokens": -1, "completion_tokens": 3},
+        {"prompt_tokens": 12},
+    ],
+)
+def test_a_usage_that_is_no_believable_token_count_is_not_reported_but_estimated(usage):
+    from wikihowqa.evaluate.judge_cost import ask
+
+    messages = [{"role": "user", "content": "x" * 40}]
+    reply = "consistency: 5\nusefulness: 5"
+
+    class Server:  # the API client's interface: (text, the whole response, from the cache?)
+        def respond(self, m, *, sample=0):
+            return reply, {"choices": [], "usage": usage}, False
+
+    (got,) = ask(Server(), [messages])
+    estimated = Tokens(estimated_chat_counter(0.0)(messages), math.ceil(len(reply) / 4), 1, 1)
+    assert got.tokens == estimated
+
+
+def test_a_believable_usage_is_reported_as_the_server_gave_it():
+    from wikihowqa.evaluate.judge_cost import MAX_USAGE_TOKENS, ask
+
+    class Server:
+        def respond(self, m, *, sample=0):
+            return "r", {"usage": {"prompt_tokens": MAX_USAGE_TOKENS, "completion_tokens": 0}}, True
+
+    (got,) = ask(Server(), [[{"role": "user", "content": "q"}]])
+    assert got.tokens == Tokens(10_000_000, 0, 1, 0) and not got.sent
+
+
+def test_replies_of_10_mb_are_counted_as_sent_and_named_in_the_report(tmp_path):
+    """A server that ignores max_tokens and sends 10 MB per reply (after three 500s, which the client
+    retries): every request sent is counted, each call is in the cost table, and the replies too large to
+    read are named by system and article, in the report and on the terminal."""
+    from wikihowqa.evaluate.judge_report import judge_lines
+    from wikihowqa.generate.endpoint import reply_limit
+
+    flood = judge_servers.answered("consistency: 5\n" * 655_360, {"messages": []}, usage=False)  # 10 MiB
+    assert len(flood[2]) > 10 * 2**20
+    ds, predictions = judge_servers.dataset(tmp_path)
+    with ScriptedServer([(500, {}, b"busy")] * 3, default=lambda body: flood) as server:
+        config = JudgeConfig(model="j", base_url=server.url, requests_per_minute=None, price=(1.0, 2.0))
+        settings = EvaluationSettings(
+            split="test",
+            bertscore=None,
+            grounding=None,
+            judge=config,
+            judge_pairwise=("verbose", "terse"),
+            resamples=200,
+        )
+        evaluation = evaluate(ds, [predictions], settings, cache_dir=tmp_path / "report")
+        report = write_report(evaluation, tmp_path / "report")
+        bodies = [b for b, _ in server.requests]
+    assert len(bodies) == 15 + 10 + 3  # 15 pointwise calls, 10 pairwise (both orders), 3 retried 500s
+    summary = report.judge
+    assert summary.requests_sent == 28
+    total = summary.total
+    assert (total.calls, total.estimated, total.oversized) == (25, 25, 25)
+    # each call's prompt estimated as sent (~4 characters a token), its reply at least the bytes read
+    prompts = [b["messages"] for b in bodies if b["messages"]]
+    distinct = {json.dumps(m) for m in prompts}
+    assert len(distinct) == 25
+    assert total.prompt == sum(estimated_chat_counter(0.0)(json.loads(m)) for m in distinct)
+    assert total.completion == 25 * math.ceil(reply_limit(32) / 4)
+    articles = [100, 101, 102, 103, 104]
+    assert summary.too_large == {"terse": articles, "verbose": articles, GOLD_SYSTEM: articles}
+    saved = json.loads((tmp_path / "report" / "evaluation.json").read_text())["judge"]
+    assert saved["requests_sent"] == 28 and saved["total"]["calls"] == 25
+    assert saved["total"]["replies_too_large"] == 25 and saved["replies_too_large"]["terse"] == articles
+    markdown = (tmp_path / "report" / "evaluation.md").read_text()
+    assert "HTTP requests sent in this run: 28, retries included" in markdown
+    assert "Replies too large to read (article ids): terse: 100, 101, 102, 103, 104;" in markdown
+    lines = judge_lines(summary)
+    assert lines[-2].startswith("judge: 25 calls (28 sent now)")
+    assert lines[-1].startswith("judge: 25 replies too large to read, scored nothing (terse: 100, 101")

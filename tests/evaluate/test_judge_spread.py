@@ -74,3 +74,14 @@ def test_more_than_one_sample_needs_a_judge_that_samples():
         JudgeConfig(model="smollm2", backend="local", samples=2)
     with pytest.raises(SettingsError, match="at least once"):
         JudgeConfig(model="j", samples=0)
+
+
+def test_more_than_one_sample_at_temperature_zero_is_refused_in_one_line():
+    """K draws at temperature 0 are K copies of one request: a judge "perfectly stable" by construction."""
+    with pytest.raises(SettingsError) as refused:
+        JudgeConfig(model="j", samples=3, temperature=0.0)
+    message = str(refused.value)
+    assert "\n" not in message and "--judge-samples 3 at --judge-temperature 0" in message
+    assert "--judge-temperature above 0" in message
+    assert JudgeConfig(model="j", samples=3, temperature=0.7).samples == 3  # a sampling judge: allowed
+    assert JudgeConfig(model="j", samples=1, temperature=0.0).samples == 1  # one greedy verdict: allowed

@@ -111,7 +111,8 @@ def evaluate_command(
         "--judge-samples",
         min=1,
         help="Verdicts asked per answer (K); the report gives each score's spread over them and scores"
-        " each answer by their mean. Use with --judge-temperature above 0.",
+        " each answer by their mean. Above 1 needs --judge-temperature above 0 (refused at 0: every draw"
+        " would be the same request).",
     ),
     judge_temperature: float = typer.Option(
         0.0, "--judge-temperature", min=0.0, help="Sampling temperature of the judge (API backend)."

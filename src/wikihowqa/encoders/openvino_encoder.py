@@ -4,7 +4,10 @@ Why: embedding a split's passages is the slowest step of dense retrieval on a ma
 paper's 1,053,704 passages took 6.5 hours with torch on 2 cores; ``benchmarks/embed_speed.py``). The
 transformer is converted from the loaded torch model (``openvino.convert_model``: no network, no ONNX file)
 once per model, OpenVINO and transformers version, and kept in the user's cache folder
-(``$WIKIHOWQA_MODEL_CACHE``, else ``$XDG_CACHE_HOME/wikihowqa/openvino``); every later load reads it.
+(``$WIKIHOWQA_MODEL_CACHE``, else ``$XDG_CACHE_HOME/wikihowqa/openvino``); every later load reads it,
+once its files match the SHA-256 digests stored beside them (``model.sha256.json``): a truncated, cut,
+missing or altered file is converted again (one line says so), never read. A cache folder that cannot be
+written is said to be so, and the model is then converted into a temporary folder for the run.
 Tokenising (the model's own tokenizer and ``max_seq_length``), pooling and normalising follow the
 sentence-transformers model, in numpy, on batches of similar length (little padding).
 
@@ -18,11 +21,14 @@ precisions never mix.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import os
 import re
 import shutil
+import sys
+import tempfile
 import warnings
 from collections.abc import Sequence
 from functools import cache
@@ -31,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from wikihowqa.core.errors import SettingsError
+from wikihowqa.core.errors import SettingsError, describe_environment_error, is_environment_error
 
 PRECISIONS = ("auto", "bf16", "f32", "int8")
 CACHE_ENV = "WIKIHOWQA_MODEL_CACHE"
@@ -41,12 +47,87 @@ INT8_FILE = "model-int8.xml"
 CALIBRATION_BATCHES = 24
 
 
+#: Beside each model file: the SHA-256 of its ``.xml`` and ``.bin``, written last (no digest: unfinished).
+DIGEST_SUFFIX = ".sha256.json"
+
+
 def export_root() -> Path:
     """Where converted models are kept: ``$WIKIHOWQA_MODEL_CACHE``, else the user's cache folder."""
     if os.environ.get(CACHE_ENV):
         return Path(os.environ[CACHE_ENV]).expanduser()
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "wikihowqa" / "openvino"
+
+
+def note(message: str) -> None:
+    """One line on stderr: what happened to the model cache, and what was done instead."""
+    print(f"warning: {message}", file=sys.stderr, flush=True)
+
+
+def _sha256(path: Path) -> str:
+    with path.open("rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
+def _model_files(model: Path) -> tuple[Path, Path]:
+    return model, model.with_suffix(".bin")
+
+
+def digest_path(model: Path) -> Path:
+    """Where ``model``'s digests are kept: ``model.xml`` → ``model.sha256.json``."""
+    return model.with_name(model.stem + DIGEST_SUFFIX)
+
+
+def write_digest(model: Path) -> None:
+    """Store the digests of ``model``'s two files, written to a temporary file renamed into place."""
+    digests = {path.name: _sha256(path) for path in _model_files(model)}
+    record = digest_path(model)
+    partial = record.with_name(f".{record.name}.{os.getpid()}.partial")
+    partial.write_text(json.dumps(digests, indent=1))
+    partial.replace(record)
+
+
+def damage(model: Path) -> str | None:
+    """Why ``model``'s files cannot be trusted (missing, cut, altered, no digest), ``None`` when they match
+    the digests stored beside them."""
+    record = digest_path(model)
+    try:
+        expected = json.loads(record.read_text())
+    except FileNotFoundError:
+        return f"no digest file {record.name} (an unfinished or older conversion)"
+    except (OSError, ValueError) as exc:
+        return f"its digest file {record.name} cannot be read ({exc})"
+    for path in _model_files(model):
+        if not isinstance(expected, dict) or not isinstance(expected.get(path.name), str):
+            return f"{record.name} holds no digest of {path.name}"
+        if not path.is_file():
+            return f"{path.name} is missing"
+        if _sha256(path) != expected[path.name]:
+            return f"{path.name} does not match its digest (cut, truncated or altered)"
+    return None
+
+
+def _verified(model: Path) -> bool:
+    """Whether a usable ``model`` is there; says in one line when one is there but damaged."""
+    if not (model.exists() or model.with_suffix(".bin").exists() or digest_path(model).exists()):
+        return False
+    problem = damage(model)
+    if problem is None:
+        return True
+    note(f"the converted model {model} is damaged: {problem}; converting it again")
+    return False
+
+
+def _scratch(root: Path, exc: OSError) -> Path:
+    """A temporary folder for this run's model when the cache folder cannot be written (removed at exit)."""
+    why = describe_environment_error(OSError(exc.errno, exc.strerror), str(root))  # the folder, not a file
+    note(
+        f"the model cache cannot be written ({why}): the model is converted into a temporary folder for"
+        f" this run only; set ${CACHE_ENV} to a writable folder to keep it"
+    )
+    folder = Path(tempfile.mkdtemp(prefix="wikihowqa-openvino-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
 
 
 @cache
@@ -108,13 +189,54 @@ def _check_layout(st_model: Any) -> tuple[str, bool]:
 
 
 def export_model(st_model: Any, folder: Path) -> Path:
-    """The OpenVINO model file of ``st_model``'s transformer in ``folder``, converted only if it is not there.
+    """The OpenVINO model file of ``st_model``'s transformer in ``folder``, converted unless a copy whose
+    files match their digests is there (a damaged one is replaced).
 
     Written to a temporary folder renamed into place, so an interrupted or concurrent export never leaves a
-    half-written model that a later run would read."""
+    half-written model that a later run would read. A cache folder that cannot be written gives a model
+    converted into a temporary folder, for this run only."""
     target = folder / MODEL_FILE
-    if target.is_file():
+    if _verified(target):
         return target
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        partial = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".partial", dir=folder.parent))
+    except OSError as exc:
+        if not is_environment_error(exc):
+            raise
+        scratch = _scratch(folder.parent, exc) / folder.name
+        _convert(st_model, scratch)
+        return scratch / MODEL_FILE
+    try:
+        _convert(st_model, partial)
+        _put_in_place(partial, folder)
+    except OSError as exc:
+        if not is_environment_error(exc) or _verified(target):
+            raise
+        scratch = _scratch(folder.parent, exc) / folder.name
+        shutil.move(partial, scratch)
+        return scratch / MODEL_FILE
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+    return target
+
+
+def _put_in_place(partial: Path, folder: Path) -> None:
+    """Rename the finished ``partial`` folder to ``folder``; a damaged copy there is moved aside first, a
+    good one (another process's, finished meanwhile) kept: a process may be reading it."""
+    if folder.exists() and damage(folder / MODEL_FILE) is not None:
+        aside = folder.parent / f".{folder.name}.{os.getpid()}.damaged"
+        folder.rename(aside)
+        shutil.rmtree(aside, ignore_errors=True)
+    try:
+        partial.rename(folder)
+    except OSError:  # another process finished first: its copy serves
+        if damage(folder / MODEL_FILE) is not None:
+            raise
+
+
+def _convert(st_model: Any, out: Path) -> None:
+    """Convert ``st_model``'s transformer into the folder ``out`` (created if need be), digests last."""
     import openvino as ov
     import torch
 
@@ -132,9 +254,6 @@ def export_model(st_model: Any, folder: Path) -> Path:
         ["an example", "a second, longer example"], padding=True, return_tensors="pt"
     )
     transformer = _Transformer(st_model[0].auto_model.eval())
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    partial = folder.parent / f".{folder.name}.{os.getpid()}.partial"
-    shutil.rmtree(partial, ignore_errors=True)
     try:
         with torch.inference_mode(), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the tracer's notes on shapes it treats as constants
@@ -143,26 +262,20 @@ def export_model(st_model: Any, folder: Path) -> Path:
             )
         for port, name in zip(converted.inputs, names, strict=True):
             port.get_tensor().set_names({name})
-        partial.mkdir()
-        ov.save_model(converted, partial / MODEL_FILE, compress_to_fp16=False)  # float32 weights, as given
-        (partial / "export.json").write_text(json.dumps({"inputs": names, "openvino": ov.__version__}))
-        try:
-            partial.rename(folder)
-        except OSError:  # another process finished first: its copy serves
-            if not target.is_file():
-                raise
     except Exception as exc:
         raise SettingsError(f"cannot convert the model to OpenVINO ({exc}): use backend torch") from None
-    finally:
-        shutil.rmtree(partial, ignore_errors=True)
-    return target
+    out.mkdir(parents=True, exist_ok=True)
+    ov.save_model(converted, out / MODEL_FILE, compress_to_fp16=False)  # float32 weights, as given
+    (out / "export.json").write_text(json.dumps({"inputs": names, "openvino": ov.__version__}))
+    write_digest(out / MODEL_FILE)
 
 
 def quantize_model(st_model: Any, folder: Path, calibration: Sequence[str]) -> Path:
-    """The int8 copy of the converted model in ``folder``, quantized only if it is not there (written to a
-    temporary file renamed into place)."""
+    """The int8 copy of the converted model in ``folder``, quantized unless a copy whose files match their
+    digests is there (written to temporary files renamed into place, digests last; into a temporary
+    folder when ``folder`` cannot be written)."""
     target = folder / INT8_FILE
-    if target.is_file():
+    if _verified(target):
         return target
     source = export_model(st_model, folder)
     try:
@@ -181,23 +294,37 @@ def quantize_model(st_model: Any, folder: Path, calibration: Sequence[str]) -> P
             texts[start : start + 8], padding=True, truncation=True, max_length=st_model.max_seq_length
         )
         batches.append({n: np.asarray(encoded[n], dtype=np.int64) for n in names})
-    partial = folder / f".{os.getpid()}.{INT8_FILE}"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        quantized = nncf.quantize(
+            ov.Core().read_model(source),
+            nncf.Dataset(batches),
+            model_type=nncf.ModelType.TRANSFORMER,
+            subset_size=len(texts),
+        )
+    target = source.parent / INT8_FILE  # beside the model it came from (a temporary folder if need be)
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            quantized = nncf.quantize(
-                ov.Core().read_model(source),
-                nncf.Dataset(batches),
-                model_type=nncf.ModelType.TRANSFORMER,
-                subset_size=len(texts),
-            )
-        ov.save_model(quantized, partial, compress_to_fp16=False)
+        _save_in_place(ov, quantized, target)
+    except OSError as exc:
+        if not is_environment_error(exc):
+            raise
+        target = _scratch(target.parent, exc) / INT8_FILE
+        _save_in_place(ov, quantized, target)
+    return target
+
+
+def _save_in_place(ov: Any, model: Any, target: Path) -> None:
+    partial = target.with_name(f".{os.getpid()}.{target.name}")
+    try:
+        partial.with_suffix(".bin").touch()  # an unwritable folder: an OSError naming it, not OpenVINO's
+        ov.save_model(model, partial, compress_to_fp16=False)
+        digest_path(target).unlink(missing_ok=True)  # no digest while the files change
         partial.replace(target)
         partial.with_suffix(".bin").replace(target.with_suffix(".bin"))
+        write_digest(target)
     finally:
         partial.unlink(missing_ok=True)
         partial.with_suffix(".bin").unlink(missing_ok=True)
-    return target
 
 
 class OpenVINOEncoder:

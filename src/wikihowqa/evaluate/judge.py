@@ -89,6 +89,12 @@ class JudgeConfig:
             raise SettingsError(f"--judge-samples {self.samples}: ask at least once")
         if self.samples > 1 and self.backend == "local":
             raise SettingsError("--judge-samples above 1 needs an API judge (the local one decodes greedily)")
+        if self.samples > 1 and self.temperature == 0:  # K identical requests: a "stable" judge by design
+            raise SettingsError(
+                f"--judge-samples {self.samples} at --judge-temperature 0 asks the same deterministic"
+                f" question {self.samples} times: give --judge-temperature above 0 (e.g. 0.7)"
+                " or --judge-samples 1"
+            )
         for field in ("{question}", "{passages}", "{answer}"):
             if field not in self.user_prompt:
                 raise SettingsError(f"the judge's prompt must contain {field}")
@@ -270,6 +276,12 @@ class Judge:
             "passages": "BM25 against the answer",
         }
 
+    @property
+    def requests_sent(self) -> int | None:
+        """HTTP requests the API client sent (retries included); ``None``: a local model or no client."""
+        sent = getattr(self._client, "requests_sent", None)
+        return sent if isinstance(sent, int) else None
+
     def judge_many(self, items: Sequence[tuple[str, str, Sequence[Passage]]]) -> list[Verdict]:
         """(question, answer, the question's passages) → a verdict each; an empty answer is not sent."""
         return [v for v, _ in self.judge_counted(items)]
@@ -283,12 +295,11 @@ class Judge:
             (_unparseable("", "empty answer: not sent to the judge"), None)
         ] * len(items)
         asked = [k for k, (_, a, _) in enumerate(items) if a.strip()]
-        replies = judge_cost.ask(
-            self.client, [judge_messages(*items[k], self.config) for k in asked], sample=sample
-        )
-        for k, reply in zip(asked, replies, strict=True):
-            if isinstance(reply, llm.ReplyTooLarge):  # the judge's reply, unusable: recorded, not retried
-                out[k] = (_unparseable(reply.start, str(reply)), None)
+        conversations = [judge_messages(*items[k], self.config) for k in asked]
+        replies = judge_cost.ask(self.client, conversations, sample=sample)
+        for k, messages, reply in zip(asked, conversations, replies, strict=True):
+            if isinstance(reply, llm.ReplyTooLarge):  # unusable: recorded, not retried, its call counted
+                out[k] = (_unparseable(reply.start, str(reply)), judge_cost.too_large(self.client, messages))
             elif isinstance(reply, llm.PromptTooLong):
                 raise llm.PromptTooLong(
                     f"{reply}; {self._budget_advice(reply)}", n_ctx=reply.n_ctx, n_prompt=reply.n_prompt

@@ -1,9 +1,10 @@
 """What judging cost: each judge call's prompt and completion tokens, summed, and a price estimate.
 
-The tokens are the server's own count (the response's ``usage``) where it gives one; otherwise they are
-estimated: with the model's tokenizer for the local backend, else with the ~4 characters a token rule the
-LLM baselines' prompt budget uses (no margin here: a price estimate should not be biased upwards). A cached
-response keeps its ``usage``, so a rerun reports the same tokens while sending nothing.
+The tokens are the server's own count (the response's ``usage``) where it gives a believable one (whole
+numbers up to ``MAX_USAGE_TOKENS``: ``true`` or 1e30 is no count); otherwise they are estimated: with the
+model's tokenizer for the local backend, else with the ~4 characters a token rule the LLM baselines' prompt
+budget uses (no margin here: a price estimate should not be biased upwards). A cached response keeps its
+``usage``, so a rerun reports the same tokens while sending nothing.
 """
 
 from __future__ import annotations
@@ -28,12 +29,14 @@ from wikihowqa.schema.settings import ChatSettings
 
 @dataclass(frozen=True, slots=True)
 class Tokens:
-    """Tokens of some judge calls: ``estimated`` of the ``calls`` had no ``usage`` from the server."""
+    """Tokens of some judge calls: ``estimated`` of the ``calls`` had no ``usage`` from the server;
+    ``oversized`` of them got a reply too large to read (sent and paid for, scoring nothing)."""
 
     prompt: int = 0
     completion: int = 0
     calls: int = 0
     estimated: int = 0
+    oversized: int = 0
 
     def __add__(self, other: Tokens) -> Tokens:
         return Tokens(
@@ -41,14 +44,16 @@ class Tokens:
             self.completion + other.completion,
             self.calls + other.calls,
             self.estimated + other.estimated,
+            self.oversized + other.oversized,
         )
 
     def to_list(self) -> list[int]:
-        return [self.prompt, self.completion, self.calls, self.estimated]
+        return [self.prompt, self.completion, self.calls, self.estimated, self.oversized]
 
     @classmethod
     def from_list(cls, values: Sequence[float]) -> Tokens:
-        return cls(*(int(v) for v in values[:4]))
+        """From ``to_list``'s values (a score cache row written before ``oversized`` has four)."""
+        return cls(*(int(v) for v in values[:5]))
 
     def price(self, price: tuple[float, float] | None) -> float | None:
         """Estimated USD at ``price`` (per million input, output tokens); ``None`` without a price."""
@@ -62,6 +67,7 @@ class Tokens:
             "completion_tokens": self.completion,
             "calls": self.calls,
             "calls_estimated": self.estimated,
+            "replies_too_large": self.oversized,
             "price_usd": self.price(price),
         }
 
@@ -79,11 +85,18 @@ class Reply:
     sent: bool
 
 
-def or_empty(result: Reply | GenerationError) -> Reply:
-    """A reply too large to read as an empty one (it parses as nothing, and its call is counted, its
-    tokens unknown); any other failure of the request is raised."""
+def too_large(client: Any, messages: Messages) -> Reply:
+    """The call whose reply was too large to read: sent now and counted, an empty reply (it parses as
+    nothing); its prompt's tokens estimated, its reply's at least the bytes read up to the client's cap."""
+    limit = getattr(client, "reply_limit", 0)
+    prompt = estimate(client, messages, "").prompt
+    return Reply("", Tokens(prompt, math.ceil(limit / CHARS_PER_TOKEN), 1, 1, 1), True)
+
+
+def or_empty(result: Reply | GenerationError, client: Any, messages: Messages) -> Reply:
+    """A reply too large to read as an empty one (:func:`too_large`); any other failure is raised."""
     if isinstance(result, ReplyTooLarge):
-        return Reply("", Tokens(0, 0, 1, 1), True)
+        return too_large(client, messages)
     if isinstance(result, GenerationError):
         raise result
     return result
@@ -105,14 +118,22 @@ def parse_price(text: str, where: str = "--judge-price") -> tuple[float, float]:
     return price
 
 
+#: The most tokens one call's ``usage`` may claim for its prompt or its reply: above any model's context
+#: (a few million tokens), so a larger count is a broken or hostile server, not a price to report.
+MAX_USAGE_TOKENS = 10_000_000
+
+
 def _usage(response: dict[str, Any]) -> tuple[int, int] | None:
+    """The server's (prompt, completion) tokens when both are whole numbers from 0 to
+    ``MAX_USAGE_TOKENS``; otherwise ``None`` and the call is estimated (``true`` is no count, 1e30 none)."""
     usage = response.get("usage")
     if not isinstance(usage, dict):
         return None
     prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
-    if isinstance(prompt, int) and isinstance(completion, int) and prompt >= 0 and completion >= 0:
-        return prompt, completion
-    return None
+    for count in (prompt, completion):
+        if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= MAX_USAGE_TOKENS:
+            return None
+    return int(prompt), int(completion)  # type: ignore[arg-type]  # checked just above
 
 
 def estimate(client: Any, messages: Messages, reply: str) -> Tokens:

@@ -19,9 +19,10 @@ class JudgeSummary:
 
     samples: int
     price: tuple[float, float] | None  # USD per million input, output tokens
-    requests_sent: int  # in this run; the rest came from the caches
+    requests_sent: int  # HTTP requests in this run, retries included; the rest came from the caches
     response_cache: str | None
     tokens: dict[str, Tokens]  # system -> every judge call behind its verdicts
+    too_large: dict[str, list[int]]  # system -> article ids whose reply was too large to read
     spread: dict[str, dict[str, Spread]]  # system -> criterion -> spread (samples > 1)
     pairwise: list[pairwise.PairwiseSummary]
 
@@ -36,6 +37,7 @@ class JudgeSummary:
             "requests_sent": self.requests_sent,
             "response_cache": self.response_cache,
             "tokens": {name: t.to_dict(self.price) for name, t in self.tokens.items()},
+            "replies_too_large": self.too_large,
             "total": self.total.to_dict(self.price),
             "spread": {
                 name: {c: s.to_dict() for c, s in by.items()} for name, by in self.spread.items()
@@ -55,6 +57,7 @@ def build(evaluation: Evaluation) -> JudgeSummary | None:
         requests_sent=judge.get("requests_sent", 0),
         response_cache=judge.get("response_cache"),
         tokens={r.system: r.judge_tokens for r in results if r.judge_tokens is not None},
+        too_large={r.system: r.judge_too_large for r in results if r.judge_too_large},
         spread={r.system: r.judge_spread for r in results if r.judge_spread},
         pairwise=[
             pairwise.summarise(
@@ -123,18 +126,27 @@ def markdown(summary: JudgeSummary, pct: int) -> list[str]:
         "",
         "Every judge call behind the verdicts: tokens from the server's `usage` (estimated calls: ~4"
         f" characters a token, or the local model's tokenizer); price {priced} (--judge-price)."
-        f" Requests sent in this run: {summary.requests_sent} (the rest came from the response cache"
-        f" {summary.response_cache or '(none: local model)'} or the score cache).",
+        f" HTTP requests sent in this run: {summary.requests_sent}, retries included (calls not sent came"
+        f" from the response cache {summary.response_cache or '(none: local model)'} or the score cache)."
+        " A reply too large to read was sent and paid for: its prompt is estimated, its reply counted at"
+        " the bytes read before the cap, and it scores nothing.",
         "",
-        "| Judged | calls | estimated | prompt tokens | completion tokens | price (USD) |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| Judged | calls | estimated | prompt tokens | completion tokens | price (USD) | too large |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     rows = [*summary.tokens.items(), *((f"pairwise {p.a} vs {p.b}", p.tokens) for p in summary.pairwise)]
     for name, t in [*rows, ("**total**", summary.total)]:
         lines.append(
-            f"| {name} | {t.calls} | {t.estimated} | {t.prompt} | {t.completion} | {_price(t, price)} |"
+            f"| {name} | {t.calls} | {t.estimated} | {t.prompt} | {t.completion} | {_price(t, price)}"
+            f" | {t.oversized} |"
         )
+    if summary.too_large:
+        lines += ["", "Replies too large to read (article ids): " + _too_large(summary.too_large) + "."]
     return lines
+
+
+def _too_large(by_system: dict[str, list[int]]) -> str:
+    return "; ".join(f"{name}: {', '.join(str(i) for i in ids)}" for name, ids in by_system.items())
 
 
 def judge_lines(summary: JudgeSummary) -> list[str]:
@@ -154,6 +166,9 @@ def judge_lines(summary: JudgeSummary) -> list[str]:
     lines.append(
         f"judge: {t.calls} calls ({summary.requests_sent} sent now), {t.prompt} prompt + {t.completion}"
         f" completion tokens" + ("" if usd is None else f", ~${usd:.4f}")
-        + (f" ({t.estimated} calls estimated: no usage from the server)" if t.estimated else "")
+        + (f" ({t.estimated} calls estimated: no usable usage from the server)" if t.estimated else "")
     )
+    if t.oversized:
+        named = f" ({_too_large(summary.too_large)})" if summary.too_large else ""
+        lines.append(f"judge: {t.oversized} replies too large to read, scored nothing{named}")
     return lines

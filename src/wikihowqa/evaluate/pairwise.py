@@ -152,7 +152,10 @@ def judge_pair(
             pair_messages(questions[q], *shown_in(q, o), shown[q], judge.config)
             for q, o in batch
         ]
-        done = [judge_cost.or_empty(r) for r in judge_cost.ask(judge.client, conversations)]
+        asked_now = judge_cost.ask(judge.client, conversations)
+        done = [
+            judge_cost.or_empty(r, judge.client, m) for r, m in zip(asked_now, conversations, strict=True)
+        ]
         replies.update({job: r.text for job, r in zip(batch, done, strict=True)})
         sent += sum(r.sent for r in done)
         return [[parse_choice(r.text), *r.tokens.to_list()] for r in done]

@@ -88,6 +88,7 @@ class SystemResult:
     grounding_details: list[dict[str, Any]] | None = None
     judge_details: list[dict[str, Any]] | None = None
     judge_tokens: Tokens | None = None  # every judge call behind this system's verdicts
+    judge_too_large: list[int] | None = None  # article ids whose judge reply was too large to read
     judge_spread: dict[str, judge_spread.Spread] | None = None  # with --judge-samples above 1
     missing: int = 0  # questions of the split without a prediction (scored as empty answers)
     outside_split: int = 0  # predictions for questions not in the split (ignored)
@@ -450,6 +451,8 @@ def _judge(
             result.scores[column] = [judge_spread.mean_of_samples([d[c] for d in draws]) for draws in drawn]
         result.scores[JUDGE_COLUMNS[2]] = [sum(d[2] for d in draws) / samples for draws in drawn]
         result.judge_tokens = total(Tokens.from_list(d[3:]) for draws in drawn for d in draws)
+        big = [q for q in range(n) if any(Tokens.from_list(d[3:]).oversized for d in drawn[q])]
+        result.judge_too_large = [result.article_ids[q] for q in big]
         if samples > 1:
             criteria = ("consistency", "usefulness")
             result.judge_spread = {
@@ -572,7 +575,7 @@ def evaluate(
             "samples": settings.judge.samples,
             "price_per_million_tokens": settings.judge.price,
             "response_cache": None if settings.judge.backend == "local" else str(responses),
-            "requests_sent": sent,
+            "requests_sent": sent if judge.requests_sent is None else judge.requests_sent,  # retries too
         }
     return Evaluation(
         str(folder.path), settings.split, examples, results, gold, metadata, settings, compared
