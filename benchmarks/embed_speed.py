@@ -277,7 +277,7 @@ def main() -> None:
     head = (
         f"{len(passages):,} real passages ({words.mean():.0f} words on average, {words.min()}–{words.max()})"
         f" from {len(titles):,} pages of web-extraction-dev; {len(synth)} synthetic questions with "
-        f"{len(synth_pool):,} passages (wikihowqa.synthetic.dataset, seed 0); {os.cpu_count()} CPUs, torch threads "
+        f"{len(synth_pool):,} passages (wikihowqa.synthetic, seed 0); {os.cpu_count()} CPUs, torch threads "
         f"{torch.get_num_threads()}, load average {load_before[0]:.1f} before and {load_after[0]:.1f} after "
         f"(the CPU is shared); {args.rounds} interleaved rounds, fastest kept. Recall@1/5/10. "
         f"`python -m benchmarks.embed_speed --passages {args.passages} --rounds {args.rounds} "

@@ -123,7 +123,7 @@ def side_by_side(workers: int, passages, answers, references) -> tuple[dict, dic
 def tables(n_q: int, n_d: int, passages: list[str], local: dict, ray: dict) -> str:
     n = len(passages)
     lines = [
-        f"Synthetic corpus (wikihowqa.synthetic.dataset, seed 0): {n_q:,} questions, {n_d:,} documents, {n:,} "
+        f"Synthetic corpus (wikihowqa.synthetic, seed 0): {n_q:,} questions, {n_d:,} documents, {n:,} "
         f"passages — a {n / PAPER_PASSAGES:.2%} subset of the paper's scale ({PAPER_QUESTIONS:,} questions, "
         f"{PAPER_DOCUMENTS:,} documents, {PAPER_PASSAGES:,} passages), run on this machine's "
         f"{os.cpu_count()} shared cores. Score: {n:,} answer/reference pairs (ROUGE + BERTScore MiniLM).",

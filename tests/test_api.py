@@ -103,7 +103,7 @@ def test_a_researcher_runs_import_split_describe_answer_evaluate_and_view_throug
     real_examples_dir, tmp_path
 ):
     from wikihowqa.evaluate import EvaluationSettings
-    from wikihowqa.split.splitter import SplitSettings
+    from wikihowqa.split import SplitSettings
 
     qa, documents = release_files(real_examples_dir, tmp_path / "release")
     folder, _manifest = wikihowqa.import_release([qa], [documents], tmp_path / "ds")

@@ -43,7 +43,7 @@ def test_lengths_and_paraphrase_groups_look_like_the_paper():
 
 def test_module_entry_point_writes_a_dataset_folder(tmp_path):
     out = tmp_path / "syn"
-    cmd = [sys.executable, "-m", "wikihowqa.synthetic.dataset", str(out), "--questions", "5", "--documents", "9"]
+    cmd = [sys.executable, "-m", "wikihowqa.synthetic", str(out), "--questions", "5", "--documents", "9"]
     result = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     folder = DatasetFolder(out)

@@ -1,4 +1,4 @@
-"""``python -m wikihowqa.synthetic.dataset OUT``: the paper-scale synthetic dataset (``synthetic.dataset``)."""
+"""``python -m wikihowqa.synthetic OUT``: the paper-scale synthetic dataset (``synthetic.dataset``)."""
 
 from wikihowqa.synthetic.dataset import main
 

@@ -12,7 +12,7 @@ Answers (≈ 60–120 words) open like wikiHow summaries ("To clean ..., ...") a
 spans of the question's documents and instruction phrases, so fragment coverage and density are in
 the range the paper reports.
 
-``python -m wikihowqa.synthetic.dataset OUT [--questions N] [--documents N] [--seed S]`` writes a dataset
+``python -m wikihowqa.synthetic OUT [--questions N] [--documents N] [--seed S]`` writes a dataset
 folder.
 """
 
@@ -545,7 +545,7 @@ def ensure_corpus(
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
-        prog="python -m wikihowqa.synthetic.dataset", description=__doc__.split("\n")[0]
+        prog="python -m wikihowqa.synthetic", description=__doc__.split("\n")[0]
     )
     parser.add_argument("out", type=Path, help="dataset folder to write")
     parser.add_argument("--questions", type=int, default=PAPER_QUESTIONS, help="number of questions")
