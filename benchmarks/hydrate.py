@@ -86,7 +86,7 @@ def child(dataset: Path, wayback_url: str, concurrency: int) -> None:
     """Hydrate in this (fresh) process and print its figures as JSON."""
     from wikihowqa.collect.archive_settings import ArchiveSettings
     from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, HttpSettings
-    from wikihowqa.collect.hydrate import HydrateSettings, hydrate, state_path
+    from wikihowqa.release.hydrate import HydrateSettings, hydrate, state_path
 
     http = HttpSettings(concurrency=concurrency, rates={MEDIAWIKI: 0, CDX: 0, PLAYBACK: 0}, retries=2)
     started = time.perf_counter()

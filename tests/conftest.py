@@ -1,5 +1,5 @@
 """Shared fixtures: offline model settings and the embedded real examples; and the session's check that no
-process a test started is left running when the run ends (``tests/process_groups.py``)."""
+process a test started is left running when the run ends (``wikihowqa.runtime.processes``)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from wikihowqa.runtime.processes import become_subreaper, describe, kill_all, leftover_processes
+
+pytest_plugins = ["tests.archive_fixtures"]
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

@@ -2,8 +2,6 @@ from .answer.run import AnswerReport as AnswerReport
 from .answer.run import answer_split as answer_split
 from .collect.build import BuildSettings as BuildSettings
 from .collect.build import build as build
-from .collect.hydrate import HydrateSettings as HydrateSettings
-from .collect.hydrate import hydrate as hydrate
 from .core.errors import WikihowqaError as WikihowqaError
 from .core.records import Document as Document
 from .core.records import Example as Example
@@ -26,6 +24,8 @@ from .humaneval.steps import deteriorate_dataset as deteriorate_dataset
 from .humaneval.steps import simulate_to as simulate_to
 from .metaeval.stage import meta_evaluate_folders as meta_evaluate_folders
 from .parse.stage import parse_dataset as parse_dataset
+from .release.hydrate import HydrateSettings as HydrateSettings
+from .release.hydrate import hydrate as hydrate
 from .release.importer import import_hub as import_hub
 from .release.importer import import_release as import_release
 from .split.splitter import split_dataset as split_dataset

@@ -101,7 +101,7 @@ def test_an_archive_that_answers_like_a_wrong_setting_stops_hydrate_with_one_lin
 def test_a_damaged_warc_file_stops_the_rebuild_with_one_printable_line_and_exit_2(
     cli, release_site, real_examples_dir, tmp_path
 ):
-    from wikihowqa.collect.warc_files import WARC_FILE
+    from wikihowqa.release.warc_files import WARC_FILE
 
     written = cli(
         "hydrate", _qa_only(real_examples_dir, tmp_path / "ds"), "--wayback-url", release_site.wayback_url,

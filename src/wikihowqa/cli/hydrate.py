@@ -102,9 +102,9 @@ def hydrate_command(
     from wikihowqa.cli.build import RichReporter
     from wikihowqa.collect.archive_settings import ArchiveSettings
     from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, HttpSettings
-    from wikihowqa.collect.hydrate import HydrateSettings, hydrate, parse_shift, state_path
-    from wikihowqa.collect.hydrate_compare import COMPARE_FILE, compare_files
     from wikihowqa.core.errors import DatasetError, SettingsError
+    from wikihowqa.release.compare import COMPARE_FILE, compare_files
+    from wikihowqa.release.hydrate import HydrateSettings, hydrate, parse_shift, state_path
 
     if warc is not None and from_warc is not None:
         raise SettingsError("--warc and --from-warc: give one (a rebuild from WARC files writes none)")

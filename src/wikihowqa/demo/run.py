@@ -24,10 +24,7 @@ from rich.console import Console
 from wikihowqa.answer import ALL, PREDICTIONS_DIR, answer_split
 from wikihowqa.collect.archive_settings import ArchiveSettings
 from wikihowqa.collect.build import BuildSettings, build, parked_state
-from wikihowqa.collect.coverage import COVERAGE_MD
 from wikihowqa.collect.http import CDX, MEDIAWIKI, PLAYBACK, HttpSettings
-from wikihowqa.collect.hydrate import HYDRATION_DIR, HydrateSettings, hydrate
-from wikihowqa.collect.hydrate_compare import COMPARE_FILE, compare_files
 from wikihowqa.core.errors import DatasetError
 from wikihowqa.core.files import write_json
 from wikihowqa.dataset.folder import DatasetFolder
@@ -55,6 +52,9 @@ from wikihowqa.metaeval.stage import (
     write_study_predictions,
 )
 from wikihowqa.parse.corpus_check import check_corpus
+from wikihowqa.release.compare import COMPARE_FILE, compare_files
+from wikihowqa.release.coverage import COVERAGE_MD
+from wikihowqa.release.hydrate import HYDRATION_DIR, HydrateSettings, hydrate
 from wikihowqa.release.importer import import_release
 from wikihowqa.replay import ReplaySite
 from wikihowqa.replay.release_pages import archive_corpus, release_captures

@@ -1,5 +1,6 @@
 """The published WikiHowNFQA release: import its QA part (from files or the Hugging Face Hub) into a
-dataset folder.
+dataset folder, and hydrate its documents from the archive (``hydrate``: the plan, the WARC files, the
+coverage report and the comparison with released documents).
 
 The names below load on first use (``lazy_loader``; the list is ``__init__.pyi``).
 """

@@ -11,9 +11,9 @@ import json
 
 import pytest
 
-from tests.collect.test_hydrate import archive_specs, qa_only, settings_for, statuses
-from wikihowqa.collect.hydrate import hydrate
-from wikihowqa.collect.warc_files import WARC_FILE
+from tests.release.test_hydrate import archive_specs, qa_only, settings_for, statuses
+from wikihowqa.release.hydrate import hydrate
+from wikihowqa.release.warc_files import WARC_FILE
 from wikihowqa.replay import ReplaySite
 from wikihowqa.replay.release_pages import archive_corpus
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from wikihowqa.collect.coverage import Tally, coverage
+from wikihowqa.release.coverage import Tally, coverage
 
 
 def test_a_tally_counts_urls_by_capture_year_and_site_and_questions_by_documents_recovered():

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from wikihowqa.collect.hydrate_compare import compare, word_f1
 from wikihowqa.core.records import Document
+from wikihowqa.release.compare import compare, word_f1
 
 COOKIE = "This website uses cookies to improve your experience while you navigate through the website."
 
@@ -47,9 +47,9 @@ def test_a_released_document_listed_twice_is_scored_and_counted_once():
 
 
 def test_a_comparison_that_fails_leaves_no_report_of_an_earlier_one(tmp_path):
-    from wikihowqa.collect.hydrate_compare import compare_files
     from wikihowqa.core.errors import DatasetError
     from wikihowqa.dataset.writers import write_documents
+    from wikihowqa.release.compare import compare_files
 
     hydrated, released, out = (
         tmp_path / "hydrated.jsonl",

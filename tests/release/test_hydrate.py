@@ -25,13 +25,13 @@ import pytest
 
 from tests.collect.scripted_server import fast_settings
 from wikihowqa.collect.archive_settings import ArchiveSettings
-from wikihowqa.collect.hydrate import HydrateSettings, hydrate, state_path
-from wikihowqa.collect.hydrate_compare import compare
-from wikihowqa.collect.warc_files import WARC_FILE
 from wikihowqa.dataset.folder import DatasetFolder
 from wikihowqa.dataset.readers import read_documents
 from wikihowqa.demo.paths import real_examples_path
+from wikihowqa.release.compare import compare
+from wikihowqa.release.hydrate import HydrateSettings, hydrate, state_path
 from wikihowqa.release.importer import import_release
+from wikihowqa.release.warc_files import WARC_FILE
 from wikihowqa.replay.release_pages import CaptureSpec, archive_corpus, page_html, release_captures
 
 #: The three real instances (the project site's examples), as the package embeds them.
@@ -365,7 +365,7 @@ def test_a_hydration_killed_with_sigkill_resumes_to_the_same_output(hydrated, ar
 
 
 def test_a_release_url_names_its_capture_and_other_values_name_none():
-    from wikihowqa.collect.hydrate import named_capture
+    from wikihowqa.release.hydrate import named_capture
 
     named = named_capture(
         "http://web.archive.org/web/20160506033836/http://gardeningcentral.org:80/dry_figs/"
@@ -376,8 +376,8 @@ def test_a_release_url_names_its_capture_and_other_values_name_none():
 
 
 def test_max_shift_reads_durations_and_refuses_anything_else():
-    from wikihowqa.collect.hydrate import parse_shift
     from wikihowqa.core.errors import SettingsError
+    from wikihowqa.release.hydrate import parse_shift
 
     assert [parse_shift(v) for v in ("0", "90", "12h", "90d", "1y")] == [0, 90, 43200, 7776000, 31536000]
     with pytest.raises(SettingsError, match="max-shift must be a duration"):

@@ -37,7 +37,7 @@ from wikihowqa.core.files import atomic_write
 from wikihowqa.dataset.snapshots import StoredResponse
 
 if TYPE_CHECKING:
-    from wikihowqa.collect.hydrate import Plan
+    from wikihowqa.release.plan import Plan
 
 WARC_FILE = "wikihowqa-hydration.warc.gz"
 #: Headers that describe the transfer, not the capture: the stored body is already decoded and whole.

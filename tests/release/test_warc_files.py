@@ -15,10 +15,10 @@ import pytest
 
 from tests.collect.scripted_server import fast_settings
 from wikihowqa.collect.archive_settings import ArchiveSettings
-from wikihowqa.collect.hydrate import HydrateSettings, hydrate
-from wikihowqa.collect.warc_files import WARC_FILE
 from wikihowqa.core.errors import DatasetError
+from wikihowqa.release.hydrate import HydrateSettings, hydrate
 from wikihowqa.release.importer import import_release
+from wikihowqa.release.warc_files import WARC_FILE
 from wikihowqa.replay import ReplaySite
 from wikihowqa.replay.release_pages import archive_corpus, release_captures
 

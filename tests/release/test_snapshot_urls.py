@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from wikihowqa.collect.snapshot_urls import named_capture, range_middle
+from wikihowqa.release.snapshot_urls import named_capture, range_middle
 
 IA = "http://web.archive.org/web"
 

@@ -27,7 +27,6 @@ from typing import Any
 from wikihowqa import __version__
 from wikihowqa.collect.archive_queries import seconds
 from wikihowqa.collect.archive_settings import ArchiveSettings
-from wikihowqa.collect.coverage import Tally
 from wikihowqa.collect.documents import StoredVerdicts, make_documents
 from wikihowqa.collect.funnel import final_status
 from wikihowqa.collect.http import HttpClient, HttpSettings
@@ -42,8 +41,7 @@ from wikihowqa.collect.outcomes import (
     REFERENCE_REJECTIONS,
 )
 from wikihowqa.collect.progress import QuietReporter, Reporter
-from wikihowqa.collect.references import ReferenceTask, fetch_tasks, forget_failed
-from wikihowqa.collect.snapshot_urls import NamedCapture, named_capture
+from wikihowqa.collect.references import fetch_tasks, forget_failed
 from wikihowqa.collect.store import STATE_FILE, StateStore, StoredResults
 from wikihowqa.core.errors import DatasetError, SettingsError
 from wikihowqa.core.files import write_json
@@ -51,6 +49,9 @@ from wikihowqa.core.records import Document, Example
 from wikihowqa.dataset.folder import MANIFEST_FILE, DatasetFolder
 from wikihowqa.dataset.writers import write_documents, write_jsonl
 from wikihowqa.parse import ParseSettings
+from wikihowqa.release.coverage import Tally
+from wikihowqa.release.plan import Plan, plan
+from wikihowqa.release.snapshot_urls import NamedCapture
 
 HYDRATION_DIR = "hydration"
 STATUS_FILE = "status.jsonl"
@@ -115,70 +116,6 @@ class HydrateSettings:
             "parse": self.parse.as_dict(),
             "http": self.http.as_dict(),
         }
-
-
-@dataclass(frozen=True)
-class Plan:
-    """The release's values: each distinct one, in order of first mention, with who cites it. The named
-    captures and the unusable values are read off it when walked, never held a second time. Spellings
-    of one capture (:attr:`NamedCapture.identity`) are asked for as the first of them was written."""
-
-    cited_by: dict[str, list[int]]  # release value (as named) → article ids
-    citations: int  # per question, each capture once however often or however spelled
-    spellings: dict[str, str] = field(default_factory=dict)  # capture identity → its first original URL
-
-    @staticmethod
-    def identity(value: str) -> str:
-        """What a release value names: its capture's identity, or the value itself when it names none."""
-        capture = named_capture(value)
-        return capture.identity if capture is not None else value.strip()
-
-    def capture(self, value: str) -> NamedCapture | None:
-        """The capture ``value`` names, its original URL spelled as the first value naming it spelled it."""
-        capture = named_capture(value)
-        if capture is None:
-            return None
-        url = self.spellings.get(capture.identity, capture.url)
-        return capture if url == capture.url else replace(capture, url=url)
-
-    def cited(self, example: Example) -> list[str]:
-        """The values ``example`` cites, one per capture (the first spelling), in its order."""
-        seen: dict[str, str] = {}
-        for value in example.related_document_urls_wayback_snapshots:
-            seen.setdefault(self.identity(value), value)
-        return list(seen.values())
-
-    @property
-    def named(self) -> Iterator[NamedCapture]:
-        return (c for v in self.cited_by if (c := self.capture(v)) is not None)
-
-    @property
-    def unusable(self) -> Iterator[str]:
-        """Values that name no capture."""
-        return (v for v in self.cited_by if named_capture(v) is None)
-
-    @property
-    def tasks(self) -> list[ReferenceTask]:
-        return list({n.task.key: n.task for n in self.named}.values())
-
-
-def plan(examples: Sequence[Example]) -> Plan:
-    cited_by: dict[str, list[int]] = {}
-    spellings: dict[str, str] = {}
-    citations = 0
-    for example in examples:
-        cited: set[str] = set()
-        for value in example.related_document_urls_wayback_snapshots:
-            capture = named_capture(value)
-            identity = capture.identity if capture is not None else value.strip()
-            if capture is not None:
-                spellings.setdefault(identity, capture.url)
-            citations += identity not in cited  # one URL twice in a question is one citation
-            cited.add(identity)
-            ids = cited_by.setdefault(value, [])
-            if example.article_id not in ids:
-                ids.append(example.article_id)
-    return Plan(cited_by, citations, spellings)
 
 
 # --------------------------------------------------------------------------- assembling

@@ -1,4 +1,6 @@
-"""Fixtures of the collector's tests: a scripted HTTP server."""
+"""Fixtures of the collector's and hydrate's tests (tests/collect, tests/release): the replay site, a clean
+build, the real MediaWiki and pywb, a scripted HTTP server. Loaded by the root conftest as a plugin, so each
+session-scoped server starts once for both folders."""
 
 from __future__ import annotations
 
