@@ -418,7 +418,7 @@ def hydrate(
 ) -> HydrateResult:
     """Hydrate ``dataset``'s QA part into ``out`` (default: the dataset itself); rerunning after an
     interruption resumes from ``hydration/build.sqlite``."""
-    from wikihowqa.collect import coverage, warc_files  # warcio and matplotlib only where used
+    from wikihowqa.release import coverage, warc_files  # warcio and matplotlib only where used
 
     reporter = reporter or QuietReporter()
     source = DatasetFolder(Path(dataset))
