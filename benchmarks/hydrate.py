@@ -8,11 +8,14 @@ The replay site answers every request after ``--latency`` seconds. Each scale is
 process (its peak memory is its own): URLs per second, peak memory, state size, the requests per URL each
 lane made, and from them the wall time the real release would take at the Internet Archive's limits
 (playback 8/s, CDX 0.4/s, the two lanes in parallel; target: one night). The peer, measured in the same
-run on the same site: a sequential client that downloads each named capture's raw bytes (``id_``) one at
-a time and neither verifies nor parses them (as a hand-written script would).
+run on the same site, also in a fresh process of its own: a fetch-and-parse script at the same concurrency
+(aiohttp, ``--concurrency`` requests in flight, each named capture's raw bytes ``id_`` asked for once)
+that parses each page with the same parser as it arrives, in a pool of as many processes as hydrate's
+parse stage uses; it neither verifies captures, nor follows redirect captures, nor stores anything to
+resume from (as a competent hand-written script would). Both hydrate and the peer see every named URL.
 
     python -m benchmarks.hydrate [--scales 0.01,0.1] [--full] [--latency 0.05] [--concurrency 32]
-                                 [--shifted 0.05] [--missing 0.05] [--peer-urls 300]
+                                     [--shifted 0.05] [--missing 0.05]
 """
 
 from __future__ import annotations
@@ -104,17 +107,60 @@ def child(dataset: Path, wayback_url: str, concurrency: int) -> None:
     }))  # fmt: skip
 
 
-def sequential(site, rows: list[dict], limit: int) -> float:
-    """URLs/s of one-at-a-time raw downloads of the named captures (the peer)."""
-    import httpx
+def _parse(body: bytes, url: str, headers: dict[str, str]) -> bool:
+    """One page through hydrate's parser and parse settings (in a worker process): kept or not."""
+    from wikihowqa.parse import parse_html
+    from wikihowqa.release.hydrate import HydrateSettings
 
-    urls = [u for r in rows for u in r["related_document_urls_wayback_snapshots"]][:limit]
+    return parse_html(body, url, headers, HydrateSettings().parse).ok
+
+
+def peer(dataset: Path, playback_url: str, concurrency: int) -> None:
+    """The peer, in this (fresh) process: every named capture fetched raw with ``concurrency`` requests in
+    flight, each parsed as it arrives in a process pool the size of hydrate's; prints its figures."""
+    import asyncio
+    from concurrent.futures import ProcessPoolExecutor
+
+    import aiohttp
+
+    from wikihowqa.dataset.folder import DatasetFolder
+    from wikihowqa.runtime.executor import worker_count
+
+    urls = list(
+        dict.fromkeys(
+            u for e in DatasetFolder(dataset).examples() for u in e.related_document_urls_wayback_snapshots
+        )
+    )
+    processes = worker_count(None, items=len(urls), parallel_from=49)  # hydrate's parse stage's rule
+
+    async def run(pool: ProcessPoolExecutor) -> int:
+        loop = asyncio.get_running_loop()
+        slots = asyncio.Semaphore(concurrency)
+        connector = aiohttp.TCPConnector(limit=concurrency, limit_per_host=concurrency)
+        async with aiohttp.ClientSession(connector=connector) as session:
+
+            async def one(url: str) -> bool:
+                ts, original = url.split("/web/", 1)[1].split("/", 1)
+                async with slots, session.get(f"{playback_url}{ts}id_/{original}") as r:
+                    body, status, headers = await r.read(), r.status, dict(r.headers)
+                if status != 200:
+                    return False
+                return await loop.run_in_executor(pool, _parse, body, original, headers)
+
+            return sum(await asyncio.gather(*(one(u) for u in urls)))
+
     started = time.perf_counter()
-    with httpx.Client(timeout=30) as client:
-        for url in urls:
-            ts, original = url.split("/web/", 1)[1].split("/", 1)
-            client.get(f"{site.playback_url}{ts}id_/{original}")
-    return len(urls) / (time.perf_counter() - started)
+    with ProcessPoolExecutor(processes) as pool:
+        kept = asyncio.run(run(pool))
+    wall = time.perf_counter() - started
+    print(json.dumps({"wall_s": wall, "urls": len(urls), "kept": kept, "processes": processes}))
+
+
+def _in_a_process(*args: str) -> dict:
+    done = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        sys.exit(f"{args[0]} failed: {done.stderr[-2000:]}")
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
 def _hours(seconds: float) -> str:
@@ -131,13 +177,18 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--shifted", type=float, default=0.05, help="share captured hours from the name")
     parser.add_argument("--missing", type=float, default=0.05, help="share never captured")
-    parser.add_argument("--peer-urls", type=int, default=300, help="URLs the sequential peer downloads")
     parser.add_argument(
         "--child", nargs=3, metavar=("DATASET", "WAYBACK", "CONCURRENCY"), help=argparse.SUPPRESS
+    )
+    parser.add_argument(
+        "--peer", nargs=3, metavar=("DATASET", "PLAYBACK", "CONCURRENCY"), help=argparse.SUPPRESS
     )
     args = parser.parse_args()
     if args.child:
         child(Path(args.child[0]), args.child[1], int(args.child[2]))
+        return
+    if args.peer:
+        peer(Path(args.peer[0]), args.peer[1], int(args.peer[2]))
         return
     from wikihowqa.release.importer import import_release
     from wikihowqa.replay import EndpointFaults, Faults, ReplaySite
@@ -158,29 +209,21 @@ def main() -> None:
             with ReplaySite(corpus=archive_corpus(specs), faults=faults) as site:
                 named = sum(len(r["related_document_urls_wayback_snapshots"]) for r in rows)
                 print(f"{scale:.0%}: {named:,} URLs …", file=sys.stderr, flush=True)
-                command = [
-                    sys.executable,
-                    __file__,
-                    "--child",
-                    str(dataset),
-                    site.wayback_url,
-                    str(args.concurrency),
-                ]
-                done = subprocess.run(command, capture_output=True, text=True, check=False)
-                if done.returncode != 0:
-                    sys.exit(f"hydrate failed at {scale:.0%}: {done.stderr[-2000:]}")
-                figures = json.loads(done.stdout.strip().splitlines()[-1])
-                figures["peer_urls_s"] = sequential(site, rows, args.peer_urls)
+                figures = _in_a_process("--child", str(dataset), site.wayback_url, str(args.concurrency))
+                theirs = _in_a_process("--peer", str(dataset), site.playback_url, str(args.concurrency))
+                figures["peer_urls_s"] = theirs["urls"] / theirs["wall_s"]
+                figures["peer_kept"] = theirs["kept"]
             figures["scale"] = scale
             results.append(figures)
     base = results[0]
     print(
         f"\nhydrate: generated release, replay site {args.latency * 1000:.0f} ms per request, unpaced, "
-        f"concurrency {args.concurrency}; peer: sequential raw downloads, same site, same run\n"
+        f"concurrency {args.concurrency}; peer: fetch-and-parse at concurrency {args.concurrency} (aiohttp, "
+        "the same parser in a process pool of hydrate's size), same site, same run\n"
     )
     header = (
-        "| scale | URLs | kept | wall | URLs/s | peer URLs/s | × peer | s per URL vs first | peak RSS "
-        "| RSS vs first | state | playback req/URL | CDX req/URL | at IA limits (74,527) |"
+        "| scale | URLs | kept | wall | URLs/s | peer kept | peer URLs/s | × peer | s per URL vs first "
+        "| peak RSS | RSS vs first | state | playback req/URL | CDX req/URL | at IA limits (74,527) |"
     )
     print(header)
     print("|" + "---:|" * (header.count("|") - 1))
@@ -191,7 +234,7 @@ def main() -> None:
         rate = r["urls"] / r["wall_s"]
         cells = [
             f"{r['scale']:.0%}", f"{r['urls']:,}", f"{r['kept']:,}", f"{r['wall_s']:.1f} s", f"{rate:.1f}",
-            f"{r['peer_urls_s']:.1f}", f"{rate / r['peer_urls_s']:.2f}",
+            f"{r['peer_kept']:,}", f"{r['peer_urls_s']:.1f}", f"{rate / r['peer_urls_s']:.2f}",
             f"{per_url / (base['wall_s'] / base['urls']):.2f}", f"{r['peak_rss_mb']:.0f} MB",
             f"{r['peak_rss_mb'] / base['peak_rss_mb']:.2f}", f"{r['state_mb']:.1f} MB", f"{playback:.2f}",
             f"{cdx:.3f}", _hours(at_limits),

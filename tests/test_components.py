@@ -64,3 +64,27 @@ def test_locally_a_missing_component_skips_its_tests_with_the_reason(tmp_path):
     assert "4 skipped" in output.splitlines()[-1], output[-3000:]
     for component in NEEDS:
         assert f": {component}: " in output, component
+
+
+#: Tests of ``hydrate`` against pywb, in both of its modules (a fixture's need and a test's own).
+HYDRATE_PYWB = (
+    "tests/release/test_hydrate.py::test_every_other_case_is_counted_under_its_own_reason",
+    "tests/release/test_hydrate_warc_replay.py",
+)
+
+
+@pytest.mark.slow
+def test_in_ci_the_hydrate_tests_fail_without_pywb_instead_of_skipping(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    env.update(
+        CI="true",
+        PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "src")]),
+        WIKIHOWQA_PYWB_VENV=str(tmp_path / "no-pywb"),
+    )
+    command = [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", *HYDRATE_PYWB]
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output[-3000:]
+    assert output.count("pywb is missing in CI (CI=true), its tests cannot run") >= 2, output[-3000:]
+    summary = output.splitlines()[-1]
+    assert "skipped" not in summary and sum(map(int, re.findall(r"(\d+) (?:failed|errors?)", summary))) == 2

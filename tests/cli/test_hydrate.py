@@ -118,3 +118,32 @@ def test_a_damaged_warc_file_stops_the_rebuild_with_one_printable_line_and_exit_
     assert run.lines[-1].startswith(f"error: {warc}: damaged at byte ") and run.lines[-1].isprintable()
     assert "\x1f\x8b" not in run.output and "\ufffd" not in run.output  # no gzip bytes on the terminal
     assert not (tmp_path / "again" / "hydration" / "status.jsonl").exists()
+
+
+def test_help_names_the_wait_cap_and_the_size_cap_with_their_units_and_defaults(cli):
+    run = cli("hydrate", "--help", env={"COLUMNS": "200", "TERM": "dumb"})
+    flat = " ".join(re.sub(r"\x1b\[[0-9;]*m", "", run.stdout).replace("│", " ").split())
+    assert "--max-retry-after SECONDS" in flat and "in seconds, that one Retry-After" in flat
+    assert "(default 300: 5 minutes)" in flat and "recorded as deferred" in flat
+    assert "--max-page-mb MB" in flat and "in MB (10^6 bytes) counted after decompression" in flat
+    assert "(default 20," in flat and "recorded as too_large" in flat
+
+
+def test_a_capture_deferred_by_retry_after_is_noted_and_the_same_command_asks_again(cli, tmp_path):
+    from tests.collect.playback_stub import Answer, PlaybackStub, page
+    from tests.collect.test_hydrate_limits import LATER, OK, dataset
+
+    with PlaybackStub() as stub:
+        stub.script(OK, Answer(200, page("Beans")))
+        stub.script(LATER, Answer(503, b"busy", {"Retry-After": "100000"}), Answer(200, page("Later")))
+        folder = dataset(tmp_path / "ds", OK, LATER)
+        where = ("--playback-url", stub.playback_url, "--cdx-url", stub.cdx_url, *FAST)
+        first = cli("hydrate", folder, "--max-retry-after", "60", *where)
+        assert first.exit_code == 0, first.output
+        flat = " ".join(re.sub(r"\x1b\[[0-9;]*m", "", first.output).split())
+        assert "Retry-After 100000 s, over the 60 s cap: deferred to a later run" in flat, flat
+        assert "1 capture deferred" in flat and "run the same command later" in flat
+        again = cli("hydrate", folder, *where)
+        assert again.exit_code == 0, again.output
+    rows = [json.loads(line) for line in (folder / "hydration" / "status.jsonl").read_text().splitlines()]
+    assert [r["status"] for r in rows] == ["kept", "kept"] and stub.hits[LATER] == 2

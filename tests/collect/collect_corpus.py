@@ -45,11 +45,13 @@ EXPECTED_REJECTIONS = {
     "reference_redirect_unresolved": 1,  # GONE: its 301 leads to a page never archived
     "reference_redirect_limit": 0,
     "reference_fetch_failed": 0,
+    "reference_deferred": 0,
     "reference_capture_not_200": 0,
     "reference_capture_unverified": 0,
     "reference_redirect_outside_archive": 0,
     "reference_empty_body": 1,
     "reference_non_html": 2,
+    "reference_too_large": 0,
     "reference_empty_text": 1,
 }
 

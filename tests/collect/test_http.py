@@ -16,6 +16,8 @@ from wikihowqa import __version__
 from wikihowqa.collect.http import (
     CDX,
     PLAYBACK,
+    BodyTooLarge,
+    Deferred,
     FetchError,
     HttpClient,
     HttpSettings,
@@ -64,6 +66,53 @@ async def test_429_with_retry_after_seconds_waits_that_long(server):
     assert response.status == 200 and len(hits) == 2
     assert hits[1].at - hits[0].at >= 0.95
     assert http.stats[CDX].throttled == 1
+
+
+async def test_a_retry_after_wait_is_announced_while_it_is_waited(server):
+    url = server.script("/a", [Step(503, headers={"Retry-After": "1"}), Step(200, b"ok")])
+    events: list[str] = []
+    async with HttpClient(fast_settings(), on_event=events.append) as http:
+        response = await http.get(url, lane=PLAYBACK)
+    hits = server.hits_of("/a")
+    assert response.content == b"ok" and hits[1].at - hits[0].at >= 0.95
+    assert events == [f"{url.split('/')[2]}: HTTP 503, Retry-After: waiting 1 s to ask again for {url}"]
+
+
+@pytest.mark.parametrize("status", [503, 429])
+async def test_a_retry_after_over_the_cap_defers_the_request_at_once_instead_of_waiting(server, status):
+    url = server.script("/a", [Step(status, headers={"Retry-After": "100000"}), Step(200)])
+    events: list[str] = []
+    assert HttpSettings().max_retry_after_s == 300  # five minutes unless told otherwise
+    async with HttpClient(fast_settings(retries=3), on_event=events.append) as http:
+        started = time.monotonic()
+        with pytest.raises(Deferred) as info:
+            # The old client slept min(100000, 3600) s here, silently.
+            await asyncio.wait_for(http.get(url, lane=PLAYBACK), timeout=10)
+    assert time.monotonic() - started < 5 and len(server.hits_of("/a")) == 1
+    assert info.value.wait_s == 100000 and "over the 300 s cap" in info.value.reason
+    assert http.stats[PLAYBACK].deferred == 1
+    assert any("deferred to a later run" in e for e in events), events
+
+
+async def test_a_gzip_body_is_stopped_at_the_size_cap_as_it_inflates_and_not_retried(server):
+    import zlib
+
+    bomb = zlib.compress(bytes(50_000_000), 9, wbits=31)  # 49 KB on the wire, 50 MB inflated
+    url = server.script("/a", [Step(200, bomb, headers={"Content-Encoding": "gzip"})])
+    async with HttpClient(fast_settings(max_body_bytes=1_000_000)) as http:
+        with pytest.raises(BodyTooLarge) as info:
+            await http.get(url, lane=PLAYBACK)
+        ok = server.script("/b", [Step(200, b"x" * 1_000_000)])  # at the cap: kept
+        assert len((await http.get(ok, lane=PLAYBACK)).content) == 1_000_000
+    assert "gzip-decoded body past the 1,000,000-byte cap" in info.value.reason
+    assert len(server.hits_of("/a")) == 1 and http.stats[PLAYBACK].too_large == 1
+
+
+async def test_a_body_announced_over_the_cap_is_refused_before_it_is_read(server):
+    url = server.script("/a", [Step(200, b"y" * 2_000_001)])
+    async with HttpClient(fast_settings(max_body_bytes=2_000_000)) as http:
+        with pytest.raises(BodyTooLarge, match="2,000,001-byte body announced"):
+            await http.get(url, lane=PLAYBACK)
 
 
 async def test_429_with_retry_after_as_an_http_date_waits_until_then(server):

@@ -212,11 +212,13 @@ def recount(corpus):
             "article_no_usable_document": len(with_refs) - usable,
             **{f"reference_{o}": outcomes.count(o) for o in not_found},
             "reference_fetch_failed": 0,  # a faithful archive: no lookup or playback fails
+            "reference_deferred": 0,
             "reference_capture_not_200": 0,
             "reference_capture_unverified": 0,
             "reference_redirect_outside_archive": 0,
             "reference_empty_body": outcomes.count("empty_body"),
             "reference_non_html": outcomes.count("non_html"),
+            "reference_too_large": 0,
             "reference_empty_text": outcomes.count("empty_text"),
         },
         "closest_snapshot": {

@@ -25,11 +25,21 @@ FAILING_FATES = {
 }
 #: Reference rejections in the collector's funnel order (the manifest's ``reference_*`` keys; see
 #: ``wikihowqa.collect.outcomes``). This corpus is served by a faithful archive, so the failures of a
-#: lookup or a playback (``fetch_failed``, ``capture_not_200``, ``capture_unverified``,
-#: ``redirect_outside_archive``) cannot occur in it: the test fixtures inject them.
+#: lookup or a playback (``fetch_failed``, ``deferred``, ``capture_not_200``, ``capture_unverified``,
+#: ``redirect_outside_archive``) and pages past the size cap (``too_large``) cannot occur in it: the test
+#: fixtures inject them.
 NOT_FOUND = ("no_snapshot", "no_200_capture", "redirect_unresolved", "redirect_limit")
 NOT_CONFIRMED = ("capture_not_200", "capture_unverified", "redirect_outside_archive")
-REJECTIONS = (*NOT_FOUND, "fetch_failed", *NOT_CONFIRMED, "empty_body", "non_html", "empty_text")
+REJECTIONS = (
+    *NOT_FOUND,
+    "fetch_failed",
+    "deferred",
+    *NOT_CONFIRMED,
+    "empty_body",
+    "non_html",
+    "too_large",
+    "empty_text",
+)
 #: Redirect captures the collector follows in a row before it gives up (``captures.MAX_REDIRECTS``).
 MAX_REDIRECTS = 3
 

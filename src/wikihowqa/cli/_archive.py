@@ -75,6 +75,28 @@ Timeout = Annotated[float, typer.Option("--timeout", min=0.001, help="Seconds to
 Retries = Annotated[
     int, typer.Option("--retries", min=0, help="Retries of a request that failed (5xx, timeout, reset).")
 ]
+MaxRetryAfter = Annotated[
+    float,
+    typer.Option(
+        "--max-retry-after",
+        min=0,
+        metavar="SECONDS",
+        help="Longest wait, in seconds, that one Retry-After answer may impose (default 300: 5 minutes). "
+        "A request whose server asks for longer is not waited for: it is recorded as deferred, and the "
+        "next run of the same command asks again.",
+    ),
+]
+MaxPageMb = Annotated[
+    float,
+    typer.Option(
+        "--max-page-mb",
+        min=0.001,
+        metavar="MB",
+        help="Largest capture body kept, in MB (10^6 bytes) counted after decompression (default 20, the "
+        "parser's own limit). A larger one is stopped as its bytes arrive (a gzip bomb is never inflated "
+        "whole), recorded as too_large and not fetched again on resume.",
+    ),
+]
 Contact = Annotated[
     str | None,
     typer.Option("--contact", help="An e-mail or URL for the User-Agent, so site operators can reach you."),

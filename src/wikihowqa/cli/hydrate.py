@@ -16,6 +16,8 @@ from wikihowqa.cli._archive import (
     Concurrency,
     Contact,
     Fresh,
+    MaxPageMb,
+    MaxRetryAfter,
     MementoTimegate,
     MementoTimemap,
     PlaybackRate,
@@ -79,6 +81,8 @@ def hydrate_command(
     playback_rate: PlaybackRate = 8.0,
     timeout: Timeout = 30.0,
     retries: Retries = 5,
+    max_retry_after: MaxRetryAfter = 300.0,
+    max_page_mb: MaxPageMb = 20.0,
     contact: Contact = None,
     retry_failed: Annotated[bool, retry_failed_option("captures")] = False,
     fresh: Fresh = False,
@@ -113,6 +117,8 @@ def hydrate_command(
         rates={MEDIAWIKI: 0.0, CDX: cdx_rate, PLAYBACK: playback_rate},
         timeout_s=timeout,
         retries=retries,
+        max_retry_after_s=max_retry_after,
+        max_body_bytes=round(max_page_mb * 1_000_000),
         contact=contact,
     )
     archive = ArchiveSettings(
@@ -164,6 +170,14 @@ def hydrate_command(
         if value:
             table.add_row(f"rejected: {name.replace('_', ' ')}", f"{value:,}")
     out.print(table)
+    deferred = funnel["rejections"].get("deferred", 0)
+    if deferred:
+        console.print(
+            f"[yellow]note:[/] {deferred:,} capture{'s' * (deferred != 1)} deferred: the archive asked to "
+            f"wait longer than --max-retry-after ({max_retry_after:g} s); run the same command later to ask "
+            "again",
+            highlight=False,
+        )
     if compare is not None:
         report = compare_files(
             result.folder.documents_path, compare, result.folder.path / "hydration" / COMPARE_FILE

@@ -42,11 +42,12 @@ from wikihowqa.collect.archive_queries import (
     plain_memento,
     raw_memento,
 )
-from wikihowqa.collect.http import FetchError
+from wikihowqa.collect.http import BodyTooLarge, Deferred, FetchError
 from wikihowqa.collect.memento import MementoClient, MementoError
 from wikihowqa.collect.outcomes import (
     CAPTURE_NOT_200,
     CAPTURE_UNVERIFIED,
+    DEFERRED,
     FETCH_FAILED,
     FETCHED,
     NO_200_CAPTURE,
@@ -54,6 +55,7 @@ from wikihowqa.collect.outcomes import (
     REDIRECT_LIMIT,
     REDIRECT_OUTSIDE_ARCHIVE,
     REDIRECT_UNRESOLVED,
+    TOO_LARGE,
 )
 
 LOOKUPS = ("cdx", "playback", "memento")
@@ -114,12 +116,22 @@ def _none(reason: str = NO_SNAPSHOT, detail: str | None = None) -> Lookup:
 
 
 def _error(
-    failed_at: str, detail: str, endpoint: str | None = None, stale: list[str] | None = None
+    failed_at: str,
+    detail: str,
+    endpoint: str | None = None,
+    stale: list[str] | None = None,
+    reason: str = FETCH_FAILED,
 ) -> Lookup:
     """A lookup request that failed (the lookup itself, before any capture was chosen)."""
-    return Lookup(
-        "failed", FETCH_FAILED, failed_at=failed_at, detail=detail, endpoint=endpoint, stale=stale or []
-    )
+    return Lookup("failed", reason, failed_at=failed_at, detail=detail, endpoint=endpoint, stale=stale or [])
+
+
+def _reason(exc: FetchError) -> str:
+    """The funnel's name for a request that brought no answer: deferred to a later run (the server asked
+    for a longer wait than the client's cap), stopped at the size cap, or failed."""
+    if isinstance(exc, Deferred):
+        return DEFERRED
+    return TOO_LARGE if isinstance(exc, BodyTooLarge) else FETCH_FAILED
 
 
 def _statuses(captures: list[Capture]) -> str:
@@ -178,6 +190,9 @@ class CaptureFinder:
     async def _by_playback(self, url: str, ts: str, hops: list[dict[str, Any]], seen: set[str]) -> Lookup:
         try:
             played = await self.wayback.play(ts, url)
+        except (Deferred, BodyTooLarge) as exc:
+            # An answer on its own (come back later; a body too large): asking the CDX server changes neither.
+            return Lookup("failed", _reason(exc), failed_at="playback", detail=exc.reason)
         except FetchError:
             return await self._by_cdx(url, ts, hops, seen)  # it decides, and reports its own failure
         if played.kind == "capture":
@@ -196,7 +211,9 @@ class CaptureFinder:
             if capture is None:
                 rows = await wayback.nearest(url, ts)
         except FetchError as exc:
-            return _error("cdx", exc.reason, wayback.cdx_url if _misconfigured(exc) else None)
+            return _error(
+                "cdx", exc.reason, wayback.cdx_url if _misconfigured(exc) else None, reason=_reason(exc)
+            )
         except CdxError as exc:
             stale = [wayback.cdx_key(url, ts, "200"), wayback.cdx_key(url, ts, "3..")]
             return _error("cdx", str(exc), wayback.cdx_url if exc.misconfigured else None, stale)
@@ -211,7 +228,7 @@ class CaptureFinder:
             played = await wayback.play(*where)
         except FetchError as exc:
             endpoint = wayback.playback_url if _misconfigured(exc) else None
-            return self._failed(FETCH_FAILED, None, exc.reason, endpoint=endpoint, archive=where)
+            return self._failed(_reason(exc), None, exc.reason, endpoint=endpoint, archive=where)
         if played.kind == "capture":
             self.playback_serves_captures = True
         if played.kind != "capture" and played.status not in (200, 404) and not 300 <= played.status < 400:
@@ -240,7 +257,8 @@ class CaptureFinder:
         try:
             gate = await self.memento.timegate(url, ts)
         except FetchError as exc:
-            return _error("memento", exc.reason, endpoints.timegate_url if _misconfigured(exc) else None)
+            endpoint = endpoints.timegate_url if _misconfigured(exc) else None
+            return _error("memento", exc.reason, endpoint, reason=_reason(exc))
         except MementoError as exc:
             return _error("memento", str(exc), endpoints.timegate_url)
         if gate.memento_headers:
@@ -268,7 +286,8 @@ class CaptureFinder:
         try:
             mementos = await self.memento.timemap(url, gate.timemap)
         except FetchError as exc:
-            return _error("memento", exc.reason, endpoints.timemap_url if _misconfigured(exc) else None)
+            endpoint = endpoints.timemap_url if _misconfigured(exc) else None
+            return _error("memento", exc.reason, endpoint, reason=_reason(exc))
         except MementoError as exc:
             return _error("memento", str(exc), endpoints.timemap_url)
         if not mementos and gate.memento is not None and odd is None:
@@ -307,7 +326,7 @@ class CaptureFinder:
         try:
             played = await self.wayback.play_uri(raw_memento(uri), url)
         except FetchError as exc:
-            return Lookup("failed", FETCH_FAILED, failed_at="playback", detail=exc.reason)
+            return Lookup("failed", _reason(exc), failed_at="playback", detail=exc.reason)
         if played.kind == "capture":
             self.playback_serves_captures = True
         return played

@@ -9,6 +9,7 @@ from typing import Any
 from wikihowqa.collect.articles import ArticleRecord
 from wikihowqa.collect.categories import CategoryRoot, top_category
 from wikihowqa.collect.outcomes import (
+    DEFERRED,
     EMPTY_BODY,
     EMPTY_TEXT,
     FETCH_FAILED,
@@ -18,6 +19,7 @@ from wikihowqa.collect.outcomes import (
     NOT_CONFIRMED,
     NOT_FOUND,
     REFERENCE_REJECTIONS,
+    TOO_LARGE,
 )
 from wikihowqa.core.records import Document, Example
 
@@ -50,15 +52,20 @@ def documents(kept: Iterable[KeptReference], parsed: Mapping[str, dict[str, Any]
 
 
 def final_status(outcome: dict[str, Any], parsed: Mapping[str, dict[str, Any]]) -> str:
-    """A reference's place in the funnel; a page the parser gives up on (too large, too deep, a crash,
-    a timeout) yields no text, so it counts as ``empty_text`` (its detail names the parser's reason)."""
+    """A reference's place in the funnel; a page too large counts as ``too_large``, one the parser gives
+    up on otherwise (too deep, a crash, a timeout) yields no text, so it counts as ``empty_text`` (its
+    detail names the parser's reason)."""
     if outcome["status"] != FETCHED:
         return outcome["status"]
     doc = parsed.get(outcome["archive_url"]) or {}
     reason = doc.get("rejection")
     if reason is None:
         return KEPT
-    return reason if reason in (EMPTY_BODY, NON_HTML) else EMPTY_TEXT
+    return reason if reason in (EMPTY_BODY, NON_HTML, TOO_LARGE) else EMPTY_TEXT
+
+
+#: Outcomes of a lookup or playback that did not answer (failed, or deferred to a later run).
+UNANSWERED = (FETCH_FAILED, DEFERRED)
 
 
 def assemble(
@@ -149,14 +156,11 @@ def assemble(
     # A lookup that failed before any capture was chosen never found a snapshot; one that failed at
     # playback did, and lost it.
     failed_lookup = sum(
-        1
-        for o in outcomes.values()
-        if o["status"] == FETCH_FAILED and o.get("failed_at") in ("cdx", "memento")
+        1 for o in outcomes.values() if o["status"] in UNANSWERED and o.get("failed_at") in ("cdx", "memento")
     )
     found = len(values) - sum(values.count(r) for r in NOT_FOUND) - failed_lookup
-    fetched = (
-        found - (values.count(FETCH_FAILED) - failed_lookup) - sum(values.count(r) for r in NOT_CONFIRMED)
-    )
+    unanswered = sum(values.count(r) for r in UNANSWERED)
+    fetched = found - (unanswered - failed_lookup) - sum(values.count(r) for r in NOT_CONFIRMED)
     non_empty = fetched - values.count(EMPTY_BODY)
     html = non_empty - values.count(NON_HTML)
     kept = values.count(KEPT)

@@ -32,6 +32,7 @@ import aiohttp
 from yarl import URL
 
 from wikihowqa import __version__
+from wikihowqa.collect.http_body import DEFAULT_MAX_BODY_BYTES, TOO_LARGE, read_capped
 from wikihowqa.core.errors import SettingsError
 from wikihowqa.core.retry_after import retry_after_s
 
@@ -43,6 +44,8 @@ LANES = (MEDIAWIKI, CDX, PLAYBACK)
 DEFAULT_RATES: Mapping[str, float] = {MEDIAWIKI: 2.0, CDX: 0.4, PLAYBACK: 8.0}
 
 _FATAL = "too many redirects"
+#: The longest ``Retry-After`` wait honoured (5 min); asked for more, the request is deferred to a later run.
+DEFAULT_MAX_RETRY_AFTER_S = 300.0
 RETRY_STATUS = frozenset({500, 502, 503, 504, 520, 521, 522, 523, 524})
 
 
@@ -68,7 +71,8 @@ class HttpSettings:
     throttle_burst: int = 3  # this many 429s from one host within throttle_window_s at the lowest rate ...
     throttle_window_s: float = 60.0
     throttle_pause_s: float = 120.0  # ... pause the whole host this long
-    max_retry_after_s: float = 3600.0
+    max_retry_after_s: float = DEFAULT_MAX_RETRY_AFTER_S
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     contact: str | None = None
 
     def __post_init__(self) -> None:
@@ -87,6 +91,10 @@ class HttpSettings:
             raise SettingsError("backoff and pause durations must be >= 0")
         if self.throttle_burst < 1:
             raise SettingsError(f"throttle burst must be at least 1, got {self.throttle_burst}")
+        if self.max_retry_after_s < 0:
+            raise SettingsError(f"max-retry-after must be >= 0 seconds, got {self.max_retry_after_s}")
+        if self.max_body_bytes < 1:
+            raise SettingsError(f"the body size cap must be at least 1 byte, got {self.max_body_bytes}")
 
     @property
     def user_agent(self) -> str:
@@ -110,6 +118,8 @@ class HttpSettings:
             "throttle_burst": self.throttle_burst,
             "throttle_window_s": self.throttle_window_s,
             "throttle_pause_s": self.throttle_pause_s,
+            "max_retry_after_s": self.max_retry_after_s,
+            "max_body_bytes": self.max_body_bytes,
             "user_agent": self.user_agent,
         }
 
@@ -137,6 +147,18 @@ class FetchError(Exception):
     def __init__(self, url: str, reason: str, attempts: int) -> None:
         super().__init__(f"{url}: {reason} (after {attempts} attempt{'s' * (attempts != 1)})")
         self.url, self.reason, self.attempts = url, reason, attempts
+
+
+class BodyTooLarge(FetchError):
+    """A body past ``max_body_bytes`` once decompressed: stopped as it arrived, never retried."""
+
+
+class Deferred(FetchError):
+    """Asked to wait (``Retry-After``) past ``max_retry_after_s`` (``wait_s``): left for a later run."""
+
+    def __init__(self, url: str, reason: str, attempts: int, wait_s: float) -> None:
+        super().__init__(url, reason, attempts)
+        self.wait_s = wait_s
 
 
 class ResponseCache(Protocol):
@@ -260,6 +282,8 @@ class LaneStats:
     timeouts: int = 0
     connection_errors: int = 0
     truncated: int = 0
+    too_large: int = 0  # bodies stopped at max_body_bytes
+    deferred: int = 0  # given up on for a later run: Retry-After over max_retry_after_s
     bytes: int = 0
     first_sent: float | None = None
     last_sent: float | None = None
@@ -462,8 +486,14 @@ class HttpClient:
                     throttles += 1
                     reason = "429 too many requests"
                     hinted = retry_after_s(response.header("retry-after"))
+                    if hinted is not None and hinted > s.max_retry_after_s:
+                        # The host waits the cap (a 429 speaks for every request to it); this one is
+                        # left for a later run rather than sent before the server said it may be.
+                        self._pause(host, s.max_retry_after_s)
+                        self._note_429(host, lane, sent_at)
+                        raise self._deferred(key, host, 429, hinted, attempts, stats)
                     wait = (
-                        min(hinted, s.max_retry_after_s)
+                        hinted
                         if hinted is not None
                         else backoff_delay(throttles, s.throttle_backoff_s, s.backoff_max_s, self._rng)
                     )
@@ -472,6 +502,8 @@ class HttpClient:
                     if throttles > s.throttle_retries:
                         break
                     stats.retries += 1
+                    if hinted is not None:
+                        self._waiting(host, 429, wait, key)
                     await asyncio.sleep(wait)
                     continue
                 if response.status in RETRY_STATUS:
@@ -486,16 +518,39 @@ class HttpClient:
                     self.pacer(lane).increase()
                     return response
                 wait = retry_after_s(response.header("retry-after"))
+                if wait is not None and wait > s.max_retry_after_s:
+                    raise self._deferred(key, host, response.status, wait, attempts, stats)
+            elif reason is not None and reason.startswith(TOO_LARGE):
+                stats.failed += 1
+                stats.too_large += 1
+                raise BodyTooLarge(key, reason, attempts)
             errors += 1
             if errors > s.retries:
                 break
             stats.retries += 1
             delay = backoff_delay(errors - 1, s.backoff_s, s.backoff_max_s, self._rng)
             if wait is not None:
-                delay = max(delay, min(wait, s.max_retry_after_s))
+                delay = max(delay, wait)
+                self._waiting(host, response.status if response is not None else 0, delay, key)
             await asyncio.sleep(delay)
         stats.failed += 1
         raise FetchError(key, reason or "failed", attempts)
+
+    def _waiting(self, host: str, status: int, wait: float, key: str) -> None:
+        """Say so when a server's ``Retry-After`` holds a request up for a second or more."""
+        if wait >= 1.0:
+            self._event(f"{host}: HTTP {status}, Retry-After: waiting {wait:.0f} s to ask again for {key}")
+
+    def _deferred(
+        self, key: str, host: str, status: int, wait: float, attempts: int, stats: LaneStats
+    ) -> Deferred:
+        """A request whose server asked for a longer wait than ``max_retry_after_s``: given up for now."""
+        stats.failed, stats.deferred = stats.failed + 1, stats.deferred + 1
+        cap = self.settings.max_retry_after_s
+        why = f"Retry-After {wait:.0f} s, over the {cap:g} s cap"
+        reason = f"HTTP {status} with {why}: deferred to a later run"
+        self._event(f"{host}: {reason} ({key})")
+        return Deferred(key, reason, attempts, wait)
 
     async def _attempt(
         self,
@@ -510,9 +565,13 @@ class HttpClient:
             async with self._client.get(
                 _url(key), allow_redirects=follow_redirects, max_redirects=10, headers=headers
             ) as r:
-                content = await r.read()
                 headers = {k.lower(): v for k, v in r.headers.items()}
                 final_url, status = str(r.url), r.status
+                body = await read_capped(r, headers, self.settings.max_body_bytes)
+                if isinstance(body, str):
+                    r.close()  # the rest is never read: the connection is not reused
+                    return body, None
+                content = bytes(body)
         except (TimeoutError, aiohttp.ServerTimeoutError):
             stats.timeouts += 1
             return "timeout", None

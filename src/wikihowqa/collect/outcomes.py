@@ -14,6 +14,9 @@ REDIRECT_UNRESOLVED = "redirect_unresolved"  # its redirect captures lead to a U
 REDIRECT_LIMIT = "redirect_limit"  # more redirect captures in a row than followed, or a loop
 #: A lookup or playback that failed (an error, a refusal, a timeout): ``--retry-failed`` asks again.
 FETCH_FAILED = "fetch_failed"
+#: The archive asked to wait longer (``Retry-After``) than the client's cap: not an answer, so the next run
+#: asks again by itself (no ``--retry-failed`` needed).
+DEFERRED = "deferred"
 #: A capture was chosen, but its playback does not confirm it.
 CAPTURE_NOT_200 = "capture_not_200"  # the CDX row says 200, the played capture another status
 CAPTURE_UNVERIFIED = "capture_unverified"  # the playback is no capture (no Memento-Datetime), or another
@@ -21,6 +24,9 @@ REDIRECT_OUTSIDE_ARCHIVE = "redirect_outside_archive"  # the playback redirects 
 FETCHED = "fetched"
 #: What the parse stage makes of a fetched snapshot.
 EMPTY_BODY, NON_HTML, EMPTY_TEXT, KEPT = "empty_body", "non_html", "empty_text", "kept"
+#: A capture past the size cap: its body over ``max_body_bytes`` as it arrived (decompressed), or a page
+#: the parser gave up on for its size or memory. An answer, kept on resume: it is never fetched again.
+TOO_LARGE = "too_large"
 
 #: Rejections before a snapshot is found, and after it (the lookup's failures are either, by where).
 NOT_FOUND = (NO_SNAPSHOT, NO_200_CAPTURE, REDIRECT_UNRESOLVED, REDIRECT_LIMIT)
@@ -29,9 +35,11 @@ NOT_CONFIRMED = (CAPTURE_NOT_200, CAPTURE_UNVERIFIED, REDIRECT_OUTSIDE_ARCHIVE)
 REFERENCE_REJECTIONS = (
     *NOT_FOUND,
     FETCH_FAILED,
+    DEFERRED,
     *NOT_CONFIRMED,
     EMPTY_BODY,
     NON_HTML,
+    TOO_LARGE,
     EMPTY_TEXT,
 )
 #: Outcomes ``--retry-failed`` forgets: answers that may differ when asked again (they were all counted

@@ -15,7 +15,7 @@ from typing import Any
 from wikihowqa.collect.archive_queries import wayback_timestamp
 from wikihowqa.collect.articles import ArticleRecord
 from wikihowqa.collect.captures import CaptureFinder
-from wikihowqa.collect.outcomes import FETCHED, NO_SNAPSHOT, RETRIED
+from wikihowqa.collect.outcomes import DEFERRED, FETCHED, NO_SNAPSHOT, RETRIED
 from wikihowqa.collect.pool import run_pool
 from wikihowqa.collect.progress import Reporter
 from wikihowqa.collect.store import StateStore, StoredResults
@@ -82,7 +82,9 @@ async def fetch_tasks(
     The first lookups run one at a time: while each fails the way a wrong endpoint does (connection
     refused, a CDX 404 or an answer that is no CDX result, a playback without ``Memento-Datetime``),
     nothing is stored, and after :data:`PROBES` of them the build stops with one line naming the endpoint
-    and its answer, rather than writing an empty dataset."""
+    and its answer, rather than writing an empty dataset. Lookups an earlier run deferred (the archive
+    asked it to come back later) are asked again."""
+    forget_deferred(store)
     done = store.result_keys("reference")
     reporter.phase("snapshots (CDX)", len(tasks))
     reporter.phase("snapshots fetched", len(tasks))
@@ -168,6 +170,14 @@ def forget_failed(store: StateStore) -> list[str]:
     store.delete_responses(stale)
     store.delete_results("reference", failed)
     return list(failed)
+
+
+def forget_deferred(store: StateStore) -> list[str]:
+    """Forget the references an earlier run deferred (the archive asked for a longer ``Retry-After``
+    than the client waits), so that this run asks for them again; returns their keys."""
+    deferred = [k for k, v in store.iter_results("reference") if v and v.get("status") == DEFERRED]
+    store.delete_results("reference", deferred)
+    return deferred
 
 
 async def fetch_capture(finder: CaptureFinder, store: StateStore, url: str, timestamp: str) -> dict[str, Any]:

@@ -28,9 +28,10 @@ from wikihowqa import __version__
 from wikihowqa.collect.archive_queries import seconds
 from wikihowqa.collect.archive_settings import ArchiveSettings
 from wikihowqa.collect.documents import StoredVerdicts, make_documents
-from wikihowqa.collect.funnel import final_status
+from wikihowqa.collect.funnel import UNANSWERED, final_status
 from wikihowqa.collect.http import HttpClient, HttpSettings
 from wikihowqa.collect.outcomes import (
+    DEFERRED,
     EMPTY_BODY,
     FETCH_FAILED,
     FETCHED,
@@ -61,11 +62,12 @@ NOT_A_SNAPSHOT_URL = "not_a_snapshot_url"
 #: The archive served another capture than the one named, further from it than ``--max-shift``.
 CAPTURE_TOO_FAR = "capture_too_far"
 #: Every reason a named capture yields no document, in funnel order.
+_PARSED_FROM = REFERENCE_REJECTIONS.index(EMPTY_BODY)
 HYDRATE_REJECTIONS = (
     NOT_A_SNAPSHOT_URL,
-    *REFERENCE_REJECTIONS[:8],
+    *REFERENCE_REJECTIONS[:_PARSED_FROM],
     CAPTURE_TOO_FAR,
-    *REFERENCE_REJECTIONS[8:],
+    *REFERENCE_REJECTIONS[_PARSED_FROM:],
 )
 #: 90 days: a page archived within a season of the named capture almost always holds the same text; the
 #: Internet Archive serves captures years away when the named one is gone, which are refused.
@@ -106,8 +108,9 @@ class HydrateSettings:
 
     @property
     def parse(self) -> ParseSettings:
-        """Each named capture is parsed alone: the release names every page it used."""
-        return ParseSettings(pagination="flag")
+        """Each named capture is parsed alone: the release names every page it used; the parser's size
+        limit is the client's, so a body the client kept is never refused for its size."""
+        return ParseSettings(pagination="flag", max_bytes=self.http.max_body_bytes)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -206,7 +209,9 @@ def _days(shift_s: float) -> str:
 
 
 #: Reasons a capture is not a verified one within the shift (the funnel's exact + shifted count the rest).
-_UNVERIFIED = frozenset({CAPTURE_TOO_FAR, NOT_A_SNAPSHOT_URL, FETCH_FAILED, *NOT_FOUND, *NOT_CONFIRMED})
+_UNVERIFIED = frozenset(
+    {CAPTURE_TOO_FAR, NOT_A_SNAPSHOT_URL, FETCH_FAILED, DEFERRED, *NOT_FOUND, *NOT_CONFIRMED}
+)
 
 
 @dataclass
@@ -221,7 +226,7 @@ class _FunnelCounts:
 
     def add_url(self, row: dict[str, Any]) -> None:
         self.values[row["status"]] += 1
-        self.lookup_failed += row["status"] == FETCH_FAILED and row.get("failed_at") in ("cdx", "memento")
+        self.lookup_failed += row["status"] in UNANSWERED and row.get("failed_at") in ("cdx", "memento")
         if row["status"] not in _UNVERIFIED and "shift_s" in row:
             self.exact += row["shift_s"] == 0
             self.shifted += row["shift_s"] > 0
@@ -333,7 +338,8 @@ def funnel(the_plan: Plan, counts: _FunnelCounts) -> dict[str, Any]:
     unique = sum(values.values())
     snapshot_urls = unique - values[NOT_A_SNAPSHOT_URL]
     captured = snapshot_urls - sum(values[r] for r in NOT_FOUND) - lookup_failed
-    verified = captured - (values[FETCH_FAILED] - lookup_failed) - sum(values[r] for r in NOT_CONFIRMED)
+    unanswered = values[FETCH_FAILED] + values[DEFERRED]
+    verified = captured - (unanswered - lookup_failed) - sum(values[r] for r in NOT_CONFIRMED)
     within = verified - values[CAPTURE_TOO_FAR]
     non_empty = within - values[EMPTY_BODY]
     html = non_empty - values[NON_HTML]
