@@ -106,7 +106,8 @@ class Site:
         self.logs.mkdir(parents=True, exist_ok=True)
         log = (self.logs / "site.log").open("ab")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "benchmarks.paper_scale", "--serve", str(self.corpus), "--url-file", str(url_file)],
+            [sys.executable, "-m", "benchmarks.paper_scale", "--serve", str(self.corpus), "--url-file",
+             str(url_file)],
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
