@@ -66,7 +66,10 @@ def test_every_stage_package_is_a_face_naming_its_api():
         lines = init.read_text().splitlines()
         body = [line for line in lines if line.startswith(("def ", "class ")) and "def __" not in line]
         assert not body, f"{init}: code in a face: {body}"
+        submodules = {m.name for m in pkgutil.iter_modules(package.__path__)}
         for name in package.__all__:
+            # a name that is also a submodule's would be replaced by the module once that is imported
+            assert name not in submodules, f"wikihowqa.{info.name}.{name} is also a submodule"
             assert getattr(package, name) is not None, f"wikihowqa.{info.name}.{name}"
 
 

@@ -383,7 +383,7 @@ def test_a_hydration_killed_with_sigkill_resumes_to_the_same_output(hydrated, ar
 
 
 def test_a_release_url_names_its_capture_and_other_values_name_none():
-    from wikihowqa.release.hydrate import named_capture
+    from wikihowqa.release.snapshot_urls import named_capture
 
     named = named_capture(
         "http://web.archive.org/web/20160506033836/http://gardeningcentral.org:80/dry_figs/"

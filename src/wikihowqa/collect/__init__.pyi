@@ -1,3 +1,2 @@
 from .build import BuildResult as BuildResult
 from .build import BuildSettings as BuildSettings
-from .build import build as build

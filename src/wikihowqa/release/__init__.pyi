@@ -3,7 +3,6 @@ from .hub_fetch import HubFiles as HubFiles
 from .hub_fetch import fetch_qa as fetch_qa
 from .hydrate import HydrateResult as HydrateResult
 from .hydrate import HydrateSettings as HydrateSettings
-from .hydrate import hydrate as hydrate
 from .importer import Release as Release
 from .importer import import_hub as import_hub
 from .importer import import_release as import_release
