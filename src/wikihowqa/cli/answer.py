@@ -11,6 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from wikihowqa.answer.catalogue import DESCRIPTIONS
 from wikihowqa.cli._app import app, console, out
+from wikihowqa.cli._outputs import writes
 from wikihowqa.cli._options import (
     Device,
     ExecutorKind,
@@ -30,6 +31,7 @@ _SYSTEMS_HELP = "System to run: " + "; ".join(f"{name} ({what})" for name, what 
 
 
 @app.command("answer")
+@writes("out_file", "dataset", "config", default=lambda a: Path(a["dataset"]) / "predictions")
 def answer_command(
     dataset: Path = typer.Argument(..., help="Dataset folder (qa.jsonl and documents.jsonl)."),
     system: str = typer.Option(..., "--system", "-s", help=_SYSTEMS_HELP),
@@ -134,6 +136,7 @@ def answer_command(
 
 
 @app.command("train")
+@writes("out_dir", "dataset", "config")
 def train_command(
     dataset: Path = typer.Argument(
         ..., help="Dataset folder with a train split (and a validation split for eval)."

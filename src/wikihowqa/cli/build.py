@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from wikihowqa.cli._app import app, console, out
+from wikihowqa.cli._outputs import writes
 from wikihowqa.cli._archive import (
     WAYBACK_DEFAULT,
     ArchiveHost,
@@ -41,6 +42,7 @@ class RichReporter(Bars):
 
 
 @app.command("build")
+@writes("out_dir")
 def build_command(
     out_dir: Path = typer.Argument(
         ..., help="Dataset folder to build into; rerun the same command to resume an interrupted build."

@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from wikihowqa.cli._app import app, console, out
+from wikihowqa.cli._outputs import writes
 from wikihowqa.cli._options import (
     Device,
     ExecutorKind,
@@ -24,6 +25,9 @@ from wikihowqa.evaluate import GROUNDING_THRESHOLD
 
 
 @app.command("evaluate")
+@writes(
+    "out_dir", "dataset", "predictions", "bertscore_baseline", default=lambda a: Path(a["dataset"]) / "report"
+)
 def evaluate_command(
     dataset: Path = typer.Argument(
         ..., help="Dataset folder with the gold answers (qa.jsonl, documents.jsonl)."

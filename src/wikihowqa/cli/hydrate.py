@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from wikihowqa.cli._app import app, console, out
+from wikihowqa.cli._outputs import writes
 from wikihowqa.cli._archive import (
     WAYBACK_DEFAULT,
     ArchiveHost,
@@ -30,6 +31,7 @@ from wikihowqa.cli._options import Overwrite, out_option
 
 
 @app.command("hydrate")
+@writes("out_dir", "dataset", "compare", "from_warc", default=lambda a: a["dataset"])
 def hydrate_command(
     dataset: Path = typer.Argument(
         ..., help="Dataset folder holding the QA part (e.g. from `wikihowqa import --qa`); rerun to resume."

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from wikihowqa.cli._app import app, console, out
+from wikihowqa.cli._outputs import writes
 from wikihowqa.cli._options import (
     ENCODER_DEFAULT,
     ExecutorKind,
@@ -21,6 +22,7 @@ from wikihowqa.progress import Bars
 
 
 @app.command("stats")
+@writes("out_dir", "dataset", default=lambda a: Path(a["dataset"]) / "stats")
 def stats_command(
     dataset: Path = typer.Argument(..., help="Dataset folder (QA part and document part)."),
     out_dir: Annotated[Path | None, out_option("the report folder", "DATASET/stats")] = None,

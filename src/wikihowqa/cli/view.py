@@ -8,10 +8,14 @@ from typing import Annotated
 import typer
 
 from wikihowqa.cli._app import app, console, out
+from wikihowqa.cli._outputs import writes
 from wikihowqa.cli._options import Overwrite, out_option
 
 
 @app.command("view")
+@writes(
+    "out_dir", "dataset", "predictions", "report", "study", "stats", default=lambda a: Path(a["dataset"]) / "site"
+)
 def view_command(
     dataset: Path = typer.Argument(..., help="Dataset folder (QA part, document part, manifest.json)."),
     predictions: list[Path] = typer.Option(
