@@ -22,6 +22,7 @@ from wikihowqa.answer.predictions import (
     partial_path,
     read_partial,
 )
+from wikihowqa.answer.record import check_resume, forget, run_record, save_record
 from wikihowqa.answer.registry import (
     Answer,
     Context,
@@ -101,12 +102,16 @@ def answer_split(
     device: str | None = None,
     progress: Progress = QUIET,
     log: Callable[[str], None] = lambda _: None,
+    fresh: bool = False,
+    warn: Callable[[str], None] | None = None,
 ) -> AnswerReport:
     """Answer the questions of ``split`` (the first ``limit``) with a system; resumable (see module doc).
 
     ``executor`` (``wikihowqa.executor``) runs the neural work — passage embeddings, local generation — on
     its workers; this process still writes every file. ``device``: ``--device`` of the neural models.
-    ``progress`` follows the questions in a phase named after the system (those answered before count)."""
+    ``progress`` follows the questions in a phase named after the system (those answered before count).
+    A resume must run under the record of the earlier answers (``record.py``); ``fresh`` starts over;
+    ``warn``: where a one-line warning goes (default ``log``)."""
     spec = system_spec(system_name)
     settings = dict(settings or {})
     typed = check(AnswerSettings, settings, "settings")  # every section, before any work: a typo is one line
@@ -118,6 +123,8 @@ def answer_split(
             raise SettingsError("--limit must be at least 1")
         examples = examples[:limit]
     out = Path(out) if out else default_output(folder, system_name, split)
+    if fresh:
+        forget(out)
     partial = partial_path(out)
     recovered = read_partial(partial)
     if partial.is_file():  # drop a torn last line before appending after it
@@ -126,6 +133,8 @@ def answer_split(
     for p in earlier:
         if p.system != system_name:
             raise DatasetError(f"{out}: holds predictions of system {p.system!r}, not {system_name!r}")
+    record = run_record(folder, system_name, split, typed, device)
+    check_resume(out, bool(earlier), record, warn or log)
     done = {p.article_id: p for p in earlier}
     todo = [e for e in examples if e.article_id not in done]
     before = len(examples) - len(todo)
@@ -135,6 +144,7 @@ def answer_split(
     advice: list[str] = []
     if todo:
         try:
+            save_record(out, record)  # before the first answer: a crash leaves the partial file with it
             ctx = Context(folder, settings, split, executor, device, typed)
             log(f"loading {system_name}")
             system = spec.factory(ctx)
@@ -153,6 +163,7 @@ def answer_split(
     extra = [p for aid, p in done.items() if aid not in in_split]
     if ordered or extra or out.is_file():  # nothing answered at all: no empty file to mistake for results
         write_predictions(out, [*ordered, *extra])
+        save_record(out, record)
     partial.unlink(missing_ok=True)
     answered_now = len([e for e in todo if e.article_id in done])
     return AnswerReport(

@@ -75,6 +75,12 @@ def answer_command(
     set_: list[str] = typer.Option(
         [], "--set", help="Override one setting, e.g. --set extractive.max_words=60 (repeatable)."
     ),
+    fresh: bool = typer.Option(
+        False,
+        "--fresh",
+        help="Answer every question anew: delete the predictions file, its partial file and its settings "
+        "record first (default: resume, which is refused when the settings differ from the file's).",
+    ),
     executor: ExecutorKind = "local",
     ray_address: RayAddress = None,
     workers: Workers = None,
@@ -126,7 +132,11 @@ def answer_command(
             executor=runner,
             device=device,
             progress=Bars(bar),
-            log=lambda message: bar.console.print(f"[dim]{message}[/]"),
+            log=lambda message: bar.console.print(f"[dim]{escape(message)}[/]"),
+            fresh=fresh,
+            warn=lambda message: bar.console.print(
+                f"[yellow]warning:[/] {escape(message)}", highlight=False, soft_wrap=True
+            ),
         )
     out.print(report.summary(), soft_wrap=True)  # soft_wrap: a path stays whole for scripts that read it
     failure = report.failure()
