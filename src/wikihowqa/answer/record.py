@@ -17,7 +17,7 @@ from typing import Any
 
 from wikihowqa.errors import DatasetError, SettingsError
 from wikihowqa.io import DatasetFolder, write_json
-from wikihowqa.schema.settings import AnswerSettings
+from wikihowqa.schema.settings import AnswerSettings, DenseOptions
 
 RECORD_VERSION = 1
 
@@ -51,7 +51,10 @@ def _encoder(system: str, typed: AnswerSettings, device: str | None) -> dict[str
     from wikihowqa.device import resolve_device
     from wikihowqa.embed import resolve_backend
 
-    dense = typed.retrieval.dense
+    retrieval = typed.retrieval
+    hybrid = system.startswith("hybrid") or retrieval.retriever == "hybrid"
+    dense = (retrieval.hybrid.dense if hybrid and retrieval.hybrid else retrieval.dense) or DenseOptions()
+    device = dense.device or device
     backend = resolve_backend(dense.backend, device)
     if backend == "torch":  # wikihowqa.device: float16 for retrieval on CUDA, float32 on the CPU
         return {"backend": "torch", "precision": "f16" if resolve_device(device) == "cuda" else "f32"}
