@@ -20,7 +20,7 @@ import numpy as np
 
 from wikihowqa.device import batch_size as batch_for
 from wikihowqa.device import dtype_for, ray_gpus, resolve_device
-from wikihowqa.errors import SettingsError
+from wikihowqa.errors import SettingsError, describe_environment_error, is_environment_error
 from wikihowqa.executor import Executor, LocalExecutor
 from wikihowqa.io import DatasetFolder, atomic_write
 from wikihowqa.progress import QUIET, Progress
@@ -108,7 +108,8 @@ def load_model(
             return _load_openvino(model_source(model), model_key(model), precision)
         return _load(model_source(model), where, str(dtype_for(where, work)).removeprefix("torch."))
     except (OSError, ValueError) as exc:
-        raise SettingsError(f"cannot load embedding model {model!r}: {exc}") from None
+        why = describe_environment_error(exc) if is_environment_error(exc) else str(exc)  # names the path
+        raise SettingsError(f"cannot load embedding model {model!r}: {why}") from None
 
 
 @cache

@@ -1,4 +1,5 @@
-"""Spec: `wikihowqa answer` resumes only under the settings its file was answered with (issue 32, item 2).
+"""Spec: `wikihowqa answer` resumes only under the settings its file was answered with (issue 32, item 2),
+and a cache path it cannot use is one line naming it and what to do (item 15).
 
 A rerun with another encoder or ``--set extractive.max_words=20`` used to keep the earlier answers and add
 new ones under the new settings, exit 0. The file now carries a record of what decided its answers.
@@ -7,12 +8,18 @@ new ones under the new settings, exit 0. The file now carries a record of what d
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from wikihowqa.answer.record import record_path
 from wikihowqa.importer import import_release
 from wikihowqa.io import read_predictions
+
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 @pytest.fixture
@@ -94,3 +101,27 @@ def test_a_file_from_before_the_record_resumes_with_one_warning(cli, dataset, tm
     (warning,) = _said(resumed)
     assert "no record of the settings" in warning and "--fresh" in warning
     assert "1 answered now, 1 earlier" in resumed.stdout and record_path(out).is_file()
+
+
+def test_a_cache_folder_that_is_a_file_is_one_line_naming_it_and_what_to_do(cli, dataset, tmp_path):
+    """Issue 32, 15: it used to be "[Errno 17] File exists" (or ENOTDIR behind "cannot load the model")."""
+    (dataset / "cache").write_text("not a folder")
+    result = cli("answer", dataset, "-s", "dense+lead", "--split", "train", "--out", tmp_path / "p.jsonl",
+                 "--encoder-backend", "torch", "--device", "cpu")  # fmt: skip
+    assert result.exit_code == 2, result.output
+    (line,) = _said(result)
+    assert f"{dataset / 'cache'} is a file where a folder is needed: move or delete it" in line
+
+
+def test_an_encoder_cache_home_that_is_a_file_is_named(dataset, tmp_path):
+    """The OpenVINO model cache under $XDG_CACHE_HOME (a fresh process: models load once per process)."""
+    (tmp_path / "xdg").mkdir()
+    (tmp_path / "xdg" / "wikihowqa").write_text("not a folder")
+    env = {**os.environ, "PYTHONPATH": str(SRC), "XDG_CACHE_HOME": str(tmp_path / "xdg"), "COLUMNS": "300"}
+    command = [sys.executable, "-m", "wikihowqa", "answer", str(dataset), "-s", "dense+lead", "--split", "train",
+               "--out", str(tmp_path / "p.jsonl"), "--encoder-backend", "openvino", "--device", "cpu"]  # fmt: skip
+    run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 2, run.stderr
+    errors = [line for line in run.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "Traceback" not in run.stderr
+    assert f"{tmp_path / 'xdg' / 'wikihowqa'} is a file where a folder is needed" in errors[0]
