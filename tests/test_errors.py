@@ -38,4 +38,5 @@ def test_a_file_above_a_folder_to_make_is_the_one_named(tmp_path):
 
 def test_other_errors_keep_their_one_line(tmp_path):
     exc = _error(open, tmp_path / "missing" / "x.jsonl")
-    assert describe_environment_error(exc) == f"{tmp_path / 'missing' / 'x.jsonl'}: No such file or directory (ENOENT)"
+    missing = tmp_path / "missing" / "x.jsonl"
+    assert describe_environment_error(exc) == f"{missing}: No such file or directory (ENOENT)"

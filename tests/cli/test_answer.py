@@ -118,8 +118,9 @@ def test_an_encoder_cache_home_that_is_a_file_is_named(dataset, tmp_path):
     (tmp_path / "xdg").mkdir()
     (tmp_path / "xdg" / "wikihowqa").write_text("not a folder")
     env = {**os.environ, "PYTHONPATH": str(SRC), "XDG_CACHE_HOME": str(tmp_path / "xdg"), "COLUMNS": "300"}
-    command = [sys.executable, "-m", "wikihowqa", "answer", str(dataset), "-s", "dense+lead", "--split", "train",
-               "--out", str(tmp_path / "p.jsonl"), "--encoder-backend", "openvino", "--device", "cpu"]  # fmt: skip
+    command = [sys.executable, "-m", "wikihowqa", "answer", str(dataset), "-s", "dense+lead",
+               "--split", "train", "--out", str(tmp_path / "p.jsonl"),
+               "--encoder-backend", "openvino", "--device", "cpu"]  # fmt: skip
     run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 2, run.stderr
     errors = [line for line in run.stderr.splitlines() if line.startswith("error:")]

@@ -79,7 +79,8 @@ def test_giving_a_renamed_option_by_both_names_is_one_error(cli, tmp_path, monke
     _fake_training(monkeypatch)
     config = tmp_path / "generator.yaml"
     config.write_text("generator:\n  model: some-model\n")
-    both = cli("train", tmp_path / "dataset", "--config", config, "--out", tmp_path / "a", "--output-dir", tmp_path / "b")
+    dataset = tmp_path / "dataset"
+    both = cli("train", dataset, "--config", config, "--out", tmp_path / "a", "--output-dir", tmp_path / "b")
     assert both.exit_code == 2
     assert both.lines[-1] == "error: --output-dir is the old name of --out: give only --out"
 

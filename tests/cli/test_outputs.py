@@ -60,7 +60,9 @@ def _cases():
                     yield pytest.param(name, source, relation, id=f"{name}-{source}-{relation}")
 
 
-def _argv(command: typer.core.TyperCommand, name: str, source: str, value: Path, out: Path, tmp: Path) -> list[str]:
+def _argv(
+    command: typer.core.TyperCommand, name: str, source: str, value: Path, out: Path, tmp: Path
+) -> list[str]:
     """The command's arguments: ``value`` for ``source``, ``out`` for its output, placeholders else."""
     out_param = WRITERS[name]
     argv: list[str] = [name]

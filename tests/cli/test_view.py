@@ -37,7 +37,8 @@ def test_a_port_in_use_is_one_line_naming_it(cli, small_dataset, tmp_path):
         port = taken.getsockname()[1]
         result = cli("view", small_dataset, "--serve", "--port", port, "--out", tmp_path / "site")
     assert result.exit_code == 2, result.output
-    assert len(result.lines) == 1 and f"--port {port}: cannot serve on 127.0.0.1:{port} (in use" in result.lines[0]
+    assert len(result.lines) == 1
+    assert f"--port {port}: cannot serve on 127.0.0.1:{port} (in use" in result.lines[0]
     assert not (tmp_path / "site").exists()
 
 
@@ -69,7 +70,8 @@ def _predictions(path: Path, rows: list[dict]) -> Path:
 
 
 def test_predictions_that_match_no_question_are_an_error(cli, small_dataset, tmp_path):
-    stray = _predictions(tmp_path / "stray.jsonl", [{"article_id": 9, "system": "mine", "answer": "An answer."}])
+    row = {"article_id": 9, "system": "mine", "answer": "An answer."}
+    stray = _predictions(tmp_path / "stray.jsonl", [row])
     result = cli("view", small_dataset, "--predictions", stray, "--out", tmp_path / "site")
     assert result.exit_code == 2, result.output
     assert len(result.lines) == 1 and "stray.jsonl" in result.lines[0] and "no question" in result.lines[0]

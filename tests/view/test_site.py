@@ -142,7 +142,9 @@ def test_the_command_writes_the_site_and_says_what_it_wrote(cli, explorer_inputs
     assert result.exit_code == 0, result.stderr
     assert "3 questions, 2 systems" in result.stdout and (tmp_path / "site" / "index.html").is_file()
     (tmp_path / "not-a-study").mkdir()
-    missing = cli("view", explorer_inputs["dataset"], "--study", tmp_path / "not-a-study", "--out", tmp_path / "s2")
+    missing = cli(
+        "view", explorer_inputs["dataset"], "--study", tmp_path / "not-a-study", "--out", tmp_path / "s2"
+    )
     assert missing.exit_code == 2 and len(missing.lines) == 1 and "meta_evaluation.json" in missing.lines[0]
 
 

@@ -85,7 +85,7 @@ def check_out(
 
 
 def _labels(func: Callable[..., Any]) -> dict[str, str]:
-    """Each parameter as the user types it: an option's longest name (``--out``), an argument's in capitals."""
+    """Each parameter as typed: an option's longest name (``--out``), an argument's in capitals."""
     hints = typing.get_type_hints(func, include_extras=True)
     labels: dict[str, str] = {}
     for name, param in inspect.signature(func).parameters.items():

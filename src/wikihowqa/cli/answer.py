@@ -11,7 +11,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from wikihowqa.answer.catalogue import DESCRIPTIONS
 from wikihowqa.cli._app import app, console, out
-from wikihowqa.cli._outputs import writes
 from wikihowqa.cli._options import (
     Device,
     ExecutorKind,
@@ -24,6 +23,7 @@ from wikihowqa.cli._options import (
     renamed,
     running_on,
 )
+from wikihowqa.cli._outputs import writes
 
 #: The systems the registry holds, with what each does (the --system help lists them all; the catalogue is the
 #: registry's table of names, read without loading the systems).

@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from wikihowqa.cli._app import app, console, out
-from wikihowqa.cli._outputs import writes
 from wikihowqa.cli._archive import (
     WAYBACK_DEFAULT,
     ArchiveHost,
@@ -27,6 +26,7 @@ from wikihowqa.cli._archive import (
     lookup_option,
     retry_failed_option,
 )
+from wikihowqa.cli._outputs import writes
 from wikihowqa.errors import SettingsError
 from wikihowqa.progress import Bars
 

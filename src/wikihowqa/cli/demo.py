@@ -10,8 +10,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from wikihowqa.cli._app import app, console, out
-from wikihowqa.cli._outputs import writes
 from wikihowqa.cli._options import out_option
+from wikihowqa.cli._outputs import writes
 
 
 def _corpus() -> list[tuple[str, Path]]:

@@ -10,7 +10,6 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from wikihowqa.cli._app import app, console, out
-from wikihowqa.cli._outputs import writes
 from wikihowqa.cli._options import (
     Device,
     ExecutorKind,
@@ -21,6 +20,7 @@ from wikihowqa.cli._options import (
     running_on,
     seed_option,
 )
+from wikihowqa.cli._outputs import writes
 from wikihowqa.evaluate import GROUNDING_THRESHOLD
 
 

@@ -10,8 +10,8 @@ import typer
 from rich.markup import escape
 
 from wikihowqa.cli._app import app, console, out
-from wikihowqa.cli._outputs import writes
 from wikihowqa.cli._options import Overwrite
+from wikihowqa.cli._outputs import writes
 
 AllowEmptyAnswers = Annotated[
     bool,

@@ -9,8 +9,8 @@ import typer
 from rich.markup import escape
 
 from wikihowqa.cli._app import app, console, out
-from wikihowqa.cli._outputs import writes
 from wikihowqa.cli._options import ENCODER_DEFAULT, Overwrite, model_option, out_option, seed_option
+from wikihowqa.cli._outputs import writes
 
 
 @app.command("deteriorate")

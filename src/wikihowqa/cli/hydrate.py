@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from wikihowqa.cli._app import app, console, out
-from wikihowqa.cli._outputs import writes
 from wikihowqa.cli._archive import (
     WAYBACK_DEFAULT,
     ArchiveHost,
@@ -28,6 +27,7 @@ from wikihowqa.cli._archive import (
     retry_failed_option,
 )
 from wikihowqa.cli._options import Overwrite, out_option
+from wikihowqa.cli._outputs import writes
 
 
 @app.command("hydrate")

@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 from wikihowqa.cli._app import app, console, out
-from wikihowqa.cli._outputs import writes
 from wikihowqa.cli._options import Overwrite, out_option
+from wikihowqa.cli._outputs import writes
 
 
 @app.command("serve")

@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from wikihowqa.cli._app import app, console, out
-from wikihowqa.cli._outputs import writes
 from wikihowqa.cli._options import (
     ENCODER_DEFAULT,
     ExecutorKind,
@@ -18,6 +17,7 @@ from wikihowqa.cli._options import (
     out_option,
     running_on,
 )
+from wikihowqa.cli._outputs import writes
 from wikihowqa.progress import Bars
 
 

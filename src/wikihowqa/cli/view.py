@@ -8,14 +8,16 @@ from typing import Annotated
 import typer
 
 from wikihowqa.cli._app import app, console, out
-from wikihowqa.cli._outputs import writes
 from wikihowqa.cli._options import Overwrite, out_option
+from wikihowqa.cli._outputs import writes
 from wikihowqa.cli._signals import stopped_by_signals
 
 
 @app.command("view")
 @writes(
-    "out_dir", "dataset", "predictions", "report", "study", "stats", default=lambda a: Path(a["dataset"]) / "site"
+    "out_dir",
+    *("dataset", "predictions", "report", "study", "stats"),
+    default=lambda a: Path(a["dataset"]) / "site",
 )
 def view_command(
     dataset: Path = typer.Argument(..., help="Dataset folder (QA part, document part, manifest.json)."),
