@@ -95,6 +95,9 @@ def test_an_output_that_is_holds_or_lies_inside_an_input_is_refused(
     assert len(result.lines) == 1 and result.lines[0].startswith("error:"), result.stderr
     word = {"is": " is the input ", "parent": " holds the input ", "inside": " lies inside the input "}
     assert word[relation] in result.lines[0] and str(value) in result.lines[0]
+    param = next(p for p in COMMANDS[name].params if p.name == WRITERS[name])
+    label = "--out" if isinstance(param, typer.core.TyperOption) else WRITERS[name].upper()
+    assert result.lines[0].startswith(f"error: {label} {out} ")  # the output as the user typed its name
     assert (value / "qa.jsonl").read_text(encoding="utf-8") == '{"kept": true}\n'
     assert sorted(p.name for p in home.iterdir()) == ["input"]
 

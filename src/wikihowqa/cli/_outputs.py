@@ -89,8 +89,11 @@ def _labels(func: Callable[..., Any]) -> dict[str, str]:
     hints = typing.get_type_hints(func, include_extras=True)
     labels: dict[str, str] = {}
     for name, param in inspect.signature(func).parameters.items():
-        infos = [param.default, *getattr(hints.get(name), "__metadata__", ())]
-        decls = [d for info in infos if isinstance(info, OptionInfo) for d in info.param_decls or ()]
+        annotated = [i for i in getattr(hints.get(name), "__metadata__", ()) if isinstance(i, OptionInfo)]
+        decls = [d for info in [param.default, *annotated] if isinstance(info, OptionInfo)
+                 for d in info.param_decls or ()]  # fmt: skip
+        # in ``Annotated``, typer reads ``typer.Option("--out")``'s first argument as the name, not a default
+        decls += [i.default for i in annotated if isinstance(i.default, str) and i.default.startswith("--")]
         longest = max((d for d in decls if d.startswith("--")), key=len, default=None)
         labels[name] = longest or name.upper()
     return labels
