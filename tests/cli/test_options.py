@@ -63,13 +63,13 @@ def test_train_output_dir_still_works_and_warns_that_out_replaces_it(cli, tmp_pa
     seen = _fake_training(monkeypatch)
     config = tmp_path / "generator.yaml"
     config.write_text("generator:\n  model: some-model\n")
-    old = cli("train", tmp_path, "--config", config, "--output-dir", tmp_path / "old")
+    old = cli("train", tmp_path / "dataset", "--config", config, "--output-dir", tmp_path / "old")
     assert old.exit_code == 0, old.stderr
     assert Path(seen[-1].output_dir) == tmp_path / "old"
     assert old.lines == [
         "warning: --output-dir is deprecated and will be removed in the next release; use --out"
     ]
-    new = cli("train", tmp_path, "--config", config, "--out", tmp_path / "new")
+    new = cli("train", tmp_path / "dataset", "--config", config, "--out", tmp_path / "new")
     assert new.exit_code == 0 and new.lines == [], new.stderr
     assert Path(seen[-1].output_dir) == tmp_path / "new"
     assert f"final model → {tmp_path / 'new' / 'final'}" in new.stdout.replace("\n", "")
@@ -79,7 +79,8 @@ def test_giving_a_renamed_option_by_both_names_is_one_error(cli, tmp_path, monke
     _fake_training(monkeypatch)
     config = tmp_path / "generator.yaml"
     config.write_text("generator:\n  model: some-model\n")
-    both = cli("train", tmp_path, "--config", config, "--out", tmp_path / "a", "--output-dir", tmp_path / "b")
+    dataset = tmp_path / "dataset"
+    both = cli("train", dataset, "--config", config, "--out", tmp_path / "a", "--output-dir", tmp_path / "b")
     assert both.exit_code == 2
     assert both.lines[-1] == "error: --output-dir is the old name of --out: give only --out"
 

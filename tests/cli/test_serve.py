@@ -20,7 +20,7 @@ def test_export_writes_the_judgments_the_server_stored_and_refuses_to_overwrite(
     task = json.loads(service.next_task(a))["task"]
     service.submit(a, valid_body(task))
     service.close()
-    target = study_dir / "out" / "judgments.jsonl"
+    target = study_dir.parent / "export" / "judgments.jsonl"  # outside the study it reads
     r = cli("export-judgments", study_dir, "--out", target)
     assert r.exit_code == 0, r.output
     rows = [json.loads(x) for x in target.read_text().splitlines()]

@@ -141,7 +141,10 @@ def test_the_command_writes_the_site_and_says_what_it_wrote(cli, explorer_inputs
     )  # fmt: skip
     assert result.exit_code == 0, result.stderr
     assert "3 questions, 2 systems" in result.stdout and (tmp_path / "site" / "index.html").is_file()
-    missing = cli("view", explorer_inputs["dataset"], "--study", tmp_path, "--out", tmp_path / "s2")
+    (tmp_path / "not-a-study").mkdir()
+    missing = cli(
+        "view", explorer_inputs["dataset"], "--study", tmp_path / "not-a-study", "--out", tmp_path / "s2"
+    )
     assert missing.exit_code == 2 and len(missing.lines) == 1 and "meta_evaluation.json" in missing.lines[0]
 
 

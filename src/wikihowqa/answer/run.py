@@ -22,6 +22,7 @@ from wikihowqa.answer.predictions import (
     partial_path,
     read_partial,
 )
+from wikihowqa.answer.record import check_resume, forget, run_record, save_record
 from wikihowqa.answer.registry import (
     Answer,
     Context,
@@ -104,13 +105,17 @@ def answer_split(
     device: str | None = None,
     progress: Progress = QUIET,
     log: Callable[[str], None] = lambda _: None,
+    fresh: bool = False,
+    warn: Callable[[str], None] | None = None,
 ) -> AnswerReport:
     """Answer the questions of ``split`` (the first ``limit``) with a system; resumable (see module doc).
 
     ``executor`` (``wikihowqa.runtime.executor``) runs the neural work — passage embeddings, local
     generation — on
     its workers; this process still writes every file. ``device``: ``--device`` of the neural models.
-    ``progress`` follows the questions in a phase named after the system (those answered before count)."""
+    ``progress`` follows the questions in a phase named after the system (those answered before count).
+    A resume must run under the record of the earlier answers (``record.py``); ``fresh`` starts over;
+    ``warn``: where a one-line warning goes (default ``log``)."""
     spec = system_spec(system_name)
     settings = dict(settings or {})
     typed = check(AnswerSettings, settings, "settings")  # every section, before any work: a typo is one line
@@ -122,6 +127,8 @@ def answer_split(
             raise SettingsError("--limit must be at least 1")
         examples = examples[:limit]
     out = Path(out) if out else default_output(folder, system_name, split)
+    if fresh:
+        forget(out)
     partial = partial_path(out)
     recovered = read_partial(partial)
     if partial.is_file():  # drop a torn last line before appending after it
@@ -130,6 +137,8 @@ def answer_split(
     for p in earlier:
         if p.system != system_name:
             raise DatasetError(f"{out}: holds predictions of system {p.system!r}, not {system_name!r}")
+    record = run_record(folder, system_name, split, typed, device)
+    check_resume(out, bool(earlier), record, warn or log)
     done = {p.article_id: p for p in earlier}
     todo = [e for e in examples if e.article_id not in done]
     before = len(examples) - len(todo)
@@ -139,6 +148,7 @@ def answer_split(
     advice: list[str] = []
     if todo:
         try:
+            save_record(out, record)  # before the first answer: a crash leaves the partial file with it
             ctx = Context(folder, settings, split, executor, device, typed)
             log(f"loading {system_name}")
             system = spec.factory(ctx)
@@ -157,6 +167,7 @@ def answer_split(
     extra = [p for aid, p in done.items() if aid not in in_split]
     if ordered or extra or out.is_file():  # nothing answered at all: no empty file to mistake for results
         write_predictions(out, [*ordered, *extra])
+        save_record(out, record)
     partial.unlink(missing_ok=True)
     answered_now = len([e for e in todo if e.article_id in done])
     return AnswerReport(

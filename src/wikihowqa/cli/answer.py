@@ -23,6 +23,7 @@ from wikihowqa.cli._options import (
     renamed,
     running_on,
 )
+from wikihowqa.cli._outputs import writes
 
 #: The systems the registry holds, with what each does (the --system help lists them all; the catalogue is the
 #: registry's table of names, read without loading the systems).
@@ -30,6 +31,7 @@ _SYSTEMS_HELP = "System to run: " + "; ".join(f"{name} ({what})" for name, what 
 
 
 @app.command("answer")
+@writes("out_file", "dataset", "config", default=lambda a: Path(a["dataset"]) / "predictions")
 def answer_command(
     dataset: Path = typer.Argument(..., help="Dataset folder (qa.jsonl and documents.jsonl)."),
     system: str = typer.Option(..., "--system", "-s", help=_SYSTEMS_HELP),
@@ -72,6 +74,12 @@ def answer_command(
     ),
     set_: list[str] = typer.Option(
         [], "--set", help="Override one setting, e.g. --set extractive.max_words=60 (repeatable)."
+    ),
+    fresh: bool = typer.Option(
+        False,
+        "--fresh",
+        help="Answer every question anew: delete the predictions file, its partial file and its settings "
+        "record first (default: resume, which is refused when the settings differ from the file's).",
     ),
     executor: ExecutorKind = "local",
     ray_address: RayAddress = None,
@@ -124,7 +132,11 @@ def answer_command(
             executor=runner,
             device=device,
             progress=Bars(bar),
-            log=lambda message: bar.console.print(f"[dim]{message}[/]"),
+            log=lambda message: bar.console.print(f"[dim]{escape(message)}[/]"),
+            fresh=fresh,
+            warn=lambda message: bar.console.print(
+                f"[yellow]warning:[/] {escape(message)}", highlight=False, soft_wrap=True
+            ),
         )
     out.print(report.summary(), soft_wrap=True)  # soft_wrap: a path stays whole for scripts that read it
     failure = report.failure()
@@ -134,6 +146,7 @@ def answer_command(
 
 
 @app.command("train")
+@writes("out_dir", "dataset", "config")
 def train_command(
     dataset: Path = typer.Argument(
         ..., help="Dataset folder with a train split (and a validation split for eval)."

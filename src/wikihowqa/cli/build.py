@@ -26,6 +26,7 @@ from wikihowqa.cli._archive import (
     lookup_option,
     retry_failed_option,
 )
+from wikihowqa.cli._outputs import writes
 from wikihowqa.core.errors import SettingsError
 from wikihowqa.core.progress import Bars
 
@@ -42,6 +43,7 @@ class RichReporter(Bars):
 
 
 @app.command("build")
+@writes("out_dir")
 def build_command(
     out_dir: Path = typer.Argument(
         ..., help="Dataset folder to build into; rerun the same command to resume an interrupted build."

@@ -10,6 +10,7 @@ from rich.markup import escape
 
 from wikihowqa.cli._app import app, console, out
 from wikihowqa.cli._options import Overwrite
+from wikihowqa.cli._outputs import writes
 from wikihowqa.core.errors import SettingsError
 
 
@@ -45,6 +46,7 @@ def _report(manifest: dict[str, Any]) -> None:
 
 
 @app.command("import")
+@writes("out_dir", "qa", "documents")
 def import_command(
     out_dir: Path = typer.Argument(..., help="Dataset folder to create (must not exist, or be empty)."),
     qa: list[Path] = typer.Option(

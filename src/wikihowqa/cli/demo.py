@@ -11,9 +11,18 @@ from rich.table import Table
 
 from wikihowqa.cli._app import app, console, out
 from wikihowqa.cli._options import out_option
+from wikihowqa.cli._outputs import writes
+
+
+def _corpus() -> list[tuple[str, Path]]:
+    """The demo's input: the corpus shipped in the package (a demo --out there would replace it)."""
+    from wikihowqa.demo import corpus_path
+
+    return [("corpus", corpus_path())]
 
 
 @app.command("demo")
+@writes("out_dir", extra=_corpus)
 def demo_command(
     out_dir: Annotated[
         Path | None, out_option("everything", "a new wikihowqa-demo-<time> folder here")

@@ -20,10 +20,14 @@ from wikihowqa.cli._options import (
     running_on,
     seed_option,
 )
-from wikihowqa.evaluate.defaults import GROUNDING_THRESHOLD
+from wikihowqa.cli._outputs import writes
+from wikihowqa.evaluate import GROUNDING_THRESHOLD
 
 
 @app.command("evaluate")
+@writes(
+    "out_dir", "dataset", "predictions", "bertscore_baseline", default=lambda a: Path(a["dataset"]) / "report"
+)
 def evaluate_command(
     dataset: Path = typer.Argument(
         ..., help="Dataset folder with the gold answers (qa.jsonl, documents.jsonl)."

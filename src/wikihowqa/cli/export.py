@@ -11,6 +11,7 @@ from rich.markup import escape
 
 from wikihowqa.cli._app import app, console, out
 from wikihowqa.cli._options import Overwrite
+from wikihowqa.cli._outputs import writes
 
 AllowEmptyAnswers = Annotated[
     bool,
@@ -28,6 +29,7 @@ def _warn(lines: list[str]) -> None:
 
 
 @app.command("export-lm-eval")
+@writes("out_dir", "dataset")
 def export_lm_eval_command(
     dataset: Path = typer.Argument(..., help="Dataset folder (qa.jsonl, documents.jsonl)."),
     out_dir: Path = typer.Argument(..., help="Task folder to write (give it to lm_eval --include_path)."),
@@ -79,6 +81,7 @@ def export_lm_eval_command(
 
 
 @app.command("export-hub")
+@writes("out_dir", "dataset")
 def export_hub_command(
     dataset: Path = typer.Argument(..., help="Dataset folder (qa.jsonl, documents.jsonl, manifest.json)."),
     out_dir: Path = typer.Argument(..., help="Folder to write (upload it as a Hugging Face dataset repo)."),

@@ -10,9 +10,11 @@ from rich.markup import escape
 
 from wikihowqa.cli._app import app, console, out
 from wikihowqa.cli._options import ENCODER_DEFAULT, Overwrite, model_option, out_option, seed_option
+from wikihowqa.cli._outputs import writes
 
 
 @app.command("deteriorate")
+@writes("out_file", "dataset", default=lambda a: Path(a["dataset"]) / "deteriorated.jsonl")
 def deteriorate_command(
     dataset: Path = typer.Argument(..., help="Dataset folder with qa.jsonl (or qa.parquet)."),
     out_file: Annotated[
@@ -60,6 +62,7 @@ def deteriorate_command(
 
 
 @app.command("tasks")
+@writes("study_dir", "dataset", "deteriorated", "review", "predictions")
 def tasks_command(
     dataset: Path = typer.Argument(..., help="Dataset folder (answers, documents)."),
     study_dir: Path = typer.Argument(..., help="Study folder to create."),
@@ -139,6 +142,7 @@ def tasks_command(
 
 
 @app.command("simulate-judgments")
+@writes("out_file", "study_dir", default=lambda a: Path(a["study_dir"]) / "judgments.jsonl")
 def simulate_command(
     study_dir: Path = typer.Argument(..., help="Study folder."),
     out_file: Annotated[Path | None, out_option("the judgments file", "STUDY/judgments.jsonl")] = None,
@@ -157,7 +161,14 @@ def simulate_command(
     out.print(f"{n} simulated judgments → {target}")
 
 
+def _analysis_place(args: dict) -> Path:
+    """Where analyze writes by default: the judgments file's folder (several files: the study folder)."""
+    judgments = [Path(p) for p in args["judgments"]]
+    return judgments[0].parent if len(judgments) == 1 or args["study"] is None else Path(args["study"])
+
+
 @app.command("analyze")
+@writes("out_dir", "judgments", "study", default=_analysis_place)
 def analyze_command(
     judgments: list[Path] = typer.Argument(
         ...,

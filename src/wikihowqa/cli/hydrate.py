@@ -29,9 +29,11 @@ from wikihowqa.cli._archive import (
     retry_failed_option,
 )
 from wikihowqa.cli._options import Overwrite, out_option
+from wikihowqa.cli._outputs import writes
 
 
 @app.command("hydrate")
+@writes("out_dir", "dataset", "compare", "from_warc", default=lambda a: a["dataset"])
 def hydrate_command(
     dataset: Path = typer.Argument(
         ..., help="Dataset folder holding the QA part (e.g. from `wikihowqa import --qa`); rerun to resume."

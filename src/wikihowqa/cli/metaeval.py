@@ -10,9 +10,11 @@ from rich.markup import escape
 
 from wikihowqa.cli._app import app, console, out
 from wikihowqa.cli._options import out_option, seed_option
+from wikihowqa.cli._outputs import writes
 
 
 @app.command("study-predictions")
+@writes("out_dir", "study_dir")
 def study_predictions_command(
     study_dir: Path = typer.Argument(..., help="Study folder (study.json, tasks.jsonl, key.jsonl)."),
     out_dir: Path = typer.Argument(..., help="Folder to write one predictions file per system into."),
@@ -37,6 +39,7 @@ def study_predictions_command(
 
 
 @app.command("meta-evaluate")
+@writes("out_dir", "study_dir", "report_dir", "judgments", default=lambda a: a["report_dir"])
 def meta_evaluate_command(
     study_dir: Path = typer.Argument(..., help="Study folder with its judgments (judgments.jsonl)."),
     report_dir: Path = typer.Argument(

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
-import signal
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -14,8 +11,9 @@ from rich.markup import escape
 
 from wikihowqa.cli._app import app, console, out
 from wikihowqa.cli._options import seed_option
+from wikihowqa.cli._signals import stopped_by_signals
 from wikihowqa.core.errors import SettingsError
-from wikihowqa.demo.paths import corpus_path
+from wikihowqa.demo import corpus_path
 
 _YES = {"yes", "true", "on", "1"}
 _NO = {"no", "false", "off", "0"}
@@ -66,24 +64,6 @@ def _announce(site: Any, folder: Path, settings: dict[str, dict[str, object]]) -
     for line in lines:
         out.print(line, markup=False, highlight=False)
     out.print("Press Ctrl-C to stop.", highlight=False)
-
-
-@contextlib.contextmanager
-def _stopped_by_signals() -> Iterator[None]:
-    """Ctrl-C (SIGINT) and SIGTERM stop the site, whatever was inherited: a shell starts a background
-    job (``wikihowqa replay-site &`` in a script) with SIGINT ignored, which Python keeps. Installed
-    explicitly, as ``serve`` (uvicorn) does; the previous handlers come back after."""
-
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            if handler is not None:  # None: not installed from Python, nothing to put back
-                signal.signal(sig, handler)
 
 
 def _opt(help_text: str) -> list[str]:
@@ -156,7 +136,7 @@ def replay_site_command(
     faults = Faults.from_settings(settings, seed=seed)
     folder = corpus or corpus_path()
     with (
-        _stopped_by_signals(),
+        stopped_by_signals(),
         ReplaySite(folder, faults=faults, port=port, archive_style=archive_style) as site,
     ):
         try:  # from here on, Ctrl-C stops the site cleanly (also while the lines below are printed)

@@ -9,6 +9,7 @@ import typer
 
 from wikihowqa.cli._app import app, console, out
 from wikihowqa.cli._options import Overwrite, out_option
+from wikihowqa.cli._outputs import writes
 
 
 @app.command("serve")
@@ -69,6 +70,7 @@ def serve_command(
 
 
 @app.command("export-judgments")
+@writes("out_file", "study_dir", default=lambda a: Path(a["study_dir"]) / "judgments.jsonl")
 def export_command(
     study_dir: Path = typer.Argument(..., help="Study folder the server ran on."),
     out_file: Annotated[Path | None, out_option("the judgments", "STUDY/judgments.jsonl")] = None,

@@ -18,10 +18,12 @@ from wikihowqa.cli._options import (
     out_option,
     running_on,
 )
+from wikihowqa.cli._outputs import writes
 from wikihowqa.core.progress import Bars
 
 
 @app.command("stats")
+@writes("out_dir", "dataset", default=lambda a: Path(a["dataset"]) / "stats")
 def stats_command(
     dataset: Path = typer.Argument(..., help="Dataset folder (QA part and document part)."),
     out_dir: Annotated[Path | None, out_option("the report folder", "DATASET/stats")] = None,

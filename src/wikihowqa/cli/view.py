@@ -9,9 +9,16 @@ import typer
 
 from wikihowqa.cli._app import app, console, out
 from wikihowqa.cli._options import Overwrite, out_option
+from wikihowqa.cli._outputs import writes
+from wikihowqa.cli._signals import stopped_by_signals
 
 
 @app.command("view")
+@writes(
+    "out_dir",
+    *("dataset", "predictions", "report", "study", "stats"),
+    default=lambda a: Path(a["dataset"]) / "site",
+)
 def view_command(
     dataset: Path = typer.Argument(..., help="Dataset folder (QA part, document part, manifest.json)."),
     predictions: list[Path] = typer.Option(
@@ -38,7 +45,7 @@ def view_command(
     serve: bool = typer.Option(
         False, "--serve", help="Afterwards, serve the site on 127.0.0.1 and open the browser (Ctrl+C stops)."
     ),
-    port: int = typer.Option(0, "--port", help="Port with --serve (0: any free port)."),
+    port: int = typer.Option(0, "--port", help="Port with --serve, 0 to 65535 (0: any free port)."),
 ) -> None:
     """Write a static site to explore a dataset and its results: overview, leaderboard, questions, each
     question with its answers' supporting passages highlighted, and two systems side by side.
@@ -52,18 +59,28 @@ def view_command(
     from wikihowqa.view import build_site  # heavy: the stages' report modules
 
     target = out_dir or DatasetFolder(dataset).path / "site"
+    httpd = None
+    if serve:  # bound first: a port in use or out of range is one line before any work
+        from wikihowqa.view.serve import server
+
+        httpd = server(target, port)
     columns = (TextColumn("[cyan]{task.description}"), BarColumn(), TextColumn("{task.completed} files"))
-    with Progress(*columns, console=console, transient=True) as bar:
-        summary = build_site(
-            dataset,
-            target,
-            report=report,
-            predictions=predictions,
-            study=study,
-            stats=stats,
-            overwrite=overwrite,
-            progress=Bars(bar),
-        )
+    try:
+        with Progress(*columns, console=console, transient=True) as bar:
+            summary = build_site(
+                dataset,
+                target,
+                report=report,
+                predictions=predictions,
+                study=study,
+                stats=stats,
+                overwrite=overwrite,
+                progress=Bars(bar),
+            )
+    except BaseException:
+        if httpd is not None:
+            httpd.server_close()
+        raise
     out.print(
         f"{summary.questions} questions, {summary.systems} systems: {summary.files} files, "
         f"{summary.bytes / 1e6:.1f} MB (largest {summary.largest[0]}, {summary.largest[1] / 1e6:.2f} MB) in "
@@ -73,7 +90,15 @@ def view_command(
         soft_wrap=True,
     )
     out.print(f"open {summary.out / 'index.html'}", markup=False, highlight=False, soft_wrap=True)
-    if serve:
+    if httpd is not None:
         from wikihowqa.view.serve import serve as serve_site
 
-        serve_site(summary.out, port, ready=lambda url: console.print(f"serving on {url} (Ctrl+C stops)"))
+        with stopped_by_signals():  # also as a script's background job, which starts with SIGINT ignored
+            try:
+                serve_site(
+                    summary.out,
+                    httpd=httpd,
+                    ready=lambda url: console.print(f"serving on {url} (Ctrl+C stops)", highlight=False),
+                )
+            except KeyboardInterrupt:
+                console.print("stopped", highlight=False)

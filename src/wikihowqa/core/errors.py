@@ -67,4 +67,21 @@ def describe_environment_error(exc: BaseException, path: str | None = None) -> s
         code = f"SQLite {getattr(exc, 'sqlite_errorname', '')}".strip()
         where = path
     reason = f"{reason} ({code})" if code else reason
+    if isinstance(exc, OSError) and exc.errno in (_errno.EEXIST, _errno.ENOTDIR) and where is not None:
+        reason += _in_the_way(str(exc.filename if exc.filename is not None else where))
     return f"{where}: {reason}" if where is not None else reason
+
+
+def _in_the_way(path: str) -> str:
+    """What to do when a file stands where a folder is needed (a cache folder that is a file): name it."""
+    import os.path
+
+    blocking = path
+    while blocking and not os.path.isfile(blocking):  # the file among the path's parts
+        parent = os.path.dirname(blocking)
+        if parent == blocking:
+            return ""
+        blocking = parent
+    if not blocking:
+        return ""
+    return f"; {blocking} is a file where a folder is needed: move or delete it, or choose another path"

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from wikihowqa.core.errors import SettingsError
+from wikihowqa.core.errors import SettingsError, describe_environment_error, is_environment_error
 from wikihowqa.core.files import atomic_write
 from wikihowqa.core.progress import QUIET, Progress
 from wikihowqa.core.records import Example
@@ -111,7 +111,8 @@ def load_model(
             return _load_openvino(model_source(model), model_key(model), precision)
         return _load(model_source(model), where, str(dtype_for(where, work)).removeprefix("torch."))
     except (OSError, ValueError) as exc:
-        raise SettingsError(f"cannot load embedding model {model!r}: {exc}") from None
+        why = describe_environment_error(exc) if is_environment_error(exc) else str(exc)  # names the path
+        raise SettingsError(f"cannot load embedding model {model!r}: {why}") from None
 
 
 @cache

@@ -3,6 +3,7 @@ also sent as a header, and the browser opened on it."""
 
 from __future__ import annotations
 
+import errno
 import functools
 import http.server
 import threading
@@ -11,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from wikihowqa.core.errors import SettingsError
 from wikihowqa.view.pages import CSP
 
 
@@ -26,16 +28,35 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
 
 def server(site: Path, port: int = 0) -> http.server.ThreadingHTTPServer:
-    """A server of ``site`` on 127.0.0.1 (``port`` 0: any free one); call ``serve_forever`` to run it."""
+    """A server of ``site`` on 127.0.0.1 (``port`` 0: any free one); call ``serve_forever`` to run it.
+
+    A port out of range, taken or not allowed is one line naming it (bound before the site is built, so
+    the mistake costs nothing)."""
+    if not 0 <= port <= 65535:
+        raise SettingsError(f"--port {port}: out of range (0, any free port, to 65535)")
     handler = functools.partial(_Handler, directory=str(site))
-    return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    try:
+        return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    except OSError as exc:
+        why = "in use by another program" if exc.errno == errno.EADDRINUSE else (exc.strerror or str(exc))
+        raise SettingsError(
+            f"--port {port}: cannot serve on 127.0.0.1:{port} ({why}); choose another --port, or 0 for any "
+            "free one"
+        ) from None
 
 
 def serve(
-    site: Path, port: int = 0, *, open_browser: bool = True, ready: Callable[[str], None] = print
+    site: Path,
+    port: int = 0,
+    *,
+    open_browser: bool = True,
+    ready: Callable[[str], None] = print,
+    httpd: http.server.ThreadingHTTPServer | None = None,
 ) -> None:
-    """Serve ``site`` until interrupted; ``ready`` is told the address first."""
-    httpd = server(site, port)
+    """Serve ``site`` until interrupted (``KeyboardInterrupt``); ``ready`` is told the address first.
+
+    ``httpd``: a server :func:`server` already bound (``port`` is then its)."""
+    httpd = httpd or server(site, port)
     url = f"http://127.0.0.1:{httpd.server_address[1]}/index.html"
     ready(url)
     if open_browser:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from wikihowqa.core.errors import DatasetError
-from wikihowqa.core.records import Document, Example
+from wikihowqa.core.records import Document, Example, Prediction
 from wikihowqa.dataset.folder import DatasetFolder
 from wikihowqa.dataset.readers import iter_jsonl, read_predictions
 from wikihowqa.evaluate.pipeline import GOLD_SYSTEM, LEADERBOARD
@@ -165,6 +165,24 @@ def find_stats(dataset: Path, report: Path | None, given: Path | None) -> Path |
     return None
 
 
+def _checked_predictions(path: Path, wanted: set[int], dataset: Path) -> list[Prediction]:
+    """A predictions file's rows; one that answers no question of the dataset, or names no system, is an
+    error (as ``evaluate`` says): shown, it would be a site of "0 systems" that looks like a result."""
+    rows = read_predictions(path)
+    blank = next((p for p in rows if not p.system.strip()), None)
+    if blank is not None:
+        raise DatasetError(
+            f"{path}: the prediction for question {blank.article_id} has an empty system name; every row "
+            "names the system that answered"
+        )
+    if not any(p.article_id in wanted for p in rows):
+        raise DatasetError(
+            f"{path}: answers no question of {dataset}: none of its {len(rows)} predictions is for one of "
+            f"its {len(wanted)} questions (predictions of another dataset?)"
+        )
+    return rows
+
+
 def read_sources(
     dataset: Path,
     *,
@@ -198,7 +216,8 @@ def read_sources(
         ranked = [str(row["system"]) for row in evaluation.get("leaderboard", [])]
         systems = [s for s in ranked if s in seen] + [s for s in seen if s not in ranked]
     for path in predictions:
-        for p in read_predictions(Path(path)):
+        rows = _checked_predictions(Path(path), wanted, folder.path)
+        for p in rows:
             if p.article_id in wanted and (p.article_id, p.system) not in by_key:
                 by_key[(p.article_id, p.system)] = Answer(p.system, p.answer)
                 if p.system not in systems:
