@@ -7,12 +7,12 @@ list is ``__init__.pyi``), so ``import wikihowqa`` and the command line start wi
 
 import lazy_loader as _lazy
 
-__getattr__, __dir__, __all__ = _lazy.attach_stub(__name__, __file__)
+_lazy_getattr, __dir__, __all__ = _lazy.attach_stub(__name__, __file__)
 __all__ = [*__all__, "__version__"]
-_lazy_getattr = __getattr__
 
 
 def __getattr__(name: str) -> object:
+    """A name of the API, imported on first use; ``__version__`` read from the installed metadata, once."""
     if name == "__version__":
         from importlib.metadata import PackageNotFoundError, version
 

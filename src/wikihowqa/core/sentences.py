@@ -27,7 +27,7 @@ def _tokenizer() -> Any:
 def split(text: str) -> list[str]:
     """Punkt's sentences exactly as nupunkt gives them (``nupunkt.sent_tokenize``): the first may keep the
     text's leading whitespace. ROUGE-Lsum joins these with newlines, as rouge-score's users do."""
-    return _tokenizer().tokenize(text)
+    return list(_tokenizer().tokenize(text))
 
 
 def sentences(text: str, *, strip: bool = True, lines: bool = False) -> list[str]:

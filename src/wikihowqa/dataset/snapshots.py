@@ -123,12 +123,12 @@ class StateReader:
         row = self._db.execute(
             "SELECT url, timestamp, response_key FROM snapshots WHERE archive_url = ?", (archive_url,)
         ).fetchone()
-        return None if row is None else tuple(row)  # type: ignore[return-value]
+        return None if row is None else tuple(row)
 
     def snapshots_of(self, url: str) -> list[tuple[str, str, str, str]]:
         """``(archive_url, url, timestamp, response_key)`` of every stored capture of a page."""
         return [
-            tuple(r)  # type: ignore[misc]
+            tuple(r)
             for r in self._db.execute(
                 "SELECT archive_url, url, timestamp, response_key FROM snapshots WHERE canonical = ? "
                 "ORDER BY timestamp",
