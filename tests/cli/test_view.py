@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.process_groups import start_group, stop_group
+from wikihowqa.runtime.processes import start_group, stop_group
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
