@@ -19,10 +19,8 @@ from tests.evaluate import judge_servers
 from tests.evaluate.judge_servers import ScriptedServer
 from tests.evaluate.test_judge import three_questions
 from wikihowqa.cli import app
-from wikihowqa.cli.answer import EXAMPLE_TRAIN_SETTINGS
 from wikihowqa.errors import WikihowqaError
 from wikihowqa.evaluate.pipeline import LEADERBOARD
-from wikihowqa.evaluate.terminal import NamedRows
 from wikihowqa.generate.seq2seq import TrainResult
 from wikihowqa.importer import import_release
 from wikihowqa.io import write_predictions
@@ -286,6 +284,8 @@ def test_train_without_config_uses_the_example_that_ships_and_writes_into_the_da
 
 
 def test_the_example_train_settings_are_valid_and_differ_from_the_defaults_only_where_they_say():
+    from wikihowqa.cli.answer import EXAMPLE_TRAIN_SETTINGS
+
     settings = GeneratorConfig.from_settings(read_generator_settings(EXAMPLE_TRAIN_SETTINGS))
     defaults = GeneratorConfig()
     changed = {k for k, v in settings.model_dump().items() if v != defaults.model_dump()[k]}
@@ -303,6 +303,8 @@ def _render(renderable, width: int = 80) -> list[str]:
 
 
 def test_a_leaderboard_wider_than_the_terminal_keeps_every_system_name_whole():
+    from wikihowqa.evaluate.terminal import NamedRows
+
     names = ["lower-bound-copy-passages", "lower-bound-random-train-answer", "bm25+lead", "gold answer"]
     columns = [(label, ["12.34"] * len(names)) for label, _, _ in LEADERBOARD]
     lines = _render(NamedRows("4 test questions", "system", names, columns))

@@ -32,7 +32,10 @@ def test_demo_step_scores_the_study_answers_and_prints_the_agreement_table(tmp_p
     assert "…" not in printed
     # where the commands put them: study-predictions STUDY, evaluate … --out STUDY/report, meta-evaluate
     study = tmp_path / "real-examples" / "study"
-    assert len(list((study / "predictions").glob("*.jsonl"))) == 3
+    assert sorted(p.name for p in (study / "predictions").glob("*.jsonl")) == [
+        "study-deteriorated-answer.jsonl",
+        "study-original-answer.jsonl",
+    ]
     assert (study / "report" / "meta_evaluation.md").is_file()
     assert (study / "report" / "per_question.jsonl").is_file()
     assert ctx.produced[-1][1] == "real-examples/study/report/meta_evaluation.md"

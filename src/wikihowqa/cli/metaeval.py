@@ -47,10 +47,11 @@ def study_predictions_command(
     paths = write_study_predictions(study_dir, out_dir)
     for path in paths:
         out.print(f"{path}", highlight=False)
+    report = study_dir / "report"
     console.print(
         "next: wikihowqa evaluate DATASET "
         + " ".join(str(p) for p in paths)
-        + f" --split all --out REPORT && wikihowqa meta-evaluate {study_dir} REPORT",
+        + f" --split all --out {report} && wikihowqa meta-evaluate {study_dir} {report}",
         highlight=False,
         markup=False,
     )
