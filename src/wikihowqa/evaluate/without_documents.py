@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wikihowqa.errors import DatasetError, SettingsError
 from wikihowqa.io import DatasetFolder
+
+if TYPE_CHECKING:
+    from wikihowqa.evaluate.pipeline import EvaluationSettings
 
 
 def has_documents(dataset: Path) -> bool:
@@ -24,9 +28,9 @@ def has_documents(dataset: Path) -> bool:
         return False
 
 
-def scorable(dataset: Path, settings):  # type: ignore[no-untyped-def]
+def scorable(dataset: Path, settings: EvaluationSettings) -> tuple[EvaluationSettings, str | None]:
     """``settings`` with what needs documents left out when ``dataset`` has none, and the line saying so
-    (None when nothing was left out). ``settings``: an ``EvaluationSettings``."""
+    (None when nothing was left out)."""
     if has_documents(dataset):
         return settings, None
     named = (("--judge", settings.judge), ("--lower-bounds", settings.lower_bounds))
