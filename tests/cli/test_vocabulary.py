@@ -88,6 +88,40 @@ def test_every_command_that_writes_an_output_takes_out():
         assert option is not None and "(default: " in option.help, command
 
 
+def test_every_command_whose_finished_output_could_be_replaced_takes_overwrite():
+    for command in (
+        "stats",
+        "analyze",
+        "meta-evaluate",
+        "study-predictions",
+        "export-hub",
+        "export-lm-eval",
+        "view",
+        "tasks",
+        "deteriorate",
+        "simulate-judgments",
+        "export-judgments",
+        "import",
+    ):
+        option = _option(command, "--overwrite")
+        assert option is not None and option.default is False, command
+
+
+def test_stats_refuses_to_replace_a_report_without_overwrite(cli, tmp_path):
+    ds, _ = three_questions(tmp_path)
+    first = cli("stats", ds, "--no-audit", "--workers", "1")
+    assert first.exit_code == 0, first.output
+    report = ds / "stats" / "stats.md"
+    report.write_text("an earlier report")
+    again = cli("stats", ds, "--no-audit", "--workers", "1")
+    assert again.exit_code == 2 and again.lines == [
+        f"error: {report}: exists (use --overwrite to replace it)"
+    ]
+    assert report.read_text() == "an earlier report"
+    replaced = cli("stats", ds, "--no-audit", "--workers", "1", "--overwrite")
+    assert replaced.exit_code == 0 and report.read_text() != "an earlier report"
+
+
 def test_every_resumable_command_restarts_with_fresh():
     for command in ("build", "hydrate", "parse", "answer", "evaluate", "train"):
         option = _option(command, "--fresh")

@@ -198,6 +198,7 @@ def analyze_command(
         ),
     ] = None,
     min_common: int = typer.Option(2, "--min-common", help="Items two assessors must share for a kappa."),
+    overwrite: Overwrite = False,
 ) -> None:
     """IDR by type and trial, false positives, t-tests, agreement, preference shares, time, passage use.
 
@@ -208,7 +209,9 @@ def analyze_command(
     from wikihowqa.humaneval.analysis import markdown_report
     from wikihowqa.humaneval.steps import analyze_files
 
-    result, written = analyze_files(judgments, study=study, out=out_dir, min_common=min_common)
+    result, written = analyze_files(
+        judgments, study=study, out=out_dir, min_common=min_common, overwrite=overwrite
+    )
     out.print(markdown_report(result))
     out.print(f"wrote {', '.join(str(p) for p in written)}")
     unknown = result.judgments.unknown_task

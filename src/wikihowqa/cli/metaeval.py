@@ -78,6 +78,7 @@ def meta_evaluate_command(
         help="Add two reference rows: minus the key's edit count (a metric that knows the planted errors)"
         " and a random score (mean and range of 200 draws).",
     ),
+    overwrite: Overwrite = False,
 ) -> None:
     """Agreement of every automatic metric with the assessors: Kendall's tau and Spearman's rho against
     usefulness and errors found, original-above-deteriorated accuracy and AUC, A/B agreement and
@@ -92,6 +93,8 @@ def meta_evaluate_command(
     with console.status("meta-evaluating…"):
         result = meta_evaluate_folders(study_dir, report_dir, settings, judgments=judgments)
     target = out_dir or report_dir
+    if (target / "meta_evaluation.json").exists() and not overwrite:
+        raise SettingsError(f"{target / 'meta_evaluation.json'}: exists (use --overwrite to replace it)")
     write_report(result, target)
     out.print(agreement_table(result, target))
     counts = result["judgments"]
