@@ -51,7 +51,11 @@ def answer_command(
         ),
     ] = None,
     config: Path = typer.Option(
-        None, "--config", help="Settings file (YAML, TOML or JSON); see the user guide."
+        None,
+        "--config",
+        help="Settings file (YAML, TOML or JSON) with any of the sections retrieval, extractive, oracle, "
+        "lower_bounds, generator, llm; a key left out keeps its default (docs/reference/settings.md lists "
+        "them; --set changes one). Default: none, every default.",
     ),
     mode: str = typer.Option(
         None,
