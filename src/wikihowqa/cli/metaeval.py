@@ -9,15 +9,26 @@ import typer
 from rich.markup import escape
 
 from wikihowqa.cli._app import app, console, out
-from wikihowqa.cli._options import out_option, seed_option
+from wikihowqa.cli._options import (
+    Overwrite,
+    deprecated_argument,
+    out_option,
+    positional,
+    seed_option,
+)
 from wikihowqa.cli._outputs import writes
+from wikihowqa.core.errors import SettingsError
 
 
 @app.command("study-predictions")
 @writes("out_dir", "study_dir")
 def study_predictions_command(
     study_dir: Path = typer.Argument(..., help="Study folder (study.json, tasks.jsonl, key.jsonl)."),
-    out_dir: Path = typer.Argument(..., help="Folder to write one predictions file per system into."),
+    old_out: Annotated[Path | None, deprecated_argument("OUT", "--out")] = None,
+    out_dir: Annotated[
+        Path | None, out_option("the folder of one predictions file per system", "STUDY/predictions")
+    ] = None,
+    overwrite: Overwrite = False,
 ) -> None:
     """Write every answer a study showed as predictions files, to score them with `wikihowqa evaluate`.
 
@@ -26,13 +37,23 @@ def study_predictions_command(
     """
     from wikihowqa.metaeval.stage import write_study_predictions  # heavy: numpy, scipy (start-up time)
 
+    out_dir = positional(out_dir, old_out, "--out", "OUT") or study_dir / "predictions"
+    earlier = sorted(out_dir.glob("*.jsonl")) if out_dir.is_dir() else []
+    if earlier and not overwrite:
+        raise SettingsError(
+            f"{out_dir} already holds predictions files ({earlier[0].name}, ...): add --overwrite to "
+            "replace them"
+        )
+    for stale in earlier:  # an earlier study's systems must not be scored with this one's
+        stale.unlink()
     paths = write_study_predictions(study_dir, out_dir)
     for path in paths:
         out.print(f"{path}", highlight=False)
+    report = study_dir / "report"
     console.print(
         "next: wikihowqa evaluate DATASET "
         + " ".join(str(p) for p in paths)
-        + f" --split all --out REPORT && wikihowqa meta-evaluate {study_dir} REPORT",
+        + f" --split all --out {report} && wikihowqa meta-evaluate {study_dir} {report}",
         highlight=False,
         markup=False,
     )
@@ -60,6 +81,7 @@ def meta_evaluate_command(
         help="Add two reference rows: minus the key's edit count (a metric that knows the planted errors)"
         " and a random score (mean and range of 200 draws).",
     ),
+    overwrite: Overwrite = False,
 ) -> None:
     """Agreement of every automatic metric with the assessors: Kendall's tau and Spearman's rho against
     usefulness and errors found, original-above-deteriorated accuracy and AUC, A/B agreement and
@@ -74,6 +96,8 @@ def meta_evaluate_command(
     with console.status("meta-evaluating…"):
         result = meta_evaluate_folders(study_dir, report_dir, settings, judgments=judgments)
     target = out_dir or report_dir
+    if (target / "meta_evaluation.json").exists() and not overwrite:
+        raise SettingsError(f"{target / 'meta_evaluation.json'}: exists (use --overwrite to replace it)")
     write_report(result, target)
     out.print(agreement_table(result, target))
     counts = result["judgments"]

@@ -12,6 +12,7 @@ from wikihowqa.cli._app import app, console, out
 from wikihowqa.cli._options import (
     ENCODER_DEFAULT,
     ExecutorKind,
+    Overwrite,
     RayAddress,
     Workers,
     model_option,
@@ -19,6 +20,7 @@ from wikihowqa.cli._options import (
     running_on,
 )
 from wikihowqa.cli._outputs import writes
+from wikihowqa.core.errors import SettingsError
 from wikihowqa.core.progress import Bars
 
 
@@ -41,6 +43,7 @@ def stats_command(
     ),
     model: Annotated[str | None, model_option("Sentence encoder of the audit", ENCODER_DEFAULT)] = None,
     threshold: float = typer.Option(0.9, "--threshold", help="Paraphrase threshold of the audit."),
+    overwrite: Overwrite = False,
     executor: ExecutorKind = "local",
     ray_address: RayAddress = None,
 ) -> None:
@@ -58,6 +61,8 @@ def stats_command(
     folder = DatasetFolder(dataset)
     folder.qa_path, folder.documents_path  # noqa: B018  a missing part is an error before any work
     target = out_dir or folder.path / "stats"
+    if (target / REPORT_MD).exists() and not overwrite:
+        raise SettingsError(f"{target / REPORT_MD}: exists (use --overwrite to replace it)")
     columns = (TextColumn("[cyan]statistics"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with running_on(executor, ray_address, workers) as runner, Progress(*columns, console=console) as bar:
         report = describe(

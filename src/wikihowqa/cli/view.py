@@ -8,9 +8,23 @@ from typing import Annotated
 import typer
 
 from wikihowqa.cli._app import app, console, out
-from wikihowqa.cli._options import Overwrite, out_option
+from wikihowqa.cli._options import (
+    PORT_DEFAULT,
+    Overwrite,
+    Port,
+    deprecated_option,
+    inside,
+    inside_all,
+    out_option,
+    renamed,
+)
 from wikihowqa.cli._outputs import writes
 from wikihowqa.cli._signals import stopped_by_signals
+
+
+def _written(folder: Path | None, name: str) -> Path | None:
+    """``folder`` when the command that writes ``name`` wrote it there (a default input), else None."""
+    return folder if folder is not None and (folder / name).is_file() else None
 
 
 @app.command("view")
@@ -22,19 +36,24 @@ from wikihowqa.cli._signals import stopped_by_signals
 def view_command(
     dataset: Path = typer.Argument(..., help="Dataset folder (QA part, document part, manifest.json)."),
     predictions: list[Path] = typer.Option(
-        [], "--predictions", help="Predictions file of a system the report does not score (repeatable)."
+        [],
+        "--predictions",
+        help="Predictions file of a system the report does not score (relative: here, else in DATASET); "
+        "repeatable.",
     ),
     report: Path | None = typer.Option(
         None,
         "--report",
         help="Folder `wikihowqa evaluate` wrote (evaluation.json, per_question.jsonl): leaderboard, scores "
-        "and per-sentence grounding.",
+        "and per-sentence grounding (default: DATASET/report when it holds an evaluation.json).",
     ),
-    study: Path | None = typer.Option(
+    meta_evaluation: Path | None = typer.Option(
         None,
-        "--study",
-        help="Folder `wikihowqa meta-evaluate` wrote (meta_evaluation.json): metric agreement.",
+        "--meta-evaluation",
+        help="Folder `wikihowqa meta-evaluate` wrote (meta_evaluation.json): metric agreement (default: the "
+        "report folder when it holds one, else DATASET/study/report when that does).",
     ),
+    study: Annotated[Path | None, deprecated_option("--study", "--meta-evaluation")] = None,
     stats: Path | None = typer.Option(
         None,
         "--stats",
@@ -45,7 +64,7 @@ def view_command(
     serve: bool = typer.Option(
         False, "--serve", help="Afterwards, serve the site on 127.0.0.1 and open the browser (Ctrl+C stops)."
     ),
-    port: int = typer.Option(0, "--port", help="Port with --serve, 0 to 65535 (0: any free port)."),
+    port: Port = PORT_DEFAULT,
 ) -> None:
     """Write a static site to explore a dataset and its results: overview, leaderboard, questions, each
     question with its answers' supporting passages highlighted, and two systems side by side.
@@ -59,6 +78,14 @@ def view_command(
     from wikihowqa.view import build_site  # heavy: the stages' report modules
 
     target = out_dir or DatasetFolder(dataset).path / "site"
+    meta = renamed(meta_evaluation, study, "--meta-evaluation", "--study")
+    report = (
+        inside(dataset, report) if report is not None else _written(dataset / "report", "evaluation.json")
+    )
+    if meta is None:
+        meta = _written(report, "meta_evaluation.json") or _written(
+            dataset / "study" / "report", "meta_evaluation.json"
+        )
     httpd = None
     if serve:  # bound first: a port in use or out of range is one line before any work
         from wikihowqa.view.serve import server
@@ -71,8 +98,8 @@ def view_command(
                 dataset,
                 target,
                 report=report,
-                predictions=predictions,
-                study=study,
+                predictions=inside_all(dataset, predictions),
+                study=meta,
                 stats=stats,
                 overwrite=overwrite,
                 progress=Bars(bar),

@@ -169,6 +169,7 @@ def analyze_files(
     study: Path | None = None,
     out: Path | None = None,
     min_common: int = 2,
+    overwrite: bool = False,
 ) -> tuple[StudyAnalysis, list[Path]]:
     """Analyze judgment files (judgments.jsonl and/or Label Studio exports) of one study; the report goes
     to ``out`` (default: the judgments file's folder; with several files, the study folder)."""
@@ -188,6 +189,7 @@ def analyze_files(
             f" ({'; '.join(why) or 'no judgments'}); study folder: {folder}"
         )
     target = out or (Path(judgments[0]).parent if len(judgments) == 1 else folder)
+    _refuse_existing(Path(target) / "analysis.json", overwrite)
     return result, write_analysis(result, target)
 
 

@@ -83,8 +83,8 @@ def meta_evaluate_folders(
     if needed and all(k not in scores for k in needed):
         raise DatasetError(
             f"{report_dir}: the evaluation scored none of the study's answers; score them first:"
-            f" wikihowqa study-predictions {study_dir} ANSWERS && wikihowqa evaluate DATASET"
-            f" ANSWERS/*.jsonl --split all --out {report_dir}"
+            f" wikihowqa study-predictions {study_dir} && wikihowqa evaluate DATASET"
+            f" {Path(study_dir) / 'predictions'}/*.jsonl --split all --out {report_dir}"
         )
     result = meta_evaluate(joined, settings)
     result["sources"] = {"study": str(study_dir), "report": str(report_dir)}
