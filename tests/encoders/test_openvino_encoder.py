@@ -122,7 +122,7 @@ def test_cache_keys_tell_backends_and_precisions_apart():
     assert bf16_key.endswith("@openvino-bf16") and f32_key.endswith("@openvino-f32")
     # auto on the CPU is openvino in this CPU's precision, decided before any worker embeds
     auto = EncoderSpec(device="cpu").resolved()
-    assert (auto.backend, auto.precision) == ("openvino", cpu_precision("auto"))
+    assert (auto.backend, auto.precision) == ("openvino", cpu_precision(embed.PASSAGE_PRECISION))
     assert (
         auto.key == EncoderSpec(device="cpu").key == f"st:{embed.DEFAULT_MODEL}:|@openvino-{auto.precision}"
     )

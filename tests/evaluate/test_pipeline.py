@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from wikihowqa.core.errors import DatasetError
@@ -358,3 +361,62 @@ def test_an_unknown_split_is_one_line_naming_it(files, tmp_path):
     assert run.returncode == 2
     assert run.stderr == "error: --split nope: unknown split 'nope' (known: train, validation, test, all)\n"
     assert not (tmp_path / "rep").exists()
+
+
+# --------------------------------------------------------------------------- each passage embedded once
+
+
+class CountingEncoder:
+    """Stands in for every sentence encoder the project loads (``encoders.embed``'s loaders): a fixed unit
+    vector per text, and a count of every text it was given."""
+
+    def __init__(self) -> None:
+        self.seen: Counter[str] = Counter()
+
+    def encode(self, texts, **_):
+        self.seen.update(texts)
+        rows = [
+            np.random.default_rng(int(hashlib.sha1(t.encode()).hexdigest()[:8], 16)).normal(size=16)
+            for t in texts
+        ]
+        return np.stack([r / np.linalg.norm(r) for r in rows]).astype(np.float32)
+
+
+def test_answer_then_evaluate_embed_each_passage_at_most_once(tmp_path, real_examples_dir, monkeypatch):
+    import wikihowqa.encoders.embed
+    from wikihowqa.answer import answer_split
+    from wikihowqa.release.importer import import_release
+
+    encoder = CountingEncoder()
+    monkeypatch.setattr(wikihowqa.encoders.embed, "_load", lambda *_: encoder)
+    monkeypatch.setattr(wikihowqa.encoders.embed, "_load_openvino", lambda *_: encoder)
+    folder, _ = import_release(
+        [real_examples_dir / "qa.jsonl"], [real_examples_dir / "documents.jsonl"], tmp_path / "ds"
+    )
+    passages = {p for d in folder.documents() for p in d.passages}
+    dense = answer_split(folder, "dense+lead", split="test").out
+    embedded = {t for t in encoder.seen if t in passages}
+    assert embedded and all(encoder.seen[t] == 1 for t in embedded)  # answer embedded the test passages
+
+    settings = EvaluationSettings(split="test", bertscore=None, lower_bounds=True)
+    result = evaluate(folder.path, [dense], settings, cache_dir=tmp_path / "report")
+    assert {t: n for t, n in encoder.seen.items() if t in passages and n > 1} == {}
+    assert {t for t in encoder.seen if t in passages} == embedded  # grounding read them all from the cache
+    assert all(r.scores["grounding_support"][0] > 0 for r in [*result.systems, result.gold_grounding])
+
+
+def test_grounding_and_dense_retrieval_key_their_vectors_alike_whatever_the_cpu(monkeypatch):
+    """One passage precision for both (float32: bf16 moved a grounding support by more than 0.01), so the
+    key grounding reads is the one ``answer``'s dense retrieval wrote, on a CPU with BF16 or without."""
+    import wikihowqa.encoders.openvino_encoder as ov
+    from wikihowqa.encoders.embed import PASSAGE_PRECISION
+    from wikihowqa.retrieve.dense import EncoderSpec
+    from wikihowqa.schema.settings import DenseOptions
+
+    answer_default = DenseOptions().precision  # retrieval.dense.precision
+    assert answer_default == PASSAGE_PRECISION == GroundingConfig().precision == "f32"
+    for capabilities in (("FP32", "BF16"), ("FP32",)):
+        monkeypatch.setattr(ov, "_capabilities", lambda c=capabilities: c)
+        key = GroundingScorer(GroundingConfig(device="cpu"), encoder=BagOfWords()).encoder_key
+        dense = EncoderSpec(device="cpu", precision=answer_default).resolved().key
+        assert key == dense == "st:all-MiniLM-L6-v2:|@openvino-f32"

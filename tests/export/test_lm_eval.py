@@ -101,3 +101,27 @@ def test_lm_eval_runs_the_task_with_a_tiny_local_model(small_dataset, tmp_path):
             REFERENCE.score(sample["doc"]["answer"], generated)["rougeL"].fmeasure
         )
     assert "grounding_support,none" not in run["results"]
+
+
+def test_the_export_holds_its_split_s_documents_not_the_corpus_s(tmp_path):
+    """The same 15 test questions in a corpus of 45 and of 180 questions (synthetic, 10 documents each):
+    the export's peak memory stays that of the split; reading every document at once grew with the corpus."""
+    import dataclasses
+    import tracemalloc
+
+    from wikihowqa.dataset.folder import write_dataset_folder
+    from wikihowqa.synthetic import generate_corpus
+
+    examples, documents = generate_corpus(180, 1800, seed=3)
+    examples = [dataclasses.replace(e, split="test" if i < 15 else "train") for i, e in enumerate(examples)]
+    peaks = []
+    for n in (45, 180):
+        kept = {e.article_id for e in examples[:n]}
+        docs = [d for d in documents if d.article_id in kept]
+        folder = write_dataset_folder(tmp_path / f"ds{n}", examples[:n], docs, {"kind": "test"})
+        tracemalloc.start()
+        summary = export_lm_eval(folder.path, tmp_path / f"task{n}", LmEvalSettings(split="test"))
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+        assert summary["questions"] == 15
+    assert peaks[1] < 1.25 * peaks[0], peaks

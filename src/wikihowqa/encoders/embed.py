@@ -32,6 +32,8 @@ from wikihowqa.runtime.executor import Executor, LocalExecutor
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 _DEFAULT_ALIASES = {DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"}
 CACHE_DIR = "cache"
+#: Texts an executor embeds in one task (a cluster's unit of work; progress advances by it).
+PART = 4096
 #: The progress phase (``wikihowqa.core.progress``) of the texts the cache lacks, embedded.
 EMBEDDINGS = "embeddings"
 
@@ -58,6 +60,13 @@ def model_key(model: str) -> str:
     name = re.sub(r"[^A-Za-z0-9._-]+", "-", Path(model).name if Path(model).exists() else model).strip("-")
     return f"{name[:60]}-{hashlib.sha1(source.encode()).hexdigest()[:8]}"
 
+
+#: The one precision of passage vectors, for dense retrieval and grounding alike, so the passages ``answer``
+#: embedded are the ones ``evaluate`` grounds against, read from the dataset's embedding cache. float32: in
+#: bf16 (emulated, this project's CPUs have none) one demo sentence's grounding support moved by 0.084 (the
+#: rule allows 0.01; decisions agreed on all 450; ``benchmarks/grounding_precision.py``), so bf16 (``auto``
+#: or ``bf16``) is an opt-in of dense retrieval, whose vectors grounding then embeds again in float32.
+PASSAGE_PRECISION = "f32"
 
 #: Which library runs a sentence encoder: ``torch`` (sentence-transformers, exact float32 on the CPU),
 #: ``openvino`` (CPU only: ``wikihowqa.encoders.openvino_encoder``) or ``auto`` (openvino on the CPU, torch
@@ -151,7 +160,10 @@ class Encoding:
 
     model: str = DEFAULT_MODEL
     device: str | None = None
-    batch_size: int = 512
+    #: texts per forward pass on the CPU (sentence-transformers' own default; a GPU takes what its memory
+    #: holds): 512 padded every batch to its longest text and built a 512 × 12 × 256² attention tensor,
+    #: which ran at about half plain sentence-transformers' speed (issue 34)
+    batch_size: int = 32
 
     def build(self) -> Encoding:
         load_model(self.model, self.device)  # loaded now, on the worker that will use it
@@ -179,15 +191,16 @@ def embed(
     model: str = DEFAULT_MODEL,
     *,
     cache_dir: Path | None = None,
-    batch_size: int = 512,
+    batch_size: int = 32,
     device: str | None = None,
     executor: Executor | None = None,
     progress: Progress = QUIET,
 ) -> np.ndarray:
     """L2-normalised embeddings of ``texts`` (float32, one row each), reusing and extending the cache.
 
-    The missing texts are embedded in parts of ``8 × batch_size`` by ``executor`` (default: here); the
-    parts are the same whichever executor runs them, and only this process writes the cache."""
+    The missing texts are embedded in parts of ``PART`` by ``executor`` (default: here), ``batch_size`` a
+    forward pass on the CPU; the parts are the same whichever executor runs them, and only this process
+    writes the cache."""
     hashes = [text_hash(t) for t in texts]
     known: dict[str, np.ndarray] = {}
     path = cache_dir / f"embeddings-{model_key(model)}.npz" if cache_dir else None
@@ -202,7 +215,7 @@ def embed(
     if missing:
         executor = executor or LocalExecutor(1)
         spec = Encoding(model, device, batch_size)
-        step = max(batch_size * 8, 1)
+        step = PART
         parts = [missing[start : start + step] for start in range(0, len(missing), step)]
         gpus = ray_gpus(device, getattr(executor, "gpus_available", 0)) if executor.distributed else 0
         texts_of = ([t for _, t in part] for part in parts)

@@ -42,7 +42,7 @@ import numpy as np
 from wikihowqa.core.errors import SettingsError
 from wikihowqa.core.records import Passage
 from wikihowqa.core.sentences import sentences as sentences_of
-from wikihowqa.encoders.embed import DEFAULT_MODEL, load_model
+from wikihowqa.encoders.embed import DEFAULT_MODEL, PASSAGE_PRECISION, load_model
 from wikihowqa.evaluate.claims import (
     CUE_WORDS,
     STOPWORDS,
@@ -58,20 +58,14 @@ from wikihowqa.evaluate.claims import (
 )
 from wikihowqa.evaluate.defaults import GROUNDING_THRESHOLD
 from wikihowqa.evaluate.rouge import _get_tokenizer
+from wikihowqa.retrieve.cache import read_through
+from wikihowqa.retrieve.dense import EncoderSpec
 from wikihowqa.runtime.device import resolve_device
 
 __all__ = [
-    "CHECKS",
-    "STOPWORDS",
-    "AnswerGrounding",
-    "Evidence",
-    "GroundingConfig",
-    "GroundingScorer",
-    "PassageSupport",
-    "SentenceGrounding",
-    "negated",
-    "sentences_of",
-]
+    "CHECKS", "STOPWORDS", "AnswerGrounding", "Evidence", "GroundingConfig", "GroundingScorer",
+    "PassageSupport", "SentenceGrounding", "negated", "sentences_of",
+]  # fmt: skip
 
 
 #: Checks of an aligned clause against its passage sentence: negation polarity, quantities, step order.
@@ -96,11 +90,12 @@ class GroundingConfig:
     embedding_model: str | None = None  # None: the bundled all-MiniLM-L6-v2
     cross_encoder: str | None = None  # a sentence-transformers CrossEncoder name or path
     batch_size: int = 64
-    device: str | None = None  # --device: auto (None), cpu or cuda; float32 everywhere (a metric)
-    #: the sentence encoder's runner (``wikihowqa.encoders.embed.BACKENDS``): auto is OpenVINO on the CPU,
-    #: always in
-    #: float32 here (a metric: the same number on any CPU), torch on a GPU; torch: sentence-transformers
+    device: str | None = None  # --device: auto (None), cpu or cuda
+    #: the sentence encoder's runner (``encoders.embed.BACKENDS``): auto is OpenVINO on the CPU, torch on
+    #: a GPU; torch: sentence-transformers
     backend: str = "auto"
+    #: dense retrieval's (``wikihowqa.encoders.embed.PASSAGE_PRECISION``), so passages are read from its cache
+    precision: str = PASSAGE_PRECISION
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,9 +211,14 @@ class _Context:
 
 
 class GroundingScorer:
-    """Scores answers against passages; holds the models and per-question caches across answers."""
+    """Scores answers against passages; holds the models and per-question caches across answers.
 
-    def __init__(self, config: GroundingConfig | None = None, *, encoder: Any = None) -> None:
+    ``passage_cache``: the dataset's ``EmbeddingCache``, read and extended under dense retrieval's key
+    (:attr:`encoder_key`): a passage ``answer`` embedded is not embedded again."""
+
+    def __init__(
+        self, config: GroundingConfig | None = None, *, encoder: Any = None, passage_cache: Any = None
+    ) -> None:
         self.config = config or GroundingConfig()
         if not 0.0 <= self.config.dense_weight <= 1.0:
             raise ValueError("dense_weight must be between 0 and 1")
@@ -228,6 +228,8 @@ class GroundingScorer:
         if unknown:
             raise ValueError(f"unknown check(s) {sorted(unknown)} (known: {', '.join(CHECKS)})")
         self._encoder = encoder
+        self._encoder_given = encoder is not None
+        self.passage_cache = passage_cache
         self._cross: Any = None
         self._tokens = _get_tokenizer().ids
         self._stopwords = STOPWORDS if self.config.order_words else STOPWORDS_V1
@@ -239,8 +241,11 @@ class GroundingScorer:
     def with_config(self, config: GroundingConfig) -> GroundingScorer:
         """A scorer with other settings that shares this one's models and caches."""
         mine, theirs = self.config, config
-        same_model = (theirs.embedding_model, theirs.backend) == (mine.embedding_model, mine.backend)
-        other = GroundingScorer(config, encoder=self.encoder if same_model else None)
+        model = ("embedding_model", "backend", "precision")
+        same_model = all(getattr(theirs, k) == getattr(mine, k) for k in model)
+        encoder = self.encoder if same_model else None
+        other = GroundingScorer(config, encoder=encoder, passage_cache=self.passage_cache)
+        other._encoder_given = self._encoder_given and same_model
         if same_model:
             other._vectors = self._vectors
             if config.order_words == self.config.order_words:
@@ -257,10 +262,18 @@ class GroundingScorer:
             self._encoder = load_model(
                 self.config.embedding_model or DEFAULT_MODEL,
                 self.config.device,
+                "retrieval",
                 backend=self.config.backend,
-                precision="f32",
+                precision=self.config.precision,
             )
         return self._encoder
+
+    @property
+    def encoder_key(self) -> str:
+        """The embedding cache's key of these vectors: dense retrieval's for this model and precision."""
+        c = self.config
+        spec = EncoderSpec(c.embedding_model, device=c.device, backend=c.backend, precision=c.precision)
+        return spec.resolved().key
 
     @property
     def model_name(self) -> str:
@@ -272,13 +285,17 @@ class GroundingScorer:
         )
         return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
 
-    def _ensure_vectors(self, texts: Sequence[str]) -> None:
-        """Embed, in one batch, the texts not embedded yet (answer sentences, clauses, passages)."""
+    def _ensure_vectors(self, texts: Sequence[str], *, keep: bool = False) -> None:
+        """Embed, in one batch, the texts not embedded yet (answer sentences, clauses, passages); those the
+        dataset's embedding cache holds are read from it, and with ``keep`` (passages) new ones written."""
         missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
         if len(self._vectors) + len(missing) > 500_000:
             self._vectors.clear()  # contexts keep their own arrays; what is needed now is re-embedded
             missing = list(dict.fromkeys(texts))
-        if missing:
+        if missing and self.passage_cache is not None and not self._encoder_given:
+            found = read_through(self.passage_cache, self.encoder_key, missing, self._embed, write=keep)
+            self._vectors.update(found)
+        elif missing:
             self._vectors.update(zip(missing, self._embed(missing), strict=True))
 
     def _cross_scores(self, pairs: list[tuple[str, str]]) -> np.ndarray:
@@ -338,7 +355,7 @@ class GroundingScorer:
                 for u in sentence.words:
                     index[u].append(len(sentences))
                 sentences.append(sentence)
-        self._ensure_vectors(texts)
+        self._ensure_vectors(texts, keep=True)
         context = _Context(
             texts=texts,
             embeddings=np.stack([self._vectors[t] for t in texts]),
@@ -550,6 +567,7 @@ class GroundingScorer:
         return {
             "version": 2,
             "embedding_model": self.model_name,
+            "encoder": self.encoder_key,
             "dense_weight": cfg.dense_weight,
             "threshold": cfg.threshold,
             "top_k": cfg.top_k,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,7 @@ from wikihowqa.evaluate.grounding import GroundingConfig, GroundingModel, Ground
 from wikihowqa.evaluate.judge import Judge, JudgeConfig
 from wikihowqa.evaluate.judge_cost import Tokens, total
 from wikihowqa.generate import lower_bounds
+from wikihowqa.retrieve.cache import EmbeddingCache, default_cache_path
 from wikihowqa.runtime.device import ray_gpus
 from wikihowqa.runtime.executor import Executor
 
@@ -359,6 +361,14 @@ def _bertscore(
     return {c: [v[k] for v in values] for k, c in enumerate(BERT_COLUMNS)}
 
 
+def _open_embeddings(path: Path) -> EmbeddingCache | None:
+    """The dataset's embedding cache, or none where the dataset folder cannot hold one (read-only)."""
+    try:
+        return EmbeddingCache(path)
+    except (OSError, sqlite3.Error):
+        return None
+
+
 def _grounding(
     results: list[SystemResult],
     passages: list[list],
@@ -547,9 +557,17 @@ def evaluate(
     if settings.grounding is not None or settings.judge is not None:
         gold = SystemResult(GOLD_SYSTEM, "dataset", [e.article_id for e in examples], references)
     if settings.grounding is not None:
-        scorer = GroundingScorer(settings.grounding)
-        _grounding([*results, gold], passages, scorer, cache, progress, executor)
-        metadata["grounding"] = scorer.metadata()
+        # the passages' vectors from the dataset's embedding cache (what `answer` embedded), extended there;
+        # a cluster's workers embed their own (this process alone writes the cache)
+        shared = None if executor is not None and executor.distributed else default_cache_path(folder.path)
+        vectors = _open_embeddings(shared) if shared is not None else None
+        try:
+            scorer = GroundingScorer(settings.grounding, passage_cache=vectors)
+            _grounding([*results, gold], passages, scorer, cache, progress, executor)
+            metadata["grounding"] = scorer.metadata()
+        finally:
+            if vectors is not None:
+                vectors.close()
     compared: list[pairwise.PairwiseResult] = []
     if settings.judge is not None:
         responses = Path(settings.judge.cache) if settings.judge.cache else folder.path / JUDGE_RESPONSES

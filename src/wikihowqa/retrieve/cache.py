@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -73,3 +73,26 @@ class EmbeddingCache:
 
     def close(self) -> None:
         self._db.close()
+
+
+def read_through(
+    cache: EmbeddingCache,
+    model: str,
+    texts: Sequence[str],
+    embed: Callable[[list[str]], np.ndarray],
+    *,
+    write: bool = True,
+) -> dict[str, np.ndarray]:
+    """Vectors of the distinct ``texts``: those ``cache`` holds under ``model``, the others embedded by
+    ``embed`` (one call) and, with ``write``, written back (grounding reads the passages dense retrieval
+    embedded, and adds those it embeds; answer sentences it only looks up)."""
+    keys = {t: text_key(t) for t in dict.fromkeys(texts)}
+    found = cache.get(model, list(keys.values()))
+    out = {t: found[k] for t, k in keys.items() if k in found}
+    todo = [t for t in keys if t not in out]
+    if todo:
+        vectors = np.asarray(embed(todo), dtype=np.float32)
+        out.update(zip(todo, vectors, strict=True))
+        if write:
+            cache.put(model, ((keys[t], v) for t, v in zip(todo, vectors, strict=True)))
+    return out

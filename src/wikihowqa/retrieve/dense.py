@@ -16,7 +16,13 @@ import numpy as np
 
 from wikihowqa.core.errors import SettingsError
 from wikihowqa.core.records import Passage
-from wikihowqa.encoders.embed import DEFAULT_MODEL, backend_tag, load_model, resolve_backend
+from wikihowqa.encoders.embed import (
+    DEFAULT_MODEL,
+    PASSAGE_PRECISION,
+    backend_tag,
+    load_model,
+    resolve_backend,
+)
 from wikihowqa.retrieve.cache import EmbeddingCache, text_key
 from wikihowqa.retrieve.ranking import Ranked, ranked
 from wikihowqa.runtime.device import batch_size as batch_for
@@ -54,7 +60,7 @@ class SentenceTransformerEncoder:
         passage_prefix: str = "",
         progress: bool = False,
         backend: str = "auto",
-        precision: str = "auto",
+        precision: str = PASSAGE_PRECISION,
     ) -> None:
         tag = backend_tag(backend, device, precision)
         self.key = f"st:{model or DEFAULT_MODEL}:{query_prefix}|{passage_prefix}{tag}"
@@ -160,7 +166,7 @@ class EncoderSpec:
     passage_prefix: str = ""
     progress: bool = False
     backend: str = "auto"  # sentence-transformers models: auto, openvino or torch
-    precision: str = "auto"  # the openvino backend's: auto, bf16 or f32
+    precision: str = PASSAGE_PRECISION  # the openvino backend's: auto, bf16 or f32
 
     def __post_init__(self) -> None:
         if (self.question_model is None) != (self.context_model is None):
@@ -256,7 +262,7 @@ class DenseRetriever:
         progress: bool = False,
         executor: Executor | None = None,
         backend: str = "auto",
-        precision: str = "auto",
+        precision: str = PASSAGE_PRECISION,
     ) -> DenseRetriever:
         spec = EncoderSpec(
             model,

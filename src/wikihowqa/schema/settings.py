@@ -49,10 +49,11 @@ class DenseOptions(Section):
     passage_prefix: str = ""
     progress: bool = False
     #: what runs a sentence-transformers encoder: auto (openvino on the CPU, torch on a GPU), openvino, or
-    #: torch (the exact float32 path); and the openvino backend's precision (auto: bf16 where the CPU has it;
-    #: int8: opt-in, faster, vectors a little further from float32's; needs the int8 extra)
+    #: torch (the exact float32 path); and the openvino backend's precision: f32 (grounding's, so ``evaluate``
+    #: reads these vectors: ``encoders.embed.PASSAGE_PRECISION``), auto (bf16 where the CPU has it), bf16, or
+    #: int8 (opt-in, faster, vectors a little further from float32's; needs the int8 extra)
     backend: Literal["auto", "openvino", "torch"] = "auto"
-    precision: Literal["auto", "bf16", "f32", "int8"] = "auto"
+    precision: Literal["auto", "bf16", "f32", "int8"] = "f32"
 
 
 class HybridOptions(Section):
