@@ -113,8 +113,10 @@ def test_a_cache_folder_that_is_a_file_is_one_line_naming_it_and_what_to_do(cli,
     assert f"{dataset / 'cache'} is a file where a folder is needed: move or delete it" in line
 
 
-def test_an_encoder_cache_home_that_is_a_file_is_named(dataset, tmp_path):
-    """The OpenVINO model cache under $XDG_CACHE_HOME (a fresh process: models load once per process)."""
+def test_an_encoder_cache_home_that_is_a_file_is_named_and_the_model_still_serves(dataset, tmp_path):
+    """The OpenVINO model cache under $XDG_CACHE_HOME (a fresh process: models load once per process). A
+    cache that cannot be written is named in one warning with what to do, and the run goes on with the
+    model converted into a temporary folder (issue 32 item 5), so the answers still come."""
     (tmp_path / "xdg").mkdir()
     (tmp_path / "xdg" / "wikihowqa").write_text("not a folder")
     env = {**os.environ, "PYTHONPATH": str(SRC), "XDG_CACHE_HOME": str(tmp_path / "xdg"), "COLUMNS": "300"}
@@ -122,7 +124,7 @@ def test_an_encoder_cache_home_that_is_a_file_is_named(dataset, tmp_path):
                "--split", "train", "--out", str(tmp_path / "p.jsonl"),
                "--encoder-backend", "openvino", "--device", "cpu"]  # fmt: skip
     run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
-    assert run.returncode == 2, run.stderr
-    errors = [line for line in run.stderr.splitlines() if line.startswith("error:")]
-    assert len(errors) == 1 and "Traceback" not in run.stderr
-    assert f"{tmp_path / 'xdg' / 'wikihowqa'} is a file where a folder is needed" in errors[0]
+    assert run.returncode == 0, run.stderr
+    assert "Traceback" not in run.stderr and (tmp_path / "p.jsonl").is_file()
+    flat = " ".join(run.stderr.split())
+    assert f"{tmp_path / 'xdg' / 'wikihowqa'} is a file where a folder is needed" in flat
