@@ -30,14 +30,17 @@ SETTINGS_SUFFIXES = ("Settings", "Config", "Options")
 
 def _cell(text: object) -> str:
     """Text for one Markdown table cell: one line, pipes and angle brackets escaped."""
-    parts = " ".join(str(text).split()).replace("|", "\\|").split("`")
-    # outside code spans, "<system>" would be read as an HTML tag; inside them it is shown as typed
-    return "`".join(p if i % 2 else p.replace("<", "&lt;").replace(">", "&gt;") for i, p in enumerate(parts))
+    parts = " ".join(str(text).split()).split("`")
+    # outside code spans, "<system>" would be read as an HTML tag and "|" end the cell; inside them (which
+    # Python-Markdown's tables respect) both are shown as typed
+    outside = (p.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;") for p in parts[::2])
+    parts[::2] = list(outside)
+    return "`".join(parts)
 
 
 def _code(text: object) -> str:
-    body = str(text).replace("|", "\\|")
-    return f"``{body}``" if "`" in body else f"`{body}`"
+    body = " ".join(str(text).split())
+    return f"`` {body} ``" if "`" in body else f"`{body}`"
 
 
 # --------------------------------------------------------------------------- the command line
