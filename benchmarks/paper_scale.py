@@ -231,7 +231,7 @@ def plan(size: Size, stage: str, site: Site | None = None) -> tuple[list[str], s
         return cmd, "answers", outs, [report / "scores-cache.jsonl"]
     if stage == "export-hub":
         hub = size.root / "hub"
-        cmd = wikihowqa("export-hub", str(d), str(hub), "--overwrite", "--name", "paper-scale")
+        cmd = wikihowqa("export-hub", str(d), "--out", str(hub), "--overwrite", "--name", "paper-scale")
         return cmd, "documents", [hub], []
     raise ValueError(stage)
 

@@ -38,7 +38,7 @@ def test_every_system_the_brief_names_is_registered():
         "dense+lead",
         "hybrid+lead",
         "seq2seq",
-        "llm-qonly",
+        "llm-question-only",
         "llm-passages",
     }
 
@@ -156,7 +156,7 @@ def test_user_mistakes_are_clear_errors(folder):
     with pytest.raises(SettingsError, match="unknown split 'tset'"):
         answer_split(folder, "bm25+lead", split="tset")
     with pytest.raises(SettingsError, match="unknown setting"):
-        answer_split(folder, "llm-qonly", settings={"llm": {"openai": {"modle": "x"}}})
+        answer_split(folder, "llm-question-only", settings={"llm": {"openai": {"modle": "x"}}})
 
 
 def test_dense_and_hybrid_systems_cache_embeddings_in_the_dataset_folder(folder):
@@ -212,10 +212,10 @@ def test_demo_step_answers_the_demo_dataset_into_the_predictions_folder(tmp_path
 
 
 def _llm_cli(folder, server_url, *extra, timeout=120):
-    """``answer`` with llm-qonly against ``server_url``, unpaced (the SDK's retry backoff is real)."""
+    """``answer`` with llm-question-only against ``server_url``, unpaced (the SDK's retry backoff is real)."""
     return subprocess.run(
         [
-            sys.executable, "-m", "wikihowqa", "answer", str(folder.path), "--system", "llm-qonly",
+            sys.executable, "-m", "wikihowqa", "answer", str(folder.path), "--system", "llm-question-only",
             "--split", "all", "--set", f"llm.openai.base_url={server_url}",
             "--set", "llm.openai.requests_per_minute=0", *extra,
         ],
@@ -242,7 +242,7 @@ def test_cli_answer_exits_1_and_says_how_many_questions_failed(folder):
     line = _error_line(result.stderr)
     assert line.startswith("error: 1 of 3 questions failed and are left out: 704295: ")
     assert line.endswith("To fix: rerun the command to retry them")
-    out = folder.path / "predictions" / "llm-qonly.all.jsonl"
+    out = folder.path / "predictions" / "llm-question-only.all.jsonl"
     assert [p.article_id for p in read_predictions(out)] == [1366001, 930014]
 
 
@@ -254,7 +254,7 @@ def test_cli_answer_with_every_question_failing_writes_no_empty_file_and_exits_1
     assert result.returncode == 1
     assert _error_line(result.stderr).startswith("error: 3 of 3 questions failed")
     assert "(no predictions file written)" in result.stdout
-    assert not (folder.path / "predictions" / "llm-qonly.all.jsonl").exists()
+    assert not (folder.path / "predictions" / "llm-question-only.all.jsonl").exists()
 
 
 def test_cli_answer_with_no_server_listening_fails_at_once_in_one_line(folder):
@@ -266,7 +266,7 @@ def test_cli_answer_with_no_server_listening_fails_at_once_in_one_line(folder):
     result = _llm_cli(folder, url, timeout=60)
     assert result.returncode == 2
     assert _error_line(result.stderr).startswith(f"error: cannot connect to {url} (connection refused);")
-    assert not (folder.path / "predictions" / "llm-qonly.all.jsonl").exists()
+    assert not (folder.path / "predictions" / "llm-question-only.all.jsonl").exists()
 
 
 def test_cli_answer_context_overflow_says_to_lower_the_prompt_budget_not_to_rerun(folder):

@@ -97,5 +97,5 @@ def test_local_llm_answers_are_the_same_when_generated_by_workers(folder):
     tokenizer.chat_template = "{% for m in messages %}{{ m['content'] }} {% endfor %}answer :"
     tokenizer.save_pretrained(model)
     llm = {"backend": "local", "local": {"model": str(model), "max_new_tokens": 6, "batch_size": 3}}
-    local, remote, executor = _both(dataset, root, "llm-qonly", {"llm": llm})
+    local, remote, executor = _both(dataset, root, "llm-question-only", {"llm": llm})
     assert local == remote and executor.sent == 3  # 7 questions in LocalChat's batches of 3

@@ -46,7 +46,7 @@ def test_study_predictions_evaluate_and_meta_evaluate(cli, simulated_study):
     dataset, study, root = simulated_study
     missing = cli("meta-evaluate", study, root / "nowhere")
     assert missing.exit_code == 2 and "per_question.jsonl" in missing.stderr
-    made = cli("study-predictions", study, root / "answers")
+    made = cli("study-predictions", study, "--out", root / "answers")
     assert made.exit_code == 0, made.output
     files = sorted((root / "answers").glob("*.jsonl"))
     assert [f.name for f in files] == [

@@ -53,7 +53,7 @@ def test_options_become_settings(site, tmp_path):
     args = [
         "build", str(out), *_site_args(site), "--limit", "2", "--reference-time", "created",
         "--concurrency", "3", "--cdx-rate", "50", "--playback-rate", "60", "--mediawiki-rate", "70",
-        "--contact", "me@example.org", "--timeout", "9", "--retries", "2", "--maxlag", "7",
+        "--contact", "me@example.org", "--http-timeout", "9", "--retries", "2", "--maxlag", "7",
     ]  # fmt: skip
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output

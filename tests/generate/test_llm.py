@@ -188,11 +188,11 @@ def test_the_answer_stage_keeps_answers_of_other_questions_when_one_keeps_failin
                 }
             }
         }
-        report = answer_split(folder, "llm-qonly", split="train", settings=settings)
+        report = answer_split(folder, "llm-question-only", split="train", settings=settings)
         assert list(report.failed) == [704295] and report.answered_now == 1
         assert [p.article_id for p in read_predictions(report.out)] == [930014]
         failing["broken"] = False
-        again = answer_split(folder, "llm-qonly", split="train", settings=settings)
+        again = answer_split(folder, "llm-question-only", split="train", settings=settings)
         assert again.answered_before == 1 and again.answered_now == 1 and not again.failed
     predictions = read_predictions(again.out)
     assert [p.article_id for p in predictions] == [704295, 930014]  # the split's order
@@ -323,7 +323,7 @@ def test_a_failing_question_of_a_batch_is_asked_once_not_again_on_its_own(tmp_pa
                 }
             }
         }
-        report = answer_split(folder, "llm-qonly", split="all", settings=settings)
+        report = answer_split(folder, "llm-question-only", split="all", settings=settings)
         asked = [body["messages"][-1]["content"].splitlines()[0] for body, _ in server.requests]
     assert list(report.failed) == [704295] and report.answered_now == 2
     assert report.advice == ("rerun the command to retry them",)

@@ -137,11 +137,11 @@ def test_a_report_of_another_dataset_is_one_error_naming_it(explorer_inputs, tmp
 def test_the_command_writes_the_site_and_says_what_it_wrote(cli, explorer_inputs, tmp_path):
     result = cli(
         "view", explorer_inputs["dataset"], "--report", explorer_inputs["report"],
-        "--study", explorer_inputs["meta"], "--out", tmp_path / "site",
+        "--meta-evaluation", explorer_inputs["meta"], "--out", tmp_path / "site",
     )  # fmt: skip
     assert result.exit_code == 0, result.stderr
     assert "3 questions, 2 systems" in result.stdout and (tmp_path / "site" / "index.html").is_file()
-    missing = cli("view", explorer_inputs["dataset"], "--study", tmp_path, "--out", tmp_path / "s2")
+    missing = cli("view", explorer_inputs["dataset"], "--meta-evaluation", tmp_path, "--out", tmp_path / "s2")
     assert missing.exit_code == 2 and len(missing.lines) == 1 and "meta_evaluation.json" in missing.lines[0]
 
 

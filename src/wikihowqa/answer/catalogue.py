@@ -19,6 +19,6 @@ DESCRIPTIONS: dict[str, str] = {
     "copy-top-passages": "lower bound: the top BM25 passages copied, cut at max_words (default 100)",
     "random-train-answer": "lower bound: the answer of a random train question (never its own)",
     "seq2seq": "the fine-tuned generator (BART, T5, or a decoder-only LM) over the paper's input builder",
-    "llm-qonly": "zero-shot LLM, question only (backend: openai-compatible API or local SmolLM2)",
+    "llm-question-only": "zero-shot LLM, question only (backend: openai-compatible API or local SmolLM2)",
     "llm-passages": "zero-shot LLM, question + top retrieved passages (openai-compatible API or local)",
 }

@@ -234,7 +234,7 @@ def _llm(ctx: Context, with_passages: bool) -> System:
     client = DistributedChat(settings.local, ctx.executor) if distributed else None
     cache = ctx.folder.path / CACHE_DIR / "llm-responses.sqlite"
     answerer = LLMAnswerer(settings, cache_path=cache, client=client)
-    name = "llm-passages" if with_passages else "llm-qonly"
+    name = "llm-passages" if with_passages else "llm-question-only"
     described = answerer.metadata()
 
     def result(reply: Any, answer: Callable[[str], Answer]) -> Answer | Failed:
@@ -262,5 +262,5 @@ def _llm(ctx: Context, with_passages: bool) -> System:
     return System(name, retriever, answer, described, batch_size=batch, may_fail=settings.backend == "openai")
 
 
-register("llm-qonly")(lambda ctx: _llm(ctx, with_passages=False))
+register("llm-question-only")(lambda ctx: _llm(ctx, with_passages=False))
 register("llm-passages")(lambda ctx: _llm(ctx, with_passages=True))

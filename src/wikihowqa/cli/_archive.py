@@ -11,6 +11,8 @@ from typing import Annotated
 
 import typer
 
+from wikihowqa.cli._options import deprecated_option
+
 WAYBACK_DEFAULT = "https://web.archive.org"
 
 WaybackUrl = Annotated[
@@ -71,16 +73,23 @@ PlaybackRate = Annotated[
         help="Wayback snapshot downloads per second (0: unpaced; the real limit is ~8).",
     ),
 ]
-Timeout = Annotated[float, typer.Option("--timeout", min=0.001, help="Seconds to wait for one response.")]
+HttpTimeout = Annotated[
+    float | None,
+    typer.Option(
+        "--http-timeout",
+        min=0.001,
+        help="Seconds to wait for one HTTP response before retrying it (default: 30).",
+    ),
+]
+#: ``--timeout``, the old name of ``--http-timeout`` (``parse`` had a ``--timeout`` that meant a page's parse)
+OldTimeout = Annotated[float | None, deprecated_option("--timeout", "--http-timeout")]
+HTTP_TIMEOUT_S = 30.0
 Retries = Annotated[
     int, typer.Option("--retries", min=0, help="Retries of a request that failed (5xx, timeout, reset).")
 ]
 Contact = Annotated[
     str | None,
     typer.Option("--contact", help="An e-mail or URL for the User-Agent, so site operators can reach you."),
-]
-Fresh = Annotated[
-    bool, typer.Option("--fresh", help="Forget the saved state of an earlier run and start over.")
 ]
 
 

@@ -12,9 +12,16 @@ One vocabulary, whichever command a researcher types:
   same output. ``Annotated[int, seed_option("the shuffle that deals questions")] = 0``.
 - ``--model``: the model the command runs, a Hugging Face name or a local folder.
   ``Annotated[str | None, model_option("Sentence encoder of the questions", ENCODER_DEFAULT)] = None``.
-- ``--overwrite``: replace an output that already exists; without it an existing output is refused (an
-  error naming it), never silently replaced. Commands that resume instead (answer, evaluate, parse) have
-  no ``--overwrite``.
+- ``--overwrite``: replace a finished output that already exists; without it an existing output is refused
+  (an error naming it), never silently replaced.
+- ``--fresh``: a resumable command (build, hydrate, parse, answer, evaluate, train) continues an
+  interrupted run by default; ``--fresh`` forgets what the earlier run saved and starts over.
+- ``--port``: the port a server listens on, 8000 unless given (0: any free port); the address is printed.
+- A relative input path that is not found in the working directory is looked up in the dataset (or study)
+  folder, where the commands write it: ``evaluate DATASET predictions/bm25.jsonl`` finds what ``answer``
+  wrote (:func:`inside`).
+- A folder a command creates from nothing (``build``, ``import``) is its DATASET argument, as every other
+  command's input is; ``--out`` is what a command derives from its input.
 
 A renamed option keeps its old name for one release: :func:`deprecated_option` declares the old name (its
 help says what replaces it; using it prints a warning on stderr) and :func:`renamed` picks the value.
@@ -28,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
@@ -44,6 +52,9 @@ WORKERS_HELP = (
     "ray. 0 or omitted: one per usable CPU (on Ray: the cluster's CPUs)."
 )
 OVERWRITE_HELP = "Replace the output if it exists (without --overwrite, an existing output is an error)."
+FRESH_HELP = "Forget what an earlier, interrupted run saved and start over (default: resume it)."
+PORT_DEFAULT = 8000
+PORT_HELP = "Port to listen on (0: any free port); the address is printed."
 
 
 def _default_workers(value: int | None) -> int | None:
@@ -56,6 +67,8 @@ Workers = Annotated[
     typer.Option("--workers", help=WORKERS_HELP, min=0, callback=_default_workers),
 ]
 Overwrite = Annotated[bool, typer.Option("--overwrite", help=OVERWRITE_HELP)]
+Fresh = Annotated[bool, typer.Option("--fresh", help=FRESH_HELP)]
+Port = Annotated[int, typer.Option("--port", help=PORT_HELP, min=0, max=65535)]
 ExecutorKind = Annotated[
     str,
     typer.Option(
@@ -130,6 +143,49 @@ def deprecated_option(old: str, new: str, *, flag: bool = False) -> Any:
     )
 
 
+def deprecated_argument(what: str, new: str) -> Any:
+    """A positional argument that an option replaces (``OUT`` → ``--out``): hidden from ``--help``, still
+    accepted for one release; :func:`positional` warns when it is given and picks the value."""
+    return typer.Argument(hidden=True, show_default=False, metavar=what)
+
+
+def positional(value: T | None, old_value: T | None, new: str, what: str) -> T | None:
+    """The value of an option that replaced the positional argument ``what`` (given so: a warning)."""
+    if old_value is None:
+        return value
+    console.print(
+        f"[yellow]warning:[/] {what} as a positional argument is deprecated and will be removed in the next "
+        f"release; use {new} {what}",
+        highlight=False,
+        soft_wrap=True,
+    )
+    if value is not None and value != old_value:
+        raise SettingsError(f"{what} is given twice (as an argument and as {new}): give only {new}")
+    return old_value
+
+
+def inside(folder: Path, path: Path) -> Path:
+    """``path`` as the user meant it: as given when it exists (or is absolute), else inside ``folder`` when it
+    exists there (where the commands write it: DATASET/predictions/..., DATASET/review.csv)."""
+    if path.is_absolute() or path.exists():
+        return path
+    candidate = folder / path
+    return candidate if candidate.exists() else path
+
+
+def inside_all(folder: Path, paths: list[Path]) -> list[Path]:
+    """:func:`inside` of each path; a pattern the shell left unexpanded (``predictions/*.jsonl`` where the
+    working directory has no such files) is expanded inside ``folder``, in name order."""
+    found: list[Path] = []
+    for path in paths:
+        resolved = inside(folder, path)
+        if not resolved.exists() and not path.is_absolute() and any(c in str(path) for c in "*?["):
+            found.extend(sorted(folder.glob(str(path))) or [path])
+        else:
+            found.append(resolved)
+    return found
+
+
 def renamed(value: T | None, old_value: T | None, new: str, old: str) -> T | None:
     """The value of a renamed option given by either name; both at once is refused (which would win?)."""
     if old_value is None:
@@ -156,15 +212,23 @@ def device_option(value: str) -> str:
 
 __all__ = [
     "ENCODER_DEFAULT",
+    "FRESH_HELP",
+    "PORT_DEFAULT",
     "Device",
     "ExecutorKind",
+    "Fresh",
     "Overwrite",
+    "Port",
     "RayAddress",
     "Workers",
+    "deprecated_argument",
     "deprecated_option",
     "device_option",
+    "inside",
+    "inside_all",
     "model_option",
     "out_option",
+    "positional",
     "renamed",
     "running_on",
     "seed_option",

@@ -14,6 +14,7 @@ from wikihowqa.cli._app import app, console, out
 from wikihowqa.cli._options import (
     Device,
     ExecutorKind,
+    Fresh,
     RayAddress,
     Workers,
     deprecated_option,
@@ -27,6 +28,11 @@ from wikihowqa.cli._options import (
 #: The systems the registry holds, with what each does (the --system help lists them all; the catalogue is the
 #: registry's table of names, read without loading the systems).
 _SYSTEMS_HELP = "System to run: " + "; ".join(f"{name} ({what})" for name, what in DESCRIPTIONS.items()) + "."
+#: Old system names, accepted for one release with a warning (llm-qonly: one spelling of "question only",
+#: as export-lm-eval's --question-only).
+RENAMED_SYSTEMS = {"llm-qonly": "llm-question-only"}
+#: The settings `train` uses without --config: a commented copy of the recipe, to copy and edit.
+EXAMPLE_TRAIN_SETTINGS = Path(__file__).resolve().parent.parent / "schema" / "examples" / "train.yaml"
 
 
 @app.command("answer")
@@ -73,6 +79,14 @@ def answer_command(
     set_: list[str] = typer.Option(
         [], "--set", help="Override one setting, e.g. --set extractive.max_words=60 (repeatable)."
     ),
+    fresh: Annotated[
+        bool,
+        typer.Option(
+            "--fresh",
+            help="Answer every question again: forget the predictions file and the .partial file an earlier "
+            "run left (default: keep their answers and answer only the rest).",
+        ),
+    ] = False,
     executor: ExecutorKind = "local",
     ray_address: RayAddress = None,
     workers: Workers = None,
@@ -83,6 +97,14 @@ def answer_command(
     Exit status: 0 when every question is answered; 1 when some failed (the others are saved, the message
     says how many and what to do); 2 for a user error, or a server that answers no one (stopped at once).
     """
+    if system in RENAMED_SYSTEMS:
+        console.print(
+            f"[yellow]warning:[/] system {system} is now called {RENAMED_SYSTEMS[system]}; the old name "
+            "will be removed in the next release",
+            highlight=False,
+            soft_wrap=True,
+        )
+        system = RENAMED_SYSTEMS[system]
     # heavy: the answer stage (numpy, httpx, pydantic's row models: ~0.45 s) loads for this command only
     from wikihowqa.answer import answer_split
     from wikihowqa.answer.options import command_settings
@@ -102,6 +124,12 @@ def answer_command(
         encoder_backend=encoder_backend,
     )
     device = device_option(device)
+    if fresh:
+        from wikihowqa.answer.predictions import default_output, partial_path
+
+        stale = out_file or default_output(DatasetFolder(dataset), system, split)
+        for path in (stale, partial_path(stale)):
+            path.unlink(missing_ok=True)
 
     with (
         running_on(executor, ray_address, workers) as runner,
@@ -138,17 +166,27 @@ def train_command(
     dataset: Path = typer.Argument(
         ..., help="Dataset folder with a train split (and a validation split for eval)."
     ),
-    config: Path = typer.Option(..., "--config", help="Generator settings file (YAML, TOML or JSON)."),
+    config: Path = typer.Option(
+        EXAMPLE_TRAIN_SETTINGS,
+        "--config",
+        show_default=False,
+        help="Generator settings file (YAML, TOML or JSON): its [generator] section, or the section alone "
+        f"(default: the example that ships, {EXAMPLE_TRAIN_SETTINGS.name}: facebook/bart-base, the paper's "
+        "recipe; copy and edit it).",
+    ),
     out_dir: Annotated[
         Path | None,
-        out_option("checkpoints and the final model", "the settings file's output_dir, else runs/generator"),
+        out_option(
+            "checkpoints and the final model (FOLDER/final)",
+            "the settings file's output_dir, else DATASET/generator",
+        ),
     ] = None,
     output_dir: Annotated[Path | None, deprecated_option("--output-dir", "--out")] = None,
     model: Annotated[
         str | None, model_option("Model to fine-tune instead of the settings file's", "the file's model")
     ] = None,
     max_steps: int = typer.Option(None, "--max-steps", help="Stop after this many optimizer steps."),
-    fresh: bool = typer.Option(False, "--fresh", help="Ignore existing checkpoints instead of resuming."),
+    fresh: Fresh = False,
     device: Device = "auto",
 ) -> None:
     """Fine-tune the generator on the train split; resumes from the last checkpoint in the --out folder."""
@@ -160,8 +198,8 @@ def train_command(
     settings = read_generator_settings(config)  # a full answer-settings file works too
     out_dir = renamed(out_dir, output_dir, "--out", "--output-dir")
     overrides: dict = {}
-    if out_dir:
-        overrides["output_dir"] = str(out_dir)
+    if out_dir or "output_dir" not in settings:
+        overrides["output_dir"] = str(out_dir or dataset / "generator")
     if model:
         overrides["model"] = model
     if max_steps:

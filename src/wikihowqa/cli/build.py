@@ -9,23 +9,25 @@ import typer
 
 from wikihowqa.cli._app import app, console, out
 from wikihowqa.cli._archive import (
+    HTTP_TIMEOUT_S,
     WAYBACK_DEFAULT,
     ArchiveHost,
     CdxRate,
     CdxUrl,
     Concurrency,
     Contact,
-    Fresh,
+    HttpTimeout,
     MementoTimegate,
     MementoTimemap,
+    OldTimeout,
     PlaybackRate,
     PlaybackUrl,
     Retries,
-    Timeout,
     WaybackUrl,
     lookup_option,
     retry_failed_option,
 )
+from wikihowqa.cli._options import Fresh, renamed
 from wikihowqa.errors import SettingsError
 from wikihowqa.progress import Bars
 
@@ -95,7 +97,8 @@ def build_command(
     ),
     cdx_rate: CdxRate = 0.4,
     playback_rate: PlaybackRate = 8.0,
-    timeout: Timeout = 30.0,
+    http_timeout: HttpTimeout = None,
+    timeout: OldTimeout = None,
     retries: Retries = 5,
     maxlag: int = typer.Option(
         5, "--maxlag", min=0, help="MediaWiki maxlag: back off when replicas lag more (seconds)."
@@ -132,7 +135,7 @@ def build_command(
     http = HttpSettings(
         concurrency=concurrency,
         rates={MEDIAWIKI: mediawiki_rate, CDX: cdx_rate, PLAYBACK: playback_rate},
-        timeout_s=timeout,
+        timeout_s=renamed(http_timeout, timeout, "--http-timeout", "--timeout") or HTTP_TIMEOUT_S,
         retries=retries,
         contact=contact,
     )

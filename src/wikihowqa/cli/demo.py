@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from wikihowqa.cli._app import app, console, out
-from wikihowqa.cli._options import out_option
+from wikihowqa.cli._options import PORT_DEFAULT, Port, out_option
 
 
 @app.command("demo")
@@ -21,7 +21,7 @@ def demo_command(
     serve: bool = typer.Option(
         False, "--serve", help="Afterwards, serve the demo study in the browser on 127.0.0.1 (Ctrl+C stops)."
     ),
-    port: int = typer.Option(8000, "--port", help="Port of the study server with --serve."),
+    port: Port = PORT_DEFAULT,
 ) -> None:
     """Run the whole pipeline on the embedded demo corpus and print a table of what it produced.
 

@@ -16,11 +16,24 @@ from wikihowqa.cli._options import (
     RayAddress,
     Workers,
     device_option,
+    inside_all,
     out_option,
     running_on,
     seed_option,
 )
+from wikihowqa.errors import SettingsError
 from wikihowqa.evaluate import GROUNDING_THRESHOLD
+
+#: The split suffixes ``wikihowqa answer`` puts before .jsonl (the test split's files have none).
+_SPLIT_SUFFIXES = (".train", ".validation", ".all")
+
+
+def split_predictions(dataset: Path, split: str) -> list[Path]:
+    """The predictions files ``wikihowqa answer`` wrote into DATASET/predictions/ for ``split``."""
+    files = sorted((dataset / "predictions").glob("*.jsonl"))
+    if split == "test":
+        return [f for f in files if not f.stem.endswith(_SPLIT_SUFFIXES)]
+    return [f for f in files if f.stem.endswith(f".{split}")]
 
 
 @app.command("evaluate")
@@ -29,7 +42,11 @@ def evaluate_command(
         ..., help="Dataset folder with the gold answers (qa.jsonl, documents.jsonl)."
     ),
     predictions: list[Path] = typer.Argument(
-        None, help="Predictions files (JSONL, one line per question: article_id, system, answer, ...)."
+        None,
+        help="Predictions files (JSONL, one line per question: article_id, system, answer, ...). A relative "
+        "path not found here is looked up in DATASET, where `wikihowqa answer` writes them "
+        "(predictions/bm25+lead.jsonl). Omitted: every file of DATASET/predictions/ for --split.",
+        show_default=False,
     ),
     split: str = typer.Option(
         "test",
@@ -137,6 +154,14 @@ def evaluate_command(
     executor: ExecutorKind = "local",
     ray_address: RayAddress = None,
     device: Device = "auto",
+    fresh: Annotated[
+        bool,
+        typer.Option(
+            "--fresh",
+            help="Score everything again: forget the report folder's score cache (default: reuse the scores "
+            "an earlier run saved and score only what is new).",
+        ),
+    ] = False,
 ) -> None:
     """Score systems with ROUGE, BERTScore, grounding (and an LLM judge), with 95% CIs and paired tests.
 
@@ -150,8 +175,15 @@ def evaluate_command(
     from wikihowqa.evaluate.judge import JudgeConfig
     from wikihowqa.evaluate.judge_cost import parse_price
     from wikihowqa.evaluate.judge_report import judge_lines
-    from wikihowqa.evaluate.pipeline import EvaluationSettings, check_request, coverage_warnings, evaluate
+    from wikihowqa.evaluate.pipeline import (
+        CACHE_FILE,
+        EvaluationSettings,
+        check_request,
+        coverage_warnings,
+        evaluate,
+    )
     from wikihowqa.evaluate.report import leaderboard_table, write_report
+    from wikihowqa.evaluate.without_documents import scorable
     from wikihowqa.progress import Bars
 
     device = device_option(device)
@@ -194,8 +226,19 @@ def evaluate_command(
         workers=workers,
         torch_threads=torch_threads,
     )
-    check_request(predictions or [], settings)
+    predictions = inside_all(dataset, predictions or []) or split_predictions(dataset, split)
+    if not predictions and not lower_bounds:
+        raise SettingsError(
+            f"no predictions files given, and {dataset / 'predictions'} has none for the {split} split "
+            "(`wikihowqa answer` writes them there)"
+        )
+    check_request(predictions, settings)
+    settings, skipped = scorable(dataset, settings)
+    if skipped:
+        console.print(f"[yellow]note:[/] {escape(skipped)}", highlight=False, soft_wrap=True)
     target = out_dir or dataset / "report"
+    if fresh:
+        (target / CACHE_FILE).unlink(missing_ok=True)
     with (
         running_on(executor, ray_address, workers) as runner,
         Progress(
@@ -207,7 +250,7 @@ def evaluate_command(
         ) as bar,
     ):
         evaluation = evaluate(
-            dataset, predictions or [], settings, cache_dir=target, progress=Bars(bar), executor=runner
+            dataset, predictions, settings, cache_dir=target, progress=Bars(bar), executor=runner
         )
     report = write_report(evaluation, target)
 

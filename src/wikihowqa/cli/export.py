@@ -10,7 +10,14 @@ import typer
 from rich.markup import escape
 
 from wikihowqa.cli._app import app, console, out
-from wikihowqa.cli._options import Overwrite
+from wikihowqa.cli._options import (
+    Overwrite,
+    deprecated_argument,
+    deprecated_option,
+    out_option,
+    positional,
+    renamed,
+)
 
 AllowEmptyAnswers = Annotated[
     bool,
@@ -30,7 +37,10 @@ def _warn(lines: list[str]) -> None:
 @app.command("export-lm-eval")
 def export_lm_eval_command(
     dataset: Path = typer.Argument(..., help="Dataset folder (qa.jsonl, documents.jsonl)."),
-    out_dir: Path = typer.Argument(..., help="Task folder to write (give it to lm_eval --include_path)."),
+    old_out: Annotated[Path | None, deprecated_argument("OUT", "--out")] = None,
+    out_dir: Annotated[
+        Path | None, out_option("the task folder (give it to lm_eval --include_path)", "DATASET/lm-eval")
+    ] = None,
     split: str = typer.Option("test", "--split", help="Split whose questions the task asks."),
     task: str = typer.Option("wikihowqa", "--task", help="Task name (lm_eval --tasks NAME)."),
     passages: bool = typer.Option(
@@ -41,7 +51,13 @@ def export_lm_eval_command(
     max_context_tokens: int = typer.Option(
         1500, "--max-context-tokens", help="Prompt budget (question, passages, template), ~4 chars a token."
     ),
-    max_gen_toks: int = typer.Option(256, "--max-gen-toks", help="Most tokens the model may generate."),
+    max_new_tokens: int = typer.Option(
+        None,
+        "--max-new-tokens",
+        min=1,
+        help="Longest answer the model may generate, in tokens (default: 256).",
+    ),
+    max_gen_toks: Annotated[int | None, deprecated_option("--max-gen-toks", "--max-new-tokens")] = None,
     grounding: bool = typer.Option(
         True,
         "--grounding/--no-grounding",
@@ -55,12 +71,13 @@ def export_lm_eval_command(
     # heavy: the prompt builder and retrieval (numpy, bm25s, httpx: ~0.25 s) load for this command only
     from wikihowqa.export.lm_eval import LmEvalSettings, export_lm_eval
 
+    out_dir = positional(out_dir, old_out, "--out", "OUT") or dataset / "lm-eval"
     settings = LmEvalSettings(
         task=task,
         split=split,
         passages=passages,
         max_context_tokens=max_context_tokens,
-        max_gen_toks=max_gen_toks,
+        max_gen_toks=renamed(max_new_tokens, max_gen_toks, "--max-new-tokens", "--max-gen-toks") or 256,
         grounding=grounding,
         allow_empty_answers=allow_empty_answers,
     )
@@ -81,7 +98,10 @@ def export_lm_eval_command(
 @app.command("export-hub")
 def export_hub_command(
     dataset: Path = typer.Argument(..., help="Dataset folder (qa.jsonl, documents.jsonl, manifest.json)."),
-    out_dir: Path = typer.Argument(..., help="Folder to write (upload it as a Hugging Face dataset repo)."),
+    old_out: Annotated[Path | None, deprecated_argument("OUT", "--out")] = None,
+    out_dir: Annotated[
+        Path | None, out_option("the folder to upload as a Hugging Face dataset repo", "DATASET/hub")
+    ] = None,
     name: str = typer.Option(None, "--name", help="Dataset name in the card (default: the folder's name)."),
     license_: str = typer.Option(
         "other", "--license", help="Licence identifier of the QA part for the card (the source wiki's terms)."
@@ -93,6 +113,8 @@ def export_hub_command(
     """Write Parquet shards per split (configs qa and documents), a dataset card from the manifest, and
     Croissant metadata (validated by mlcroissant); `datasets.load_dataset(OUT)` loads it."""
     from wikihowqa.export.hub import CROISSANT_FILE, HubSettings, export_hub  # heavy: pyarrow, the LLM client
+
+    out_dir = positional(out_dir, old_out, "--out", "OUT") or dataset / "hub"
 
     with console.status("exporting…"):
         export = export_hub(

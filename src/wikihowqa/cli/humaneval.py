@@ -9,7 +9,17 @@ import typer
 from rich.markup import escape
 
 from wikihowqa.cli._app import app, console, out
-from wikihowqa.cli._options import ENCODER_DEFAULT, Overwrite, model_option, out_option, seed_option
+from wikihowqa.cli._options import (
+    ENCODER_DEFAULT,
+    Overwrite,
+    deprecated_argument,
+    inside,
+    inside_all,
+    model_option,
+    out_option,
+    positional,
+    seed_option,
+)
 
 
 @app.command("deteriorate")
@@ -62,12 +72,19 @@ def deteriorate_command(
 @app.command("tasks")
 def tasks_command(
     dataset: Path = typer.Argument(..., help="Dataset folder (answers, documents)."),
-    study_dir: Path = typer.Argument(..., help="Study folder to create."),
+    old_out: Annotated[Path | None, deprecated_argument("STUDY", "--out")] = None,
+    out_dir: Annotated[Path | None, out_option("the study folder", "DATASET/study")] = None,
     deteriorated: Path = typer.Option(
-        None, "--deteriorated", help="deteriorated.jsonl (default: deteriorate now, seeded)."
+        None,
+        "--deteriorated",
+        help="deteriorated.jsonl; a relative path not found here is looked up in DATASET, where "
+        "`wikihowqa deteriorate` writes it (default: deteriorate now, seeded).",
     ),
     review: Path = typer.Option(
-        None, "--review", help="Review file (.csv or .jsonl) with accept/fix/reject per answer."
+        None,
+        "--review",
+        help="Review file (.csv or .jsonl) with accept/fix/reject per answer; a relative path not found here "
+        "is looked up in DATASET (deteriorate writes DATASET/review.csv).",
     ),
     allow_unreviewed: bool = typer.Option(
         False, "--allow-unreviewed", help="Treat answers without a decision as accepted."
@@ -76,7 +93,9 @@ def tasks_command(
         "drop", "--rejected", help="Rejected answers: drop them, or keep them 'intact'."
     ),
     predictions: list[Path] = typer.Option(
-        [], "--predictions", help="Predictions file of a system for A/B tasks; repeatable."
+        [],
+        "--predictions",
+        help="Predictions file of a system for A/B tasks (relative: here, else in DATASET); repeatable.",
     ),
     assessors: int = typer.Option(3, "--assessors", help="Assessors per task (paper: 3)."),
     items_per_assessor: int = typer.Option(
@@ -108,6 +127,10 @@ def tasks_command(
     from wikihowqa.humaneval.steps import build_study_folder
     from wikihowqa.humaneval.tasks import StudySettings
 
+    study_dir = positional(out_dir, old_out, "--out", "STUDY") or dataset / "study"
+    deteriorated = inside(dataset, deteriorated) if deteriorated is not None else None
+    review = inside(dataset, review) if review is not None else None
+    predictions = inside_all(dataset, predictions)
     settings = StudySettings(
         assessors,
         items_per_assessor,

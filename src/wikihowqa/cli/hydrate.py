@@ -9,24 +9,25 @@ import typer
 
 from wikihowqa.cli._app import app, console, out
 from wikihowqa.cli._archive import (
+    HTTP_TIMEOUT_S,
     WAYBACK_DEFAULT,
     ArchiveHost,
     CdxRate,
     CdxUrl,
     Concurrency,
     Contact,
-    Fresh,
+    HttpTimeout,
     MementoTimegate,
     MementoTimemap,
+    OldTimeout,
     PlaybackRate,
     PlaybackUrl,
     Retries,
-    Timeout,
     WaybackUrl,
     lookup_option,
     retry_failed_option,
 )
-from wikihowqa.cli._options import Overwrite, out_option
+from wikihowqa.cli._options import Fresh, Overwrite, out_option, renamed
 
 
 @app.command("hydrate")
@@ -76,7 +77,8 @@ def hydrate_command(
     concurrency: Concurrency = 8,
     cdx_rate: CdxRate = 0.4,
     playback_rate: PlaybackRate = 8.0,
-    timeout: Timeout = 30.0,
+    http_timeout: HttpTimeout = None,
+    timeout: OldTimeout = None,
     retries: Retries = 5,
     contact: Contact = None,
     retry_failed: Annotated[bool, retry_failed_option("captures")] = False,
@@ -107,7 +109,7 @@ def hydrate_command(
     http = HttpSettings(
         concurrency=concurrency,
         rates={MEDIAWIKI: 0.0, CDX: cdx_rate, PLAYBACK: playback_rate},
-        timeout_s=timeout,
+        timeout_s=renamed(http_timeout, timeout, "--http-timeout", "--timeout") or HTTP_TIMEOUT_S,
         retries=retries,
         contact=contact,
     )

@@ -9,13 +9,24 @@ import typer
 from rich.markup import escape
 
 from wikihowqa.cli._app import app, console, out
-from wikihowqa.cli._options import out_option, seed_option
+from wikihowqa.cli._options import (
+    Overwrite,
+    deprecated_argument,
+    out_option,
+    positional,
+    seed_option,
+)
+from wikihowqa.errors import SettingsError
 
 
 @app.command("study-predictions")
 def study_predictions_command(
     study_dir: Path = typer.Argument(..., help="Study folder (study.json, tasks.jsonl, key.jsonl)."),
-    out_dir: Path = typer.Argument(..., help="Folder to write one predictions file per system into."),
+    old_out: Annotated[Path | None, deprecated_argument("OUT", "--out")] = None,
+    out_dir: Annotated[
+        Path | None, out_option("the folder of one predictions file per system", "STUDY/predictions")
+    ] = None,
+    overwrite: Overwrite = False,
 ) -> None:
     """Write every answer a study showed as predictions files, to score them with `wikihowqa evaluate`.
 
@@ -24,6 +35,15 @@ def study_predictions_command(
     """
     from wikihowqa.metaeval import write_study_predictions  # heavy: numpy, scipy (start-up time)
 
+    out_dir = positional(out_dir, old_out, "--out", "OUT") or study_dir / "predictions"
+    earlier = sorted(out_dir.glob("*.jsonl")) if out_dir.is_dir() else []
+    if earlier and not overwrite:
+        raise SettingsError(
+            f"{out_dir} already holds predictions files ({earlier[0].name}, ...): add --overwrite to "
+            "replace them"
+        )
+    for stale in earlier:  # an earlier study's systems must not be scored with this one's
+        stale.unlink()
     paths = write_study_predictions(study_dir, out_dir)
     for path in paths:
         out.print(f"{path}", highlight=False)

@@ -13,7 +13,7 @@ import typer
 from rich.markup import escape
 
 from wikihowqa.cli._app import app, console, out
-from wikihowqa.cli._options import seed_option
+from wikihowqa.cli._options import PORT_DEFAULT, Port, seed_option
 from wikihowqa.demo import corpus_path
 from wikihowqa.errors import SettingsError
 
@@ -100,7 +100,7 @@ def replay_site_command(
     corpus: Path = typer.Option(
         None, "--corpus", help="Rendered corpus folder to serve (default: the embedded demo corpus)."
     ),
-    port: int = typer.Option(8765, "--port", help="Port on 127.0.0.1 to listen on (0 picks a free one)."),
+    port: Port = PORT_DEFAULT,
     archive_style: str = typer.Option(
         "ia",
         "--archive-style",

@@ -8,14 +8,14 @@ from typing import Annotated
 import typer
 
 from wikihowqa.cli._app import app, console, out
-from wikihowqa.cli._options import Overwrite, out_option
+from wikihowqa.cli._options import PORT_DEFAULT, Overwrite, Port, out_option
 
 
 @app.command("serve")
 def serve_command(
     study_dir: Path = typer.Argument(..., help="Study folder made by `wikihowqa tasks`."),
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
-    port: int = typer.Option(8000, "--port", help="Port to listen on (0: any free port)."),
+    port: Port = PORT_DEFAULT,
     admin_token: str = typer.Option(
         None,
         "--admin-token",

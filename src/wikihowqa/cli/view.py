@@ -8,14 +8,26 @@ from typing import Annotated
 import typer
 
 from wikihowqa.cli._app import app, console, out
-from wikihowqa.cli._options import Overwrite, out_option
+from wikihowqa.cli._options import (
+    PORT_DEFAULT,
+    Overwrite,
+    Port,
+    deprecated_option,
+    inside,
+    inside_all,
+    out_option,
+    renamed,
+)
 
 
 @app.command("view")
 def view_command(
     dataset: Path = typer.Argument(..., help="Dataset folder (QA part, document part, manifest.json)."),
     predictions: list[Path] = typer.Option(
-        [], "--predictions", help="Predictions file of a system the report does not score (repeatable)."
+        [],
+        "--predictions",
+        help="Predictions file of a system the report does not score (relative: here, else in DATASET); "
+        "repeatable.",
     ),
     report: Path | None = typer.Option(
         None,
@@ -23,11 +35,13 @@ def view_command(
         help="Folder `wikihowqa evaluate` wrote (evaluation.json, per_question.jsonl): leaderboard, scores "
         "and per-sentence grounding.",
     ),
-    study: Path | None = typer.Option(
+    meta_evaluation: Path | None = typer.Option(
         None,
-        "--study",
-        help="Folder `wikihowqa meta-evaluate` wrote (meta_evaluation.json): metric agreement.",
+        "--meta-evaluation",
+        help="Folder `wikihowqa meta-evaluate` wrote (meta_evaluation.json): metric agreement (default: the "
+        "--report folder when it holds one).",
     ),
+    study: Annotated[Path | None, deprecated_option("--study", "--meta-evaluation")] = None,
     stats: Path | None = typer.Option(
         None,
         "--stats",
@@ -38,7 +52,7 @@ def view_command(
     serve: bool = typer.Option(
         False, "--serve", help="Afterwards, serve the site on 127.0.0.1 and open the browser (Ctrl+C stops)."
     ),
-    port: int = typer.Option(0, "--port", help="Port with --serve (0: any free port)."),
+    port: Port = PORT_DEFAULT,
 ) -> None:
     """Write a static site to explore a dataset and its results: overview, leaderboard, questions, each
     question with its answers' supporting passages highlighted, and two systems side by side.
@@ -52,14 +66,19 @@ def view_command(
     from wikihowqa.view import build_site  # heavy: the stages' report modules
 
     target = out_dir or DatasetFolder(dataset).path / "site"
+    meta = renamed(meta_evaluation, study, "--meta-evaluation", "--study")
+    if report is not None:
+        report = inside(dataset, report)
+    if meta is None and report is not None and (report / "meta_evaluation.json").is_file():
+        meta = report
     columns = (TextColumn("[cyan]{task.description}"), BarColumn(), TextColumn("{task.completed} files"))
     with Progress(*columns, console=console, transient=True) as bar:
         summary = build_site(
             dataset,
             target,
             report=report,
-            predictions=predictions,
-            study=study,
+            predictions=inside_all(dataset, predictions),
+            study=meta,
             stats=stats,
             overwrite=overwrite,
             progress=Bars(bar),

@@ -1,0 +1,46 @@
+"""Evaluating the QA part alone: the public release has no documents, and ROUGE and BERTScore need none.
+
+Grounding scores answers against the documents; on a dataset without them it is left out with one line
+that says so and how to get them (``wikihowqa hydrate``), instead of failing on the missing file. A metric
+the user asked for by name (the judge, the lower bounds' copied passages) still needs them: an error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from wikihowqa.errors import DatasetError, SettingsError
+from wikihowqa.io import DatasetFolder
+
+
+def has_documents(dataset: Path) -> bool:
+    """Whether the dataset folder holds a document part (documents.jsonl or .parquet)."""
+    try:
+        return DatasetFolder(Path(dataset)).documents_path.is_file()
+    except DatasetError:
+        if not Path(dataset).is_dir():
+            raise
+        return False
+
+
+def scorable(dataset: Path, settings):  # type: ignore[no-untyped-def]
+    """``settings`` with what needs documents left out when ``dataset`` has none, and the line saying so
+    (None when nothing was left out). ``settings``: an ``EvaluationSettings``."""
+    if has_documents(dataset):
+        return settings, None
+    named = (("--judge", settings.judge), ("--lower-bounds", settings.lower_bounds))
+    asked = [name for name, on in named if on]
+    if asked:
+        raise SettingsError(
+            f"{dataset}: no documents.jsonl, which {' and '.join(asked)} need (the passages): "
+            f"`wikihowqa hydrate {dataset}` fetches them"
+        )
+    if settings.grounding is None:
+        return settings, None
+    kept = "ROUGE and BERTScore" if settings.bertscore is not None else "ROUGE"
+    note = (
+        f"{dataset} has no documents: scored {kept}; skipped grounding, which needs them "
+        f"(`wikihowqa hydrate {dataset}` fetches them; --no-grounding silences this note)"
+    )
+    return replace(settings, grounding=None), note
