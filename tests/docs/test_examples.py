@@ -39,7 +39,8 @@ PAGES = [p for p in examples.pages() if examples.blocks(p)]
 
 
 def _options() -> dict[str, set[str]]:
-    found = {name: {n for p in c.params for n in _reference.param_names(p)} for name, c in
+    """The option names each command takes; a deprecated (hidden) old name is not one the docs may use."""
+    found = {name: {n for p in c.params if not p.hidden for n in _reference.param_names(p)} for name, c in
              _reference.commands().items()}  # fmt: skip
     found[""] = {n for p in _reference.root_command().params for n in _reference.param_names(p)}
     return found

@@ -35,7 +35,7 @@ def _help_options(cli, command: str) -> set[str]:
     run = cli(command, "--help", env={"COLUMNS": "200", "NO_COLOR": "1", "TERM": "dumb"})
     assert run.exit_code == 0, run.output
     # an option's own line in the Options box starts with its name (prose may mention other commands')
-    return set(re.findall(r"^│\s+(?:-\w,?\s+)?(--[a-z][a-z0-9-]*)", run.stdout, re.M))
+    return set(re.findall(r"^│\s+(?:\*\s+)?(?:-\w,?\s+)?(--[a-z][a-z0-9-]*)", run.stdout, re.M))
 
 
 def test_every_command_and_every_option_of_its_help_is_in_the_cli_reference(cli, cli_page):
@@ -86,6 +86,17 @@ def test_every_key_of_the_settings_schema_is_in_the_settings_reference():
     assert {"llm.openai.model", "generator.train.epochs", "retrieval.dense.precision"} <= keys
     for key in keys:
         assert f"| `{key}` |" in page, key
+
+
+def test_every_example_settings_file_is_shown_and_valid_against_the_schema():
+    from wikihowqa.schema.files import read_settings
+
+    page = _reference.settings_reference()
+    files = _reference.example_settings_files()
+    assert [f.name for f in files] and "train.yaml" in [f.name for f in files]
+    for path in files:
+        read_settings(path, AnswerSettings)  # raises SettingsError naming a wrong key
+        assert path.read_text(encoding="utf-8").strip().splitlines()[-1] in page, path
 
 
 def test_every_stage_settings_dataclass_and_its_fields_are_in_the_settings_reference():

@@ -17,6 +17,7 @@ import json
 import pkgutil
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -211,6 +212,14 @@ def _models_in(annotation: Any) -> list[type]:
     return [m for arg in getattr(annotation, "__args__", ()) for m in _models_in(arg)]
 
 
+def example_settings_files() -> list[Path]:
+    """The settings files shipped as examples (``wikihowqa/schema/examples``), wherever the schema lives."""
+    from wikihowqa.schema import settings
+
+    folder = Path(settings.__file__).parent / "examples"
+    return sorted(p for p in folder.glob("*") if p.suffix in {".yaml", ".yml", ".toml", ".json"})
+
+
 def settings_classes() -> list[type]:
     """The dataclass settings of every stage: classes named ``*Settings``/``*Config``/``*Options`` that are
     dataclasses, defined in a module of the package (found by importing each module)."""
@@ -263,6 +272,16 @@ def settings_reference() -> str:
             f"| `{key}` | {_type_name(info.annotation)} | {_cell(_default_of(default))} | "
             f"{_cell(_comments(owner).get(field, ''))} |"
         )
+    lines += ["", "### Example settings files", ""]
+    for path in example_settings_files():
+        lines += [
+            f"`{path.name}` ships with the package (`wikihowqa/{path.relative_to(path.parents[2]).as_posix()}`):",
+            "",
+            f"```{path.suffix.lstrip('.')}",
+            path.read_text(encoding="utf-8").rstrip(),
+            "```",
+            "",
+        ]
     lines += ["", "## Every stage's settings", ""]
     for cls in settings_classes():
         doc = _help((inspect.getdoc(cls) or "").split("\n\n")[0])
