@@ -3,3 +3,4 @@
 from __future__ import annotations
 
 from ..cli.conftest import cli  # noqa: F401  the command runner
+from ..view.conftest import axe_source  # noqa: F401  axe-core from the npm registry, as the explorer's test
