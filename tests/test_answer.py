@@ -201,11 +201,9 @@ def test_demo_step_answers_the_demo_dataset_into_the_predictions_folder(tmp_path
     )
     ctx = DemoContext(out=tmp_path, settings={"answer_llm": False})
     answer_questions(ctx)
-    (p,) = read_predictions(tmp_path / "predictions" / "bm25+lead.jsonl")
+    (p,) = read_predictions(tmp_path / "dataset" / "predictions" / "bm25+lead.jsonl")  # answer's default
     assert p.system == "bm25+lead" and p.answer
-    assert ctx.produced == [
-        ("predictions: bm25+lead", "predictions/bm25+lead.jsonl", "1 answer(s)")
-    ]
+    assert ctx.produced == [("predictions: bm25+lead", "dataset/predictions/bm25+lead.jsonl", "1 answer(s)")]
 
 
 # --------------------------------------------------------------------------- failures a script can see

@@ -19,8 +19,8 @@ def test_deteriorate_tasks_simulate_and_analyze_run_end_to_end(cli, tmp_path):
     assert (tmp_path / "h" / "review.csv").is_file() and len(det.read_text().splitlines()) == 3
     study = tmp_path / "h" / "study"
     r = cli(
-        "tasks", dataset.path, "--out", study, "--deteriorated", det, "--review", tmp_path / "h" / "review.csv",
-        "--allow-unreviewed",
+        "tasks", dataset.path, "--out", study, "--deteriorated", det,
+        "--review", tmp_path / "h" / "review.csv", "--allow-unreviewed",
     )  # fmt: skip
     assert r.exit_code == 0, r.output
     r = cli("simulate-judgments", study)
@@ -37,7 +37,10 @@ def test_a_missing_review_decision_is_one_clear_error(cli, tmp_path):
     dataset, _ = import_release([src / "qa.jsonl"], [src / "documents.jsonl"], tmp_path / "ds")
     det = tmp_path / "deteriorated.jsonl"
     cli("deteriorate", dataset.path, "--out", det)
-    r = cli("tasks", dataset.path, "--out", tmp_path / "s", "--deteriorated", det, "--review", tmp_path / "review.csv")
+    r = cli(
+        "tasks", dataset.path, "--out", tmp_path / "s", "--deteriorated", det,
+        "--review", tmp_path / "review.csv",
+    )  # fmt: skip
     assert r.exit_code == 2 and len(r.lines) == 1 and "no decision yet" in r.stderr
     assert not (tmp_path / "s").exists()
 

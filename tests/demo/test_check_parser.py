@@ -28,7 +28,7 @@ def run_step(tmp_path) -> tuple[dict, DemoContext]:
     ctx = DemoContext(out=tmp_path / "demo")
     ctx.out.mkdir()
     check_parser(ctx)
-    return json.loads((ctx.out / "report" / "parse-check.json").read_text()), ctx
+    return json.loads((ctx.out / "dataset" / "report" / "parse-check.json").read_text()), ctx
 
 
 def test_demo_step_scores_the_corpus_against_its_hand_written_truth(tmp_path):

@@ -16,14 +16,15 @@ def test_demo_step_builds_simulates_and_analyses_a_study_and_prints_its_tables(t
     src = real_examples_path()
     import_release([src / "qa.jsonl"], [src / "documents.jsonl"], tmp_path / "real-examples")
     examples = DatasetFolder(tmp_path / "real-examples").examples()
-    (tmp_path / "predictions").mkdir()
+    (tmp_path / "real-examples" / "predictions").mkdir()
     write_predictions(
-        tmp_path / "predictions" / "lead.jsonl",
+        tmp_path / "real-examples" / "predictions" / "lead.jsonl",
         [Prediction(e.article_id, "lead", e.answer.split(". ")[0] + ".") for e in examples],
     )
     ctx = DemoContext(out=tmp_path)
     human_evaluation(ctx)
-    study = tmp_path / "study"
+    study = tmp_path / "real-examples" / "study"  # where `wikihowqa tasks` writes a study
+    assert ctx.study == study
     for name in (
         "study.json",
         "tasks.jsonl",

@@ -30,9 +30,12 @@ def test_demo_step_scores_the_study_answers_and_prints_the_agreement_table(tmp_p
     for label in ("control: longer answer", "control: shorter", "human ceiling (leave"):
         assert label in rows and re.search(r"-?\d\.\d\d", rows[label]), label
     assert "…" not in printed
-    assert (tmp_path / "meta-evaluation" / "meta_evaluation.md").is_file()
-    assert (tmp_path / "meta-evaluation" / "evaluation" / "per_question.jsonl").is_file()
-    assert ctx.produced[-1][1] == "meta-evaluation/meta_evaluation.md"
+    # where the commands put them: study-predictions STUDY, evaluate … --out STUDY/report, meta-evaluate
+    study = tmp_path / "real-examples" / "study"
+    assert len(list((study / "predictions").glob("*.jsonl"))) == 3
+    assert (study / "report" / "meta_evaluation.md").is_file()
+    assert (study / "report" / "per_question.jsonl").is_file()
+    assert ctx.produced[-1][1] == "real-examples/study/report/meta_evaluation.md"
     from wikihowqa.demo.run import STEPS
 
     names = [name for name, _ in STEPS]

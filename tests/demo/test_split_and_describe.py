@@ -17,7 +17,7 @@ def test_demo_step_splits_and_describes(tmp_path, real_examples_dir):
     )
     split_and_describe(ctx)
     assert all(e.split for e in DatasetFolder(tmp_path / "dataset").examples())
-    assert (tmp_path / "report" / "stats.md").is_file()
-    assert (tmp_path / "report" / "real-examples" / "stats.md").is_file()
+    assert (tmp_path / "dataset" / "stats" / "stats.md").is_file()  # where `wikihowqa stats` writes
+    assert (tmp_path / "real-examples" / "stats" / "stats.md").is_file()
     assert ctx.produced[0][0].startswith("leakage-free split")
     assert len(ctx.produced) == 3

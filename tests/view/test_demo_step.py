@@ -17,19 +17,21 @@ pytestmark = pytest.mark.slow
 def test_the_demo_writes_the_explorer_of_its_dataset_report_and_meta_evaluation(explorer_inputs, tmp_path):
     ctx = DemoContext(out=tmp_path / "demo")
     shutil.copytree(explorer_inputs["dataset"], ctx.out / "dataset")
-    shutil.copytree(explorer_inputs["report"], ctx.out / "report")
-    shutil.copytree(explorer_inputs["meta"], ctx.out / "meta-evaluation")
+    shutil.copytree(explorer_inputs["report"], ctx.out / "dataset" / "report")
+    shutil.copytree(explorer_inputs["meta"], ctx.out / "dataset" / "study" / "report")
     explore_results(ctx)
-    files = sum(1 for p in (ctx.out / "site").rglob("*") if p.is_file())
+    site = ctx.out / "dataset" / "site"  # where `wikihowqa view` writes
+    files = sum(1 for p in site.rglob("*") if p.is_file())
     assert ctx.produced == [
         (
             "results explorer (static site: open it in a browser)",
-            "site/index.html",
+            "dataset/site/index.html",
             f"3 questions, 2 systems, {files} files",
         )
     ]
-    made = json.loads((ctx.out / "site" / "site.json").read_text())
-    assert made["report"] == str(ctx.out / "report") and made["study"] == str(ctx.out / "meta-evaluation")
+    made = json.loads((site / "site.json").read_text())
+    assert made["report"] == str(ctx.out / "dataset" / "report")
+    assert made["study"] == str(ctx.out / "dataset" / "study" / "report")
     explore_results(ctx)  # a rerun replaces the site an earlier run wrote
     assert len(ctx.produced) == 2
 
@@ -37,8 +39,8 @@ def test_the_demo_writes_the_explorer_of_its_dataset_report_and_meta_evaluation(
 def test_the_demo_never_replaces_a_site_folder_it_did_not_create(explorer_inputs, tmp_path):
     ctx = DemoContext(out=tmp_path / "demo")
     shutil.copytree(explorer_inputs["dataset"], ctx.out / "dataset")
-    (ctx.out / "site").mkdir()
-    (ctx.out / "site" / "mine.html").write_text("mine")
+    (ctx.out / "dataset" / "site").mkdir()
+    (ctx.out / "dataset" / "site" / "mine.html").write_text("mine")
     with pytest.raises(SettingsError, match="already holds files"):
         explore_results(ctx)
-    assert (ctx.out / "site" / "mine.html").read_text() == "mine"
+    assert (ctx.out / "dataset" / "site" / "mine.html").read_text() == "mine"

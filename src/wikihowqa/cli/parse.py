@@ -21,15 +21,13 @@ from wikihowqa.progress import Bars
 
 #: parse's --workers: the one rule of every command, but a page is never parsed in this process (a page that
 #: hangs or crashes must cost only its worker), so 1 means one worker process, not "all in this process".
+PARSE_WORKERS_HELP = (
+    "Parser worker processes (1: one worker process; pages are never parsed in this one), Ray tasks in "
+    "flight with --executor ray. 0 or omitted: one per usable CPU (on Ray: the cluster's CPUs)."
+)
 ParseWorkers = Annotated[
     int | None,
-    typer.Option(
-        "--workers",
-        min=0,
-        callback=_default_workers,
-        help="Parser worker processes (1: one worker process; pages are never parsed in this one), Ray tasks "
-        "in flight with --executor ray. 0 or omitted: one per usable CPU (on Ray: the cluster's CPUs).",
-    ),
+    typer.Option("--workers", min=0, callback=_default_workers, help=PARSE_WORKERS_HELP),
 ]
 PAGE_TIMEOUT_S = 60.0
 

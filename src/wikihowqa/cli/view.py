@@ -20,6 +20,11 @@ from wikihowqa.cli._options import (
 )
 
 
+def _written(folder: Path | None, name: str) -> Path | None:
+    """``folder`` when the command that writes ``name`` wrote it there (a default input), else None."""
+    return folder if folder is not None and (folder / name).is_file() else None
+
+
 @app.command("view")
 def view_command(
     dataset: Path = typer.Argument(..., help="Dataset folder (QA part, document part, manifest.json)."),
@@ -33,13 +38,13 @@ def view_command(
         None,
         "--report",
         help="Folder `wikihowqa evaluate` wrote (evaluation.json, per_question.jsonl): leaderboard, scores "
-        "and per-sentence grounding.",
+        "and per-sentence grounding (default: DATASET/report when it holds an evaluation.json).",
     ),
     meta_evaluation: Path | None = typer.Option(
         None,
         "--meta-evaluation",
         help="Folder `wikihowqa meta-evaluate` wrote (meta_evaluation.json): metric agreement (default: the "
-        "--report folder when it holds one).",
+        "report folder when it holds one, else DATASET/study/report when that does).",
     ),
     study: Annotated[Path | None, deprecated_option("--study", "--meta-evaluation")] = None,
     stats: Path | None = typer.Option(
@@ -67,10 +72,13 @@ def view_command(
 
     target = out_dir or DatasetFolder(dataset).path / "site"
     meta = renamed(meta_evaluation, study, "--meta-evaluation", "--study")
-    if report is not None:
-        report = inside(dataset, report)
-    if meta is None and report is not None and (report / "meta_evaluation.json").is_file():
-        meta = report
+    report = (
+        inside(dataset, report) if report is not None else _written(dataset / "report", "evaluation.json")
+    )
+    if meta is None:
+        meta = _written(report, "meta_evaluation.json") or _written(
+            dataset / "study" / "report", "meta_evaluation.json"
+        )
     columns = (TextColumn("[cyan]{task.description}"), BarColumn(), TextColumn("{task.completed} files"))
     with Progress(*columns, console=console, transient=True) as bar:
         summary = build_site(

@@ -1,11 +1,15 @@
 """``wikihowqa demo``: the whole pipeline on the embedded corpus, everything written under one folder.
 
-Layout: ``real-examples/`` (the release instances imported), ``real-examples-hydrated/`` (their QA part
-alone, hydrated from a local archive), ``dataset/`` (the demo corpus built from the replay site),
-``predictions/<system>.jsonl``, ``report/``, ``study/``, ``meta-evaluation/`` and ``site/`` (the results
-explorer). Each step is a function of the :class:`DemoContext` that records rows for the closing table, so a
-stage adds itself by adding one step here. The steps call only the stages' public functions: the stages do
-not know the demo (its folder names live here), and ``import-linter`` keeps it so (``pyproject.toml``).
+Layout: ``real-examples/`` (the release instances imported), ``real-examples-hydrated/`` (their QA part alone,
+hydrated from a local archive) and ``dataset/`` (the demo corpus built from the replay site), which holds
+every later output where the command that makes it puts it by default, so that what the demo shows is what the
+commands do: ``dataset/stats/`` (stats), ``dataset/predictions/<system>.jsonl`` (answer), ``dataset/report/``
+(evaluate), ``dataset/study/`` (tasks), ``dataset/study/predictions/`` (study-predictions),
+``dataset/study/report/`` (their evaluation, and meta-evaluate's output beside it) and ``dataset/site/``
+(view, the results explorer). Each step is a function of the :class:`DemoContext` that records rows for the
+closing table, so a stage adds itself by adding one step here. The steps call only the stages' public
+functions: the stages do not know the demo (its folder names live here), and ``import-linter`` keeps it so
+(``pyproject.toml``).
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ from wikihowqa.humaneval.tables import analysis_tables
 from wikihowqa.humaneval.tasks import StudySettings, build_study, write_study
 from wikihowqa.importer import import_release
 from wikihowqa.io import DatasetFolder, read_predictions, write_json, write_jsonl
-from wikihowqa.metaeval import ANSWERS_DIR, EVALUATION_DIR, meta_evaluate_folders, write_study_predictions
+from wikihowqa.metaeval import meta_evaluate_folders, write_study_predictions
 from wikihowqa.metaeval.agreement import MetaSettings
 from wikihowqa.metaeval.report import agreement_table
 from wikihowqa.metaeval.report import write_report as write_meta_evaluation
@@ -89,6 +93,7 @@ class DemoContext:
     out: Path
     settings: dict[str, Any] = field(default_factory=dict)
     produced: list[tuple[str, str, str]] = field(default_factory=list)  # (what, where, how many)
+    study: Path | None = None  # the study folder the human-evaluation step wrote (``demo --serve`` serves it)
 
     def record(self, what: str, where: Path, count: str) -> None:
         # Relative to the demo's folder, which the closing table's title names.
@@ -104,10 +109,14 @@ Step = Callable[[DemoContext], None]
 DATASET = "dataset"
 REAL_EXAMPLES = "real-examples"
 REAL_EXAMPLES_HYDRATED = "real-examples-hydrated"
+#: Inside the dataset folder: the commands' default output folders (stats, evaluate, tasks, view).
+STATS = "stats"
 REPORT = "report"
 STUDY = "study"
-META_EVALUATION = "meta-evaluation"
 SITE = "site"
+#: Inside the study folder: study-predictions' default output, and the report that scores those answers.
+STUDY_PREDICTIONS = "predictions"
+STUDY_REPORT = "report"
 #: A local site answers in milliseconds and never throttles: pace generously, retry quickly.
 LOCAL_RATE = 200.0
 
@@ -116,13 +125,17 @@ class FunnelMismatch(RuntimeError):
     """The build's funnel differs from the one the corpus was written to produce: a collector bug."""
 
 
-def _dataset(ctx: DemoContext, purpose: str) -> DatasetFolder:
-    """The demo corpus's dataset, or (not built yet) the imported real instances standing in for it."""
+def _dataset_name(ctx: DemoContext, purpose: str) -> str:
+    """The demo corpus's dataset folder, or (not built yet) the imported real instances standing in for it."""
     for name in (DATASET, REAL_EXAMPLES):
         folder = ctx.out / name
         if (folder / "qa.jsonl").is_file() or (folder / "qa.parquet").is_file():
-            return DatasetFolder(folder)
+            return name
     raise DatasetError(f"{ctx.out}: no {DATASET}/ (or {REAL_EXAMPLES}/) folder {purpose}")
+
+
+def _dataset(ctx: DemoContext, purpose: str) -> DatasetFolder:
+    return DatasetFolder(ctx.out / _dataset_name(ctx, purpose))
 
 
 def import_real_examples(ctx: DemoContext) -> None:
@@ -215,7 +228,7 @@ def check_parser(ctx: DemoContext) -> None:
     if not (corpus / "archive" / "cdx.jsonl").is_file():
         return
     report = check_corpus(corpus)
-    target = ctx.out / REPORT / "parse-check.json"
+    target = ctx.out / DATASET / REPORT / "parse-check.json"
     write_json(target, asdict(report))
     ctx.record(
         "parse check on the corpus's archived pages",
@@ -228,8 +241,8 @@ def check_parser(ctx: DemoContext) -> None:
 
 
 def split_and_describe(ctx: DemoContext) -> None:
-    """Split the demo corpus (``dataset/``), then describe it into ``report/``; the imported real instances
-    (already split by their authors) are described too, into ``report/real-examples``."""
+    """Split the demo corpus (``dataset/``), then describe it into ``dataset/stats/``; the imported real
+    instances (already split by their authors) are described too, into ``real-examples/stats/``."""
     dataset = DatasetFolder(Path(ctx.out) / DATASET)
     if not dataset.path.is_dir():
         raise DatasetError(f"{dataset.path}: no demo dataset to split (the build step makes it)")
@@ -241,7 +254,7 @@ def split_and_describe(ctx: DemoContext) -> None:
         f"{result.clusters} clusters; train {counts['train']}, validation {counts['validation']}, "
         f"test {counts['test']}",
     )
-    report_dir = Path(ctx.out) / REPORT
+    report_dir = dataset.path / STATS
     report = describe(dataset, report_dir)
     audit = report.audit.splits["all"] if report.audit else None
     ctx.record(
@@ -252,17 +265,18 @@ def split_and_describe(ctx: DemoContext) -> None:
     )
     real = Path(ctx.out) / REAL_EXAMPLES
     if real.is_dir():
-        real_report = describe(DatasetFolder(real), report_dir / REAL_EXAMPLES)
+        real_report = describe(DatasetFolder(real), real / STATS)
         ctx.record(
             "statistics of the real release instances",
-            report_dir / REAL_EXAMPLES / REPORT_MD,
+            real / STATS / REPORT_MD,
             f"{real_report.table1['all']['questions']} questions",
         )
 
 
 def answer_questions(ctx: DemoContext) -> None:
     """Answer the test split with BM25 + lead sentences (every question) and with SmolLM2 + passages (the
-    first ``answer_llm_limit`` questions, 3 by default, short answers) into ``predictions/``."""
+    first ``answer_llm_limit`` questions, 3 by default, short answers) into ``DATASET/predictions/``, the
+    files ``wikihowqa answer`` writes."""
     folder = _dataset(ctx, "to answer")
     # the test split; a dataset not split yet (a fresh crawl) is answered whole
     split = next((name for name in ("test", "validation") if folder.examples(name)), ALL)
@@ -276,8 +290,8 @@ def answer_questions(ctx: DemoContext) -> None:
         }
         runs.append(("llm-passages", int(ctx.settings.get("answer_llm_limit", 3)), {"llm": llm}))
     for system, limit, settings in runs:
-        out = ctx.out / PREDICTIONS_DIR / f"{system}.jsonl"
-        report = answer_split(folder, system, split=split, limit=limit, out=out, settings=settings)
+        report = answer_split(folder, system, split=split, limit=limit, settings=settings)
+        out = report.out
         failed = f", {len(report.failed)} failed" if report.failed else ""
         n = report.answered_now + report.answered_before
         console.print(f"  {system}: {n} answer(s) ({split} questions) → {out}")
@@ -286,14 +300,14 @@ def answer_questions(ctx: DemoContext) -> None:
 
 def human_evaluation(ctx: DemoContext) -> None:
     """Deteriorate (paper protocol), build tasks (BM25 passages), simulate judgments, analyse them into
-    ``study/`` and print the analysis's main tables."""
+    ``DATASET/study/`` (where ``wikihowqa tasks`` writes a study) and print the analysis's main tables."""
     settings = ctx.settings
     seed = int(settings.get("seed", 0))
     folder = _dataset(ctx, "to build a study from")
     examples = folder.examples()
     documents = folder.documents_by_article()
     predictions = []
-    pred_dir = ctx.out / PREDICTIONS_DIR
+    pred_dir = folder.path / PREDICTIONS_DIR
     if pred_dir.is_dir():
         for path in sorted(pred_dir.glob("*.jsonl")):
             predictions.extend(read_predictions(path))
@@ -308,7 +322,8 @@ def human_evaluation(ctx: DemoContext) -> None:
         study_id="wikihowqa-demo",
         sources={"dataset": str(folder.path), "predictions": str(pred_dir) if predictions else None},
     )
-    target = ctx.out / STUDY
+    target = folder.path / STUDY
+    ctx.study = target
     write_study(
         study, target, overwrite=True, extra_files={"deteriorated.jsonl": [a.to_dict() for a in answers]}
     )
@@ -337,16 +352,20 @@ def human_evaluation(ctx: DemoContext) -> None:
 
 def meta_evaluation(ctx: DemoContext) -> None:
     """Score the study's answers (originals, deteriorated versions, A/B answers) with ROUGE, BERTScore
-    (bundled MiniLM) and grounding into ``meta-evaluation/evaluation/``, meta-evaluate them against the
-    simulated judgments, and print the metric-agreement table."""
-    study = ctx.out / STUDY
+    (bundled MiniLM) and grounding into ``DATASET/study/report/``, meta-evaluate them against the simulated
+    judgments (beside that report, meta-evaluate's default), and print the metric-agreement table. The
+    commands: ``study-predictions STUDY``, ``evaluate DATASET STUDY/predictions/*.jsonl --split all --out
+    STUDY/report``, ``meta-evaluate STUDY STUDY/report``."""
     dataset = _dataset(ctx, "to score the study's answers against").path
-    target = fresh_folder(ctx.out, META_EVALUATION)
-    answers = write_study_predictions(study, target / ANSWERS_DIR)
+    study = dataset / STUDY
+    answers_dir = study / STUDY_PREDICTIONS
+    for stale in answers_dir.glob("*.jsonl"):  # an earlier run's systems must not be scored with these
+        stale.unlink()
+    answers = write_study_predictions(study, answers_dir)
     settings = EvaluationSettings(split=ALL_SPLITS, bertscore=BertScoreConfig(model="minilm"))
-    evaluation_dir = target / EVALUATION_DIR
-    write_evaluation(evaluate(dataset, answers, settings, cache_dir=evaluation_dir), evaluation_dir)
-    result = meta_evaluate_folders(study, evaluation_dir, MetaSettings(seed=int(ctx.settings.get("seed", 0))))
+    target = study / STUDY_REPORT
+    write_evaluation(evaluate(dataset, answers, settings, cache_dir=target), target)
+    result = meta_evaluate_folders(study, target, MetaSettings(seed=int(ctx.settings.get("seed", 0))))
     write_meta_evaluation(result, target)
     ctx.record(
         "meta-evaluation (metric agreement with the assessors)",
@@ -359,14 +378,15 @@ def meta_evaluation(ctx: DemoContext) -> None:
 
 
 def evaluate_predictions(ctx: DemoContext) -> None:
-    """Score every ``predictions/*.jsonl`` plus the two lower bounds into ``report/evaluation.*`` and print
-    the leaderboard. Uses the bundled MiniLM for BERTScore (the demo runs offline); the report says so."""
+    """Score every ``DATASET/predictions/*.jsonl`` plus the two lower bounds into ``DATASET/report/`` and
+    print the leaderboard. Uses the bundled MiniLM for BERTScore (the demo runs offline); the report says
+    so."""
     dataset = _dataset(ctx, "to evaluate on").path
     splits = {e.split for e in DatasetFolder(dataset).examples()}
     split = next((s for s in ("test", "validation", "train") if s in splits), "test")
-    predictions = sorted((ctx.out / PREDICTIONS_DIR).glob("*.jsonl"))
+    predictions = sorted((dataset / PREDICTIONS_DIR).glob("*.jsonl"))
     settings = EvaluationSettings(split=split, bertscore=BertScoreConfig(model="minilm"), lower_bounds=True)
-    report_dir = ctx.out / REPORT
+    report_dir = dataset / REPORT
     evaluation = evaluate(dataset, predictions, settings, cache_dir=report_dir)
     report = write_evaluation(evaluation, report_dir)
     ctx.record(
@@ -382,12 +402,17 @@ def evaluate_predictions(ctx: DemoContext) -> None:
 
 
 def explore_results(ctx: DemoContext) -> None:
-    """Write the results explorer into ``site/``: the dataset, the leaderboard, every answer with the
-    passages behind its sentences, and the meta-evaluation; ``site/index.html`` opens from disk."""
-    report, meta = ctx.out / REPORT, ctx.out / META_EVALUATION
+    """Write the results explorer into ``DATASET/site/`` (view's default): the dataset, the leaderboard,
+    every answer with the passages behind its sentences, and the meta-evaluation; ``index.html`` opens from
+    disk."""
+    name = _dataset_name(ctx, "to explore")
+    dataset = ctx.out / name
+    report, meta = dataset / REPORT, dataset / STUDY / STUDY_REPORT
     summary = build_site(
-        _dataset(ctx, "to explore").path,
-        fresh_folder(ctx.out, SITE),  # an earlier demo's site is replaced; a folder of the user's refused
+        dataset,
+        fresh_folder(
+            ctx.out, f"{name}/{SITE}"
+        ),  # an earlier demo's site is replaced; a folder of the user's refused
         report=report if (report / "evaluation.json").is_file() else None,
         study=meta if (meta / "meta_evaluation.json").is_file() else None,
     )

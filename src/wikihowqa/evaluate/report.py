@@ -17,9 +17,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from rich.markup import escape
-from rich.table import Table
-
 from wikihowqa import __version__
 from wikihowqa.evaluate import judge_report, significance
 from wikihowqa.evaluate.pipeline import (
@@ -31,6 +28,7 @@ from wikihowqa.evaluate.pipeline import (
     Evaluation,
     SystemResult,
 )
+from wikihowqa.evaluate.terminal import NamedRows
 from wikihowqa.io import atomic_folder, atomic_write, write_json, write_jsonl
 
 FILES = ("evaluation.json", "evaluation.md", "per_question.csv", "per_question.jsonl", "evaluation.png")
@@ -255,24 +253,25 @@ def _p(value: float) -> str:
     return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
-def leaderboard_table(report: EvaluationReport, where: Path | str) -> Table:
-    """The leaderboard's means as a rich table for a terminal (``where``: the folder with the full report)."""
-    table = Table(
-        title=escape(f"{report.questions} {report.split} questions (means; CIs in {where}/evaluation.md)")
-    )
+def leaderboard_table(report: EvaluationReport, where: Path | str) -> NamedRows:
+    """The leaderboard's means for a terminal (``where``: the folder with the full report): system names
+    whole at any width; columns that do not fit beside them go into a second table (see ``terminal``)."""
     labels = list(report.scales)
-    table.add_column("system", overflow="fold")
-    for label in labels:
-        table.add_column(label, justify="right", no_wrap=True)
-    for row in report.leaderboard:
-        table.add_row(
-            escape(row.system),
-            *(
-                "–" if (mean := row.metrics[lb].mean) is None else f"{mean:.{_DECIMALS.get(lb, 1)}f}"
-                for lb in labels
-            ),
-        )
-    return table
+    return NamedRows(
+        title=f"{report.questions} {report.split} questions (means; CIs in {where}/evaluation.md)",
+        name_header="system",
+        names=[row.system for row in report.leaderboard],
+        columns=[
+            (
+                label,
+                [
+                    "–" if (mean := r.metrics[label].mean) is None else f"{mean:.{_DECIMALS.get(label, 1)}f}"
+                    for r in report.leaderboard
+                ],
+            )
+            for label in labels
+        ],
+    )
 
 
 def render_markdown(report: EvaluationReport) -> str:

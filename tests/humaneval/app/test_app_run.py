@@ -65,7 +65,7 @@ def test_demo_serve_serves_the_demo_study_on_loopback_and_opens_its_admin_page(s
     monkeypatch.setattr(uvicorn, "Server", Recorded)
     monkeypatch.setattr(run, "bind", lambda host, port: sockets.append(real_bind(host, port)) or sockets[-1])
     monkeypatch.setattr(webbrowser, "open", opened.append)
-    ctx = SimpleNamespace(out=study_dir.parent)  # what run_demo returns: the demo folder holding study/
+    ctx = SimpleNamespace(out=study_dir.parent, study=study_dir)  # what run_demo returns: the study it built
     thread = threading.Thread(target=demo_serve, args=(ctx,), kwargs={"port": 0}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

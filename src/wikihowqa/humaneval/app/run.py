@@ -145,8 +145,8 @@ def running(
 
 
 def demo_serve(ctx: Any, *, host: str = "127.0.0.1", port: int = 8000, open_browser: bool = True) -> None:
-    """For ``wikihowqa demo --serve``: serve the study the demo built (``<demo>/study``)."""
-    serve(ctx.out / "study", host=host, port=port, open_browser=open_browser)
+    """For ``wikihowqa demo --serve``: serve the study the demo built (``<demo>/dataset/study``)."""
+    serve(ctx.study or ctx.out / "dataset" / "study", host=host, port=port, open_browser=open_browser)
 
 
 __all__ = ["ADMIN_LINK_FILE", "announce", "bind", "demo_serve", "running", "serve", "write_private"]
