@@ -198,20 +198,21 @@ def test_the_demo_output_is_shared_not_rerun(docs_workdir):
 
 @pytest.fixture(scope="session")
 def demo_run(tmp_path_factory) -> tuple[Path, str, str]:
-    """``wikihowqa demo --out demo`` run once, as the quickstart shows it: (the folder it ran in, the
-    command, what it printed). ``WIKIHOWQA_DOCS_DEMO=DIR`` reuses a folder a demo run wrote (its printed
-    output is then not compared)."""
+    """``wikihowqa demo --out demo`` run once, as the quickstart shows it: (the folder it ran in, holding
+    ``demo/`` and ``demo.log``, what it printed; the command). ``WIKIHOWQA_DOCS_DEMO=DIR`` reuses such a
+    folder from an earlier session (the run's own output and log, not a copy made by hand)."""
     command = "wikihowqa demo --out demo"
     reuse = os.environ.get("WIKIHOWQA_DOCS_DEMO")
-    base = tmp_path_factory.mktemp("demo-run")
-    env = shell_env(base)
     if reuse:
-        shutil.copytree(reuse, base / "demo", symlinks=True)
-        return base, command, ""
+        base = Path(reuse)
+        log = base / "demo.log"
+        return base, command, log.read_text(encoding="utf-8") if log.is_file() else ""
+    base = tmp_path_factory.mktemp("demo-run")
     started = time.monotonic()
-    code, output = run_command(command, base, env)
+    code, output = run_command(command, base, shell_env(base))
     assert code == 0, output[-3000:]
-    print(f"\nthe docs' demo run: {time.monotonic() - started:.0f} s")
+    (base / "demo.log").write_text(output, encoding="utf-8")
+    print(f"\nthe docs' demo run: {time.monotonic() - started:.0f} s ({base})")
     return base, command, output
 
 
