@@ -33,6 +33,8 @@ COMMAND_TIMEOUT_S = 600
 SERVER_START_S = 8
 #: Timings differ from run to run: "3.2 s", "12 ms", "1.5 min", "0:00:03".
 TIMING = re.compile(r"\b\d+(?:\.\d+)?\s?(?:s|ms|sec|seconds|min|minutes)\b|\b\d+:\d\d:\d\d\b")
+#: A library's progress bar or notice that its own switches above did not silence.
+LIBRARY_NOISE = re.compile(r"it/s\]$|^Loading weights|^\[transformers\]")
 COUNTS: Counter[str] = Counter()
 
 PAGES = [p for p in examples.pages() if examples.blocks(p)]
@@ -58,6 +60,8 @@ def shell_env(home: Path) -> dict[str, str]:
         PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
         COLUMNS="88", NO_COLOR="1", TERM="dumb", HOME=str(home),
         HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false",
+        # the libraries' own progress bars and notices (model loading) are not wikihowqa's output
+        TRANSFORMERS_VERBOSITY="error", HF_HUB_DISABLE_PROGRESS_BARS="1", TQDM_DISABLE="1",
     )  # fmt: skip
     env.pop("FORCE_COLOR", None)
     return env
@@ -66,7 +70,7 @@ def shell_env(home: Path) -> dict[str, str]:
 def normalise(text: str, workdir: Path) -> list[str]:
     """Output as a page shows it: the temporary folder is ``~``, trailing blanks go."""
     text = text.replace(str(workdir.resolve()), "~").replace(str(workdir), "~")
-    lines = [line.rstrip() for line in text.splitlines()]
+    lines = [line.rstrip() for line in text.splitlines() if not LIBRARY_NOISE.search(line)]
     while lines and not lines[-1]:
         lines.pop()
     return lines
