@@ -37,7 +37,9 @@ def systems(report: Path) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("demo", type=Path, help="folder `wikihowqa demo --out` wrote")
-    parser.add_argument("--out", type=Path, default=Path("docs/screenshots"), help="default: docs/screenshots")
+    parser.add_argument(
+        "--out", type=Path, default=Path("docs/screenshots"), help="default: docs/screenshots"
+    )
     parser.add_argument("--chromium", default="/usr/bin/chromium", help="default: /usr/bin/chromium")
     args = parser.parse_args()
     dataset = args.demo / "dataset"

@@ -179,7 +179,8 @@ def test_zz_report_the_counts_of_examples_run_and_parsed():
 def test_a_wrong_option_in_an_example_is_caught(options, tmp_path):
     page = tmp_path / "wrong.md"
     page.write_text(
-        "<!-- docs: not run (needs the internet) -->\n```bash\nwikihowqa evaluate data --no-such-option\n```\n"
+        "<!-- docs: not run (needs the internet) -->\n"
+        "```bash\nwikihowqa evaluate data --no-such-option\n```\n"
         "```text\nwikihowqa nonsense DATASET\n```\n",
         encoding="utf-8",
     )

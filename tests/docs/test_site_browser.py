@@ -23,7 +23,13 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(os.environ.get("WIKIHOWQA_CHROMIUM", "/usr/bin/chromium"))
-ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--no-first-run",
+]
 
 
 @pytest.fixture(scope="session")
@@ -45,7 +51,12 @@ def built_site(tmp_path_factory) -> Path:
 
 
 def test_the_site_builds_with_no_warning_and_every_reference_page(built_site):
-    for page in ("reference/cli.html", "reference/settings.html", "reference/formats.html", "reference/api.html"):
+    for page in (
+        "reference/cli.html",
+        "reference/settings.html",
+        "reference/formats.html",
+        "reference/api.html",
+    ):
         assert (built_site / page).is_file(), page
     assert (built_site / "reference" / "predictions.schema.json").is_file()
     api = (built_site / "reference" / "api.html").read_text(encoding="utf-8")
@@ -72,7 +83,9 @@ def served(built_site):
 def browser():
     require(
         CHROMIUM_BROWSER,
-        None if CHROMIUM.exists() else f"Debian's Chromium is not installed at {CHROMIUM} (apt-get install chromium)",
+        None
+        if CHROMIUM.exists()
+        else f"Debian's Chromium is not installed at {CHROMIUM} (apt-get install chromium)",
     )
     sync_api = require_module("playwright.sync_api", CHROMIUM_BROWSER, install="pip install playwright")
     with sync_api.sync_playwright() as p:
@@ -152,9 +165,11 @@ def test_search_finds_a_command(browser, served):
 
 #: One page of each kind (the theme is shared; what differs is the content: tables, code, definitions,
 #: generated reference, mkdocstrings, figures), at laptop width; the first three at phone width too.
-AXE_PAGES = ["index.html", "quickstart.html", "tutorials/evaluate-your-system.html", "install.html",
-             "how-to/scaling.html", "concepts/glossary.html", "reference/cli.html", "reference/settings.html",
-             "reference/formats.html", "reference/api.html", "background/benchmarks.html", "study-server.html"]  # fmt: skip
+AXE_PAGES = [
+    "index.html", "quickstart.html", "tutorials/evaluate-your-system.html", "install.html",
+    "how-to/scaling.html", "concepts/glossary.html", "reference/cli.html", "reference/settings.html",
+    "reference/formats.html", "reference/api.html", "background/benchmarks.html", "study-server.html",
+]  # fmt: skip
 
 
 def test_axe_core_finds_no_serious_issue(browser, built_site, served, axe_source):

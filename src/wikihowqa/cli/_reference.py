@@ -275,7 +275,8 @@ def settings_reference() -> str:
     lines += ["", "### Example settings files", ""]
     for path in example_settings_files():
         lines += [
-            f"`{path.name}` ships with the package (`wikihowqa/{path.relative_to(path.parents[2]).as_posix()}`):",
+            f"`{path.name}` ships with the package "
+            f"(`wikihowqa/{path.relative_to(path.parents[2]).as_posix()}`):",
             "",
             f"```{path.suffix.lstrip('.')}",
             path.read_text(encoding="utf-8").rstrip(),
@@ -342,7 +343,9 @@ def formats_reference() -> str:
         props = (adapter or rows.TypeAdapter(typed)).json_schema()
         required = set(props.get("required", []))
         for field, spec in props["properties"].items():
-            lines.append(f"| `{field}` | {'yes' if field in required else 'no'} | {_cell(_json_type(spec))} |")
+            lines.append(
+                f"| `{field}` | {'yes' if field in required else 'no'} | {_cell(_json_type(spec))} |"
+            )
         lines.append("")
     lines += [
         "## Validate your own predictions file {#validate}",
