@@ -29,7 +29,7 @@ def first_test_question(dataset: Path) -> int:
 
 def systems(report: Path) -> list[str]:
     board = json.loads((report / "evaluation.json").read_text(encoding="utf-8"))
-    found = board.get("systems") or board.get("leaderboard") or []
+    found = board.get("leaderboard") or []  # best first
     names = [s if isinstance(s, str) else s.get("system") for s in found]
     return [n for n in names if n]
 
