@@ -63,6 +63,8 @@ def blocks(page: Path) -> list[Block]:
         end = next(j for j in range(i + 1, len(lines)) if lines[j].strip() == "```")
         lang, body = match.group("lang"), lines[i + 1 : end]
         mark = MARK.search(lines[i - 1]) if i else None
+        if i and "<!-- docs:" in lines[i - 1] and not mark:
+            raise ValueError(f"{page}:{i}: unknown mark {lines[i - 1].strip()!r} (not run (REASON), server)")
         kind = mark.group("kind") if mark else "run"
         reason = (mark.group("reason") or "") if mark else ""
         if lang == "console":

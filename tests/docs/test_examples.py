@@ -31,8 +31,11 @@ pytestmark = [pytest.mark.slow]
 REGENERATE = os.environ.get("WIKIHOWQA_DOCS_REGENERATE") == "1"
 COMMAND_TIMEOUT_S = 600
 SERVER_START_S = 8
-#: Timings differ from run to run: "3.2 s", "12 ms", "1.5 min", "0:00:03".
-TIMING = re.compile(r"\b\d+(?:\.\d+)?\s?(?:s|ms|sec|seconds|min|minutes)\b|\b\d+:\d\d:\d\d\b")
+#: Timings and dates differ from run to run: "3.2 s", "12 ms", "1.5 min", "0:00:03", a run's ISO time.
+TIMING = re.compile(
+    r"\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:\d\d|Z)?"
+    r"|\b\d+(?:\.\d+)?\s?(?:s|ms|sec|seconds|min|minutes)\b|\b\d+:\d\d:\d\d\b"
+)
 #: A library's progress bar or notice that its own switches above did not silence.
 LIBRARY_NOISE = re.compile(r"it/s\]$|^Loading weights|^\[transformers\]")
 COUNTS: Counter[str] = Counter()
