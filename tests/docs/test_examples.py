@@ -34,6 +34,7 @@ SERVER_START_S = 8
 #: Timings and dates differ from run to run: "3.2 s", "12 ms", "1.5 min", "0:00:03", a run's ISO time.
 TIMING = re.compile(
     r"\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:\d\d|Z)?"
+    r"|\b\d{8}T\d{6}Z\b"  # a study's id: study-20261207T145154Z
     r"|\b\d+(?:\.\d+)?\s?(?:s|ms|sec|seconds|min|minutes)\b|\b\d+:\d\d:\d\d\b"
 )
 #: A library's progress bar or notice that its own switches above did not silence.
@@ -199,8 +200,8 @@ def test_a_wrong_option_in_an_example_is_caught(options, tmp_path):
 def test_the_demo_output_is_shared_not_rerun(docs_workdir):
     first = docs_workdir(examples.DOCS / "quickstart.md")[0]
     second = docs_workdir(examples.DOCS / "quickstart.md")[0]
-    assert first != second and (first / "dataset" / "qa.jsonl").read_bytes() == (
-        second / "dataset" / "qa.jsonl"
+    assert first != second and (first / "demo" / "dataset" / "qa.jsonl").read_bytes() == (
+        second / "demo" / "dataset" / "qa.jsonl"
     ).read_bytes()
 
 
