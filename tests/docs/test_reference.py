@@ -35,7 +35,10 @@ def _help_options(cli, command: str) -> set[str]:
     run = cli(command, "--help", env={"COLUMNS": "200", "NO_COLOR": "1", "TERM": "dumb"})
     assert run.exit_code == 0, run.output
     # an option's own line in the Options box starts with its name (prose may mention other commands')
-    return set(re.findall(r"^│\s+(?:\*\s+)?(?:-\w,?\s+)?(--[a-z][a-z0-9-]*)", run.stdout, re.M))
+    found = re.findall(
+        r"^│\s+(?:\*\s+)?(?:-\w,?\s+)?(--[a-z][a-z0-9-]*)(?:\s+(--no-[a-z0-9-]+))?", run.stdout, re.M
+    )
+    return {name for pair in found for name in pair if name}  # --grounding and its --no-grounding
 
 
 def test_every_command_and_every_option_of_its_help_is_in_the_cli_reference(cli, cli_page):
