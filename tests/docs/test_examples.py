@@ -200,9 +200,11 @@ def test_a_wrong_option_in_an_example_is_caught(options, tmp_path):
 def test_the_demo_output_is_shared_not_rerun(docs_workdir):
     first = docs_workdir(examples.DOCS / "quickstart.md")[0]
     second = docs_workdir(examples.DOCS / "quickstart.md")[0]
-    assert first != second and (first / "demo" / "dataset" / "qa.jsonl").read_bytes() == (
-        second / "demo" / "dataset" / "qa.jsonl"
-    ).read_bytes()
+    assert (
+        first != second
+        and (first / "demo" / "dataset" / "qa.jsonl").read_bytes()
+        == (second / "demo" / "dataset" / "qa.jsonl").read_bytes()
+    )
 
 
 @pytest.fixture(scope="session")
