@@ -16,7 +16,7 @@ inputs and outputs and every LayerNorm's and embedding's outputs rounded to bflo
 matrix products in float32 (as oneDNN's and AMX's bf16 kernels accumulate). The float32 reference is
 OpenVINO f32, what grounding ran before.
 
-    python benchmarks/grounding_precision.py --dataset DEMO/dataset --record
+    python -m benchmarks.grounding_precision --dataset DEMO/dataset --record
 """
 
 from __future__ import annotations
@@ -24,16 +24,14 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-import numpy as np  # noqa: E402
+import numpy as np  # noqa: E402  (after the environment above)
 
 
 def emulated_bf16_model() -> object:
@@ -134,7 +132,7 @@ def main() -> None:
         f"deteriorated, {len(pairs)} sentences); bf16 "
         + ("OpenVINO bf16 (native)" if native else "emulated in torch (no BF16 here: OpenVINO would run f32)")
         + f", f32 OpenVINO {openvino.__version__}; CPU {cpu_model()}. "
-        f"`python benchmarks/grounding_precision.py{' --dataset DATASET' if args.dataset else ''}`"
+        f"`python -m benchmarks.grounding_precision{' --dataset DATASET' if args.dataset else ''}`"
     )
     lines = [
         "| sentences | max abs support diff | share within 0.01 | mean abs diff | decisions agree "
@@ -146,10 +144,10 @@ def main() -> None:
     print(head)
     print("\n".join(lines))
     if args.record:
-        sys.path.insert(0, str(Path(__file__).parent))
-        from results_md import append_run
+        from benchmarks.results_md import append_run
 
-        append_run("grounding precision (benchmarks/grounding_precision.py)", "\n".join([head, "", *lines]))
+        title = "grounding precision (python -m benchmarks.grounding_precision)"
+        append_run(title, "\n".join([head, "", *lines]))
 
 
 def cpu_model() -> str:
