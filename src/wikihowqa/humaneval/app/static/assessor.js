@@ -141,6 +141,8 @@
       this.mode = opts.mode || "none";
       this.onSentence = opts.onSentence || null;
       this.onChange = opts.onChange || (() => {});
+      this.onPick = opts.onPick || null; // mode "pick" (error spans): a finished selection goes here
+      this.onKey = opts.onKey || null;
       this.marks = opts.marks || [];
       this.spans = [];
       this.pending = null;
@@ -197,7 +199,10 @@
         this.render();
         return;
       }
-      if (this.mode === "plain") this.mark(null);
+      if (this.mode === "pick") {
+        this.render();
+        if (this.onPick) this.onPick(this);
+      } else if (this.mode === "plain") this.mark(null);
       else if (this.mode === "labelled") {
         this.render();
         popup.open(this, this.pendingRect());
@@ -290,6 +295,7 @@
         this.render();
         return;
       }
+      if (this.onKey && this.onKey(e, this)) return;
       if (!this.pending) return;
       const lower = key.toLowerCase();
       if (this.mode === "labelled" && (lower === "u" || lower === "m")) {
@@ -536,6 +542,9 @@
     }
   }
 
+  // The errors page (errors.js) builds on these.
+  window.WQ.app = { TextView, PassagePanel, keyboardHelp, sentenceText: (b, i) => sentenceText(b, i), views, popup };
+
   // ------------------------------------------------------------------ one task
 
   function sentenceText(block, i) {
@@ -654,6 +663,8 @@
         usefulness: answers.usefulness,
         spans: view.spans.map((s) => ({ start: s.start, end: s.end, label: s.label })),
       });
+    } else if (task.type === "errors") {
+      collect = window.WQErrors.render({ task, me, form, body, intro, check, required, update, log, submitButton, status, gated });
     } else {
       const panel = new PassagePanel(task.passages || {}, log);
       const side = (name) => {
@@ -699,7 +710,7 @@
       if (submitButton.disabled) return;
       submitButton.disabled = true;
       const judgment = {
-        format_version: 1,
+        format_version: 2,
         judgment_id: randomId(),
         task_id: task.task_id,
         attention,
