@@ -78,6 +78,23 @@ def tasks_command(
     predictions: list[Path] = typer.Option(
         [], "--predictions", help="Predictions file of a system for A/B tasks; repeatable."
     ),
+    error_predictions: list[Path] = typer.Option(
+        [],
+        "--error-predictions",
+        help="Predictions file of a system whose answers get error-span tasks (adds the errors_a and "
+        "errors_b parts, with deteriorated answers mixed in as controls); repeatable. Default: none.",
+    ),
+    taxonomy: Path = typer.Option(
+        None,
+        "--taxonomy",
+        help="Error taxonomy settings file (YAML, TOML or JSON). Default: the built-in one.",
+    ),
+    error_questions: int = typer.Option(
+        20, "--error-questions", help="Questions per system in the error-span parts."
+    ),
+    error_controls: int = typer.Option(
+        10, "--error-controls", help="Deteriorated answers mixed into the error-span parts."
+    ),
     assessors: int = typer.Option(3, "--assessors", help="Assessors per task (paper: 3)."),
     items_per_assessor: int = typer.Option(
         10, "--items-per-assessor", help="Tasks per assessor in the plan."
@@ -106,7 +123,8 @@ def tasks_command(
     # heavy: the study library (scipy, lemminflect, numpy) loads for the command that runs, not at start-up
     from wikihowqa.humaneval.rank import make_ranker
     from wikihowqa.humaneval.steps import build_study_folder
-    from wikihowqa.humaneval.tasks import StudySettings
+    from wikihowqa.humaneval.tasks import ERROR_PARTS, PARTS, StudySettings
+    from wikihowqa.humaneval.taxonomy import read_taxonomy
 
     settings = StudySettings(
         assessors,
@@ -117,7 +135,10 @@ def tasks_command(
         relevance_questions,
         1,
         preference_questions,
+        parts=(*PARTS, *ERROR_PARTS) if error_predictions else PARTS,
         seed=seed,
+        error_questions=error_questions,
+        error_controls=error_controls,
     )
     with console.status("ranking passages and building tasks…"):
         built = build_study_folder(
@@ -130,6 +151,8 @@ def tasks_command(
             allow_unreviewed=allow_unreviewed,
             rejected=rejected,
             predictions=predictions,
+            error_predictions=error_predictions,
+            taxonomy=read_taxonomy(taxonomy),
             overwrite=overwrite,
         )
     manifest = built.study.manifest

@@ -30,6 +30,7 @@ from wikihowqa.humaneval.deteriorate import (
 from wikihowqa.humaneval.rank import Ranker
 from wikihowqa.humaneval.review import apply_review, read_review, write_review_template
 from wikihowqa.humaneval.simulate import SimulationSettings, simulate_judgments
+from wikihowqa.humaneval.taxonomy import DEFAULT_TAXONOMY, Taxonomy
 from wikihowqa.humaneval.tasks import Study, StudySettings, build_study, read_study, write_study
 from wikihowqa.io import DatasetFolder, read_predictions, write_jsonl
 
@@ -106,6 +107,8 @@ def build_study_folder(
     allow_unreviewed: bool = False,
     rejected: str = "drop",
     predictions: Sequence[Path] = (),
+    error_predictions: Sequence[Path] = (),
+    taxonomy: Taxonomy = DEFAULT_TAXONOMY,
     overwrite: bool = False,
 ) -> BuiltStudy:
     """The study of a dataset: its (given or freshly seeded) deteriorated answers after the review,
@@ -127,6 +130,7 @@ def build_study_folder(
             rejected=rejected,
         )
     preds = [p for path in predictions for p in read_predictions(path)]
+    error_preds = [p for path in error_predictions for p in read_predictions(path)]
     study = build_study(
         answers,
         examples,
@@ -139,7 +143,10 @@ def build_study_folder(
             "deteriorated": str(deteriorated or ""),
             "review": str(review or ""),
             "predictions": [str(p) for p in predictions],
+            "error_predictions": [str(p) for p in error_predictions],
         },
+        error_predictions=error_preds,
+        taxonomy=taxonomy,
     )
     write_study(
         study,
