@@ -17,8 +17,8 @@ from wikihowqa.humaneval.labelstudio import judgments_from_export, labelstudio_t
 from wikihowqa.humaneval.rank import BM25Ranker
 from wikihowqa.humaneval.simulate import SimulationSettings, simulate_judgments
 from wikihowqa.humaneval.simulate_errors import ErrorSimulation
-from wikihowqa.humaneval.taxonomy import DEFAULT_TAXONOMY
 from wikihowqa.humaneval.tasks import ERROR_PARTS, StudySettings, build_study, plan_problems
+from wikihowqa.humaneval.taxonomy import DEFAULT_TAXONOMY
 
 
 @pytest.fixture(scope="module")
@@ -133,7 +133,6 @@ def test_simulated_recall_and_type_confusion_match_the_set_rates(study):
 
 def test_the_label_studio_round_trip_gives_the_app_s_judgment(study):
     task = next(t for t in study.tasks if t["part"] == "errors_b" and len(t["answer"]["sentences"]) >= 2)
-    text = task["answer"]["text"]
     s0, s1 = task["answer"]["sentences"][:2]
     entry = next(e for e in task["passages"] if e["groups"])
     passage = entry["groups"][0]["passages"][0]

@@ -21,8 +21,8 @@ from wikihowqa.errors import SettingsError
 from wikihowqa.humaneval.deteriorate import EDIT_TYPES
 from wikihowqa.humaneval.judgment import Judgment
 from wikihowqa.humaneval.simulate_errors import ErrorSimulation, simulate_error_spans
-from wikihowqa.humaneval.taxonomy import study_taxonomy
 from wikihowqa.humaneval.tasks import FORMAT_VERSION, Study
+from wikihowqa.humaneval.taxonomy import study_taxonomy
 from wikihowqa.humaneval.text import sentence_spans
 
 DEFAULT_DETECTION: Mapping[str, Mapping[str, float]] = {

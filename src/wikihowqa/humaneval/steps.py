@@ -30,8 +30,8 @@ from wikihowqa.humaneval.deteriorate import (
 from wikihowqa.humaneval.rank import Ranker
 from wikihowqa.humaneval.review import apply_review, read_review, write_review_template
 from wikihowqa.humaneval.simulate import SimulationSettings, simulate_judgments
-from wikihowqa.humaneval.taxonomy import DEFAULT_TAXONOMY, Taxonomy
 from wikihowqa.humaneval.tasks import Study, StudySettings, build_study, read_study, write_study
+from wikihowqa.humaneval.taxonomy import DEFAULT_TAXONOMY, Taxonomy
 from wikihowqa.io import DatasetFolder, read_predictions, write_jsonl
 
 #: Where ``deteriorate`` writes when not told: inside the dataset, like every command's default output.

@@ -40,7 +40,8 @@ def _select_type(s: Session, name: str) -> None:
 
 
 def test_typed_spans_marked_by_mouse_and_keyboard_are_stored_as_marked_and_survive_a_sigkill(
-    browser, errors_study
+    browser,  # noqa: F811 - the page tests' Chromium fixture
+    errors_study,
 ):
     study = read_study(errors_study)
     server = Server(errors_study)

@@ -45,9 +45,9 @@ INSTRUCTIONS: Mapping[str, str] = {
     "parts of the answer.",
     "preference": "Click a sentence of either answer to see passages from its sources. Choose the answer "
     "that is more useful, or a tie.",
-    "errors_a": "Mark every error in the answer: select its words, give its type and how bad it is, and for a "
-    "repetition or contradiction also select what it repeats or contradicts. Submit when every error is marked "
-    "(an answer may have none).",
+    "errors_a": "Mark every error in the answer: select its words, give its type and how bad it is, and "
+    "for a repetition or contradiction also select what it repeats or contradicts. Submit when every "
+    "error is marked (an answer may have none).",
     "errors_b": "Click a sentence of the answer to see passages from its sources (the most relevant part is "
     "marked). Mark every error in the answer: select its words, give its type and how bad it is, and for a "
     "repetition or contradiction also select what it repeats or contradicts, in the answer or a passage. "
