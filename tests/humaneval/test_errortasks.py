@@ -7,18 +7,21 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from wikihowqa.humaneval.app import submission
 from wikihowqa.humaneval.deteriorate import DeteriorationSettings, deteriorate_examples
+from wikihowqa.humaneval.errorspans import error_spans_problem, normalised
 from wikihowqa.humaneval.judgment import judgment_problem
 from wikihowqa.humaneval.labelstudio import judgments_from_export, labelstudio_task
 from wikihowqa.humaneval.rank import BM25Ranker
 from wikihowqa.humaneval.simulate import SimulationSettings, simulate_judgments
-from wikihowqa.humaneval.simulate_errors import ErrorSimulation
+from wikihowqa.humaneval.simulate_errors import ErrorSimulation, read_reference
 from wikihowqa.humaneval.tasks import ERROR_PARTS, StudySettings, build_study, plan_problems
 from wikihowqa.humaneval.taxonomy import DEFAULT_TAXONOMY
+from wikihowqa.records import Example, Prediction
 
 
 @pytest.fixture(scope="module")
@@ -250,6 +253,55 @@ def test_the_label_studio_round_trip_gives_the_app_s_judgment(study):
     ]
     (row,) = judgments_from_export(export, "t")
     assert judgment_problem(row, task) is None
-    from wikihowqa.humaneval.errorspans import normalised
-
     assert normalised(row["error_spans"], task) == app_row["error_spans"]
+
+
+REFERENCE = Path(__file__).parent / "data" / "demo_error_spans.jsonl"
+
+
+def _reference_study():
+    rows = [json.loads(line) for line in REFERENCE.read_text(encoding="utf-8").splitlines() if line]
+    examples = [
+        Example(r["article_id"], f"How to do {r['article_id']}", "Gold answer.", ("u",), "test", -1, "Travel")
+        for r in rows
+    ]
+    predictions = [Prediction(r["article_id"], r["system"], r["answer"]) for r in rows]
+    study = build_study(
+        [], examples, {}, predictions, BM25Ranker(),
+        StudySettings(parts=ERROR_PARTS, error_questions=len(rows), error_controls=0), study_id="ref",
+    )  # fmt: skip
+    return rows, study
+
+
+def test_the_reference_spans_read_from_the_demo_answers_are_valid_error_spans():
+    rows, study = _reference_study()
+    assert len(rows) >= 4 and sum(len(r["spans"]) for r in rows) >= 15
+    by_answer = {t["answer"]["text"]: t for t in study.tasks if t["part"] == "errors_a"}
+    for r in rows:
+        task = by_answer[r["answer"]]
+        assert error_spans_problem(r["spans"], task) is None
+        assert all(r["answer"][s["start"] : s["end"]] == s["text"] for s in r["spans"])
+
+
+def test_simulated_assessors_mark_on_real_answers_only_the_reference_spans():
+    rows, study = _reference_study()
+    tasks, key = study.tasks_by_id(), study.key_by_id()
+    ref = read_reference(REFERENCE)
+    full = SimulationSettings(
+        errors=ErrorSimulation(recall={"errors_a": 1.0, "errors_b": 1.0}, type_accuracy=1.0),
+        reference=ref,
+        inattentive=0.0,
+    )
+    by_key = {(r["system"], r["article_id"]): r for r in rows}
+    judged = simulate_judgments(study, full)
+    assert judged
+    for j in judged:
+        task = tasks[j["task_id"]]
+        r = by_key[(key[j["task_id"]]["system"], task["article_id"])]
+        assert j["error_spans"] == normalised(r["spans"], task)
+    none = simulate_judgments(
+        study, SimulationSettings(reference=ref, inattentive=0.0, errors=ErrorSimulation(recall={}))
+    )
+    assert all(j["error_spans"] == [] for j in none)
+    unseen = simulate_judgments(study, SimulationSettings(inattentive=0.0))  # no reference given
+    assert all(j["error_spans"] == [] for j in unseen)

@@ -166,17 +166,37 @@ def simulate_command(
     study_dir: Path = typer.Argument(..., help="Study folder."),
     out_file: Annotated[Path | None, out_option("the judgments file", "STUDY/judgments.jsonl")] = None,
     inattentive: float = typer.Option(0.05, "--inattentive", help="Share of inattentive judgments."),
+    error_recall_a: float = typer.Option(
+        0.5, "--error-recall-a", help="Errors parts: share of known error spans marked without passages."
+    ),
+    error_recall_b: float = typer.Option(
+        0.7, "--error-recall-b", help="Errors parts: share of known error spans marked with passages."
+    ),
+    type_accuracy: float = typer.Option(
+        0.7, "--type-accuracy", help="Errors parts: share of marked spans given a right type (else another)."
+    ),
+    reference: Path = typer.Option(
+        None,
+        "--reference",
+        help="JSONL of spans annotated by hand in systems' answers (the known errors of real answers; "
+        "default: none, so real answers get no span).",
+    ),
     seed: Annotated[int, seed_option("the synthetic assessors")] = 0,
     overwrite: Overwrite = False,
 ) -> None:
     """Judgments of synthetic assessors with planted detection rates (for tests and demos only)."""
     # heavy: the study library (scipy, lemminflect, numpy) loads for the command that runs, not at start-up
     from wikihowqa.humaneval.simulate import SimulationSettings
+    from wikihowqa.humaneval.simulate_errors import ErrorSimulation, read_reference
     from wikihowqa.humaneval.steps import simulate_to
 
-    target, n = simulate_to(
-        study_dir, SimulationSettings(inattentive=inattentive, seed=seed), out=out_file, overwrite=overwrite
+    errors = ErrorSimulation(
+        recall={"errors_a": error_recall_a, "errors_b": error_recall_b}, type_accuracy=type_accuracy
     )
+    settings = SimulationSettings(
+        inattentive=inattentive, seed=seed, errors=errors, reference=read_reference(reference)
+    )
+    target, n = simulate_to(study_dir, settings, out=out_file, overwrite=overwrite)
     out.print(f"{n} simulated judgments → {target}")
 
 

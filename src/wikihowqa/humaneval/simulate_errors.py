@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from wikihowqa.errors import DatasetError, SettingsError
-from wikihowqa.humaneval.errorspans import normalised
+from wikihowqa.humaneval.errorspans import error_spans_problem, normalised
 from wikihowqa.humaneval.taxonomy import SEVERITIES, Taxonomy
 
 
@@ -98,7 +98,7 @@ def simulate_error_spans(
     rules = {t["name"]: t for t in task["error_types"]}
     recall = settings.recall.get(task["part"], 0.0)
     passages = task.get("passages") is not None
-    wanted: list[tuple[int, int, list[str], str | None]] = []  # start, end, right types, severity
+    wanted: list[tuple[int, int, list[str], Mapping[str, Any] | None]] = []  # start, end, right, reference
     if secret.get("deteriorated"):
         for e in secret["edits"]:
             right = [n for n in taxonomy.names_for_edit(e["type"], passages) if n in rules]
@@ -110,9 +110,9 @@ def simulate_error_spans(
         if row is not None and row.get("answer") == text:
             for s in row["spans"]:
                 if s["type"] in rules:
-                    wanted.append((s["start"], s["end"], [s["type"]], s.get("severity")))
+                    wanted.append((s["start"], s["end"], [s["type"]], s))
     spans = []
-    for start, end, right, severity in wanted:
+    for start, end, right, ref in wanted:
         if rng.random() >= recall:
             continue
         wrong = [n for n in rules if n not in right]
@@ -121,6 +121,12 @@ def simulate_error_spans(
         else:
             kind = rng.choice(wrong)
         ante = _antecedent(task, rules[kind], (start, end), rng)
+        if ref is not None and kind == ref["type"]:  # the annotator's own antecedent, where it fits
+            ours = {k: ref[k] for k in ("start", "end", "type", "severity")} | {
+                "antecedent": ref.get("antecedent")
+            }
+            if error_spans_problem([ours], task) is None:
+                ante = ref.get("antecedent")
         if rules[kind]["antecedent"] == "required" and ante is None:
             continue
         spans.append(
@@ -128,8 +134,9 @@ def simulate_error_spans(
                 "start": start,
                 "end": end,
                 "type": kind,
-                "severity": severity or rng.choices(SEVERITIES, settings.severity_weights)[0],
-                "note": None,
+                "severity": (ref or {}).get("severity")
+                or rng.choices(SEVERITIES, settings.severity_weights)[0],
+                "note": (ref or {}).get("note") if ref is not None and kind == ref["type"] else None,
                 "antecedent": ante,
             }
         )
