@@ -102,7 +102,7 @@ def _antecedent_problem(
             return f"{what}.antecedent overlaps the span itself"
         return problem
     pid = ante.get("passage_id")
-    if pid not in passages:
+    if not isinstance(pid, str) or pid not in passages:
         return f"{what}.antecedent.passage_id {pid!r:.60} is not a passage of this task"
     return _offsets(ante, passages[pid], f"{what}.antecedent")
 
