@@ -20,7 +20,7 @@ from wikihowqa.humaneval.rank import BM25Ranker
 from wikihowqa.humaneval.simulate import SimulationSettings, simulate_judgments
 from wikihowqa.humaneval.simulate_errors import ErrorSimulation, read_reference
 from wikihowqa.humaneval.tasks import ERROR_PARTS, StudySettings, build_study, plan_problems
-from wikihowqa.humaneval.taxonomy import DEFAULT_TAXONOMY
+from wikihowqa.humaneval.taxonomy import DEFAULT_TAXONOMY, SEVERITIES
 from wikihowqa.records import Example, Prediction
 
 
@@ -305,3 +305,23 @@ def test_simulated_assessors_mark_on_real_answers_only_the_reference_spans():
     assert all(j["error_spans"] == [] for j in none)
     unseen = simulate_judgments(study, SimulationSettings(inattentive=0.0))  # no reference given
     assert all(j["error_spans"] == [] for j in unseen)
+
+
+def test_the_label_studio_configuration_offers_the_part_s_types_severities_note_and_relation(study, tmp_path):
+    from xml.etree import ElementTree
+
+    from wikihowqa.humaneval.labelstudio import write_labelstudio
+
+    counts = write_labelstudio(study, tmp_path)
+    assert counts == {"errors_a": 14, "errors_b": 14}
+    for part, passages in (("errors_a", False), ("errors_b", True)):
+        root = ElementTree.fromstring((tmp_path / f"{part}.xml").read_text())
+        labels = [x.get("value") for x in root.find(".//Labels[@name='error_spans']")]
+        assert labels == [t.name for t in DEFAULT_TAXONOMY.offered(passages)] + ["Antecedent"]
+        severity = root.find(".//Choices[@name='severity']")
+        assert severity.get("perRegion") == "true" and [c.get("value") for c in severity] == list(SEVERITIES)
+        assert root.find(".//TextArea[@name='note']").get("perRegion") == "true"
+        assert root.find(".//Relations/Relation").get("value") == "antecedent"
+        assert (root.find(".//Text[@name='passages']") is not None) == passages
+        tasks = json.loads((tmp_path / f"{part}.json").read_text())
+        assert all("edits" not in json.dumps(t) and "system" not in json.dumps(t) for t in tasks)
