@@ -332,7 +332,6 @@ def _from_json(export: Sequence[Mapping[str, Any]], study_id: str) -> list[dict[
                 regions,
             )
             if str(task_id).startswith("errors_"):
-                judgment.pop("severity", None)
                 judgment["error_spans"] = error_spans_from_results(ann.get("result") or (), data)
             judgments.append(judgment)
     return judgments
