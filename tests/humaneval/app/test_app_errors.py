@@ -165,3 +165,67 @@ def _words(text: str) -> list[tuple[int, int]]:
     from wikihowqa.humaneval.text import word_spans
 
     return word_spans(text)
+
+
+def test_without_passages_a_missing_antecedent_is_refused_on_the_page_and_removals_are_logged(
+    browser,  # noqa: F811 - the page tests' Chromium fixture
+    errors_study,
+):
+    server = Server(errors_study)
+    try:
+        live = {"base": server.base, "tokens": _links(server), "study": read_study(errors_study)}
+        s = Session(browser, live, "errors_a-001")
+        task = s.task()
+        assert task["passages"] is None
+        assert "contradicts_passages" not in {t["name"] for t in task["error_types"]}
+        if task["attention_check"]:
+            s.answer_check(task)
+        text = task["answer"]["text"]
+        view = ".task-errors .col-left .text"
+        assert not s.page.is_visible(".passages")
+        # Keyboard: words 3-4 as a redundancy, first without its antecedent (refused), then with one.
+        s.page.focus(view)
+        for _ in range(4):
+            s.page.keyboard.press("ArrowRight")
+        s.page.keyboard.press("Shift+ArrowRight")
+        s.page.keyboard.press("e")
+        s.page.select_option("#error-type", "redundant")
+        s.page.focus("#add-error")
+        s.page.keyboard.press("2")
+        s.page.keyboard.press("Enter")
+        assert "antecedent" in s.page.inner_text(".draft-problem")
+        assert s.page.locator(".error-list li.span-error").count() == 0
+        s.page.click("#pick-antecedent")
+        s.page.focus(view)
+        s.page.keyboard.press("Home")
+        s.page.keyboard.press("Shift+ArrowRight")
+        s.page.keyboard.press("a")
+        s.page.keyboard.press("Enter")
+        # Mouse: a second error, then removed again.
+        extra = words(text, 8, 2)
+        s.drag(view, text, extra[0], extra[1])
+        _select_type(s, "grammar_usage")
+        s.page.click("label.option:has(#severity-minor)")
+        s.page.click("#add-error")
+        assert s.page.locator(".error-list li.span-error").count() == 2
+        s.page.click(".error-list li.span-error:nth-child(2) button.remove")
+        assert s.page.locator(".error-list li.span-error").count() == 1
+        s.submit()
+        s.page.locator("#progress", has_text="Task 2 of").wait_for()
+        assert not s.errors and not s.dialogs
+        s.close()
+        err, ante = words(text, 3, 2), words(text, 0, 2)
+        (mine,) = [j for j in _judgments(server) if j["assessor_id"] == "errors_a-001"]
+        antecedent = {"source": "answer", "start": ante[0], "end": ante[1], "text": text[slice(*ante)]}
+        assert mine["error_spans"] == [
+            {"start": err[0], "end": err[1], "text": text[slice(*err)], "type": "redundant",
+             "severity": "major", "note": None, "antecedent": antecedent},
+        ]  # fmt: skip
+        log = [(e["kind"], e["start"], e["end"], e["error_type"]) for e in mine["events"]]
+        assert log == [
+            ("span_add", err[0], err[1], "redundant"),
+            ("span_add", extra[0], extra[1], "grammar_usage"),
+            ("span_remove", extra[0], extra[1], "grammar_usage"),
+        ]
+    finally:
+        server.stop()
