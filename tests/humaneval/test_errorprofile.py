@@ -48,7 +48,8 @@ def _planted():
     }
     judgments = [
         {"judgment_id": "j1", "task_id": "t1", "assessor_id": "x", "error_spans": [
-            _span(T1, "two days", "not_in_passages", "major"), _span(T1, "in a jar", "commonsense", "minor")]},
+            _span(T1, "two days", "not_in_passages", "major"),
+            _span(T1, "in a jar", "commonsense", "minor")]},
         {"judgment_id": "j2", "task_id": "t1", "assessor_id": "y", "error_spans": [
             _span(T1, "for two days", "not_in_passages", "critical")]},
         {"judgment_id": "j3", "task_id": "t2", "assessor_id": "x", "error_spans": [
@@ -177,7 +178,9 @@ def test_analyze_writes_error_spans_for_a_simulated_errors_study(tmp_path, datas
         answers, examples, documents, predictions, BM25Ranker(),
         StudySettings(parts=ERROR_PARTS, error_questions=3, error_controls=3, seed=2), study_id="e",
     )  # fmt: skip
-    sim = SimulationSettings(errors=ErrorSimulation(recall={"errors_a": 1.0, "errors_b": 1.0}), inattentive=0.0)
+    sim = SimulationSettings(
+        errors=ErrorSimulation(recall={"errors_a": 1.0, "errors_b": 1.0}), inattentive=0.0
+    )
     judgments = simulate_judgments(study, sim)
     result = analyze(study, judgments)
     section = result["error_spans"]

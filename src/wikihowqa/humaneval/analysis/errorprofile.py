@@ -240,7 +240,9 @@ def profile(
         return [sum(1 for j in by_task[t] for s in j.get("error_spans") or [] if keep(s)) for t in ids]
 
     kw = {"resamples": resamples, "confidence": confidence, "seed": seed}
-    major = [sum(any(s["severity"] in MAJOR for s in j.get("error_spans") or []) for j in by_task[t]) for t in ids]
+    major = [
+        sum(any(s["severity"] in MAJOR for s in j.get("error_spans") or []) for j in by_task[t]) for t in ids
+    ]
     return {
         "answers": len(ids),
         "judgments": len(judgments),

@@ -54,7 +54,12 @@ def profile_rows(part: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
 def ci_note(section: Mapping[str, Any]) -> str:
     """What the table's intervals are, and where there are none."""
     small = sorted(
-        {s for part in section["parts"].values() for s, p in part["systems"].items() if p["answers"] < MIN_CI_ANSWERS}
+        {
+            s
+            for part in section["parts"].values()
+            for s, p in part["systems"].items()
+            if p["answers"] < MIN_CI_ANSWERS
+        }
     )
     b = section["bootstrap"]
     note = f"[low, high]: {b['confidence']:.0%} {b['interval']}, {b['resamples']} resamples"
@@ -63,8 +68,16 @@ def ci_note(section: Mapping[str, Any]) -> str:
     return note
 
 
+def _share(p: Mapping[str, Any]) -> str:
+    return f"{_num(p['share'])} ({p['count']}/{p['n']})"
+
+
 def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
-    return ["| " + " | ".join(header) + " |", "|---" * len(header) + "|", *("| " + " | ".join(r) + " |" for r in rows)]
+    return [
+        "| " + " | ".join(header) + " |",
+        "|---" * len(header) + "|",
+        *("| " + " | ".join(r) + " |" for r in rows),
+    ]
 
 
 def error_spans_markdown(section: Mapping[str, Any]) -> list[str]:
@@ -75,10 +88,18 @@ def error_spans_markdown(section: Mapping[str, Any]) -> list[str]:
         lines += [f"Every figure here is simulated: {section['note']}.", ""]
     for name, part in section["parts"].items():
         header, rows = profile_rows(part)
-        lines += [f"### {name}: errors per 100 answer words", "", *_md_table(header, rows), "", ci_note(section), ""]
+        lines += [
+            f"### {name}: errors per 100 answer words",
+            "",
+            *_md_table(header, rows),
+            "",
+            ci_note(section),
+            "",
+        ]
         a = part["agreement"]
         lines += [
-            f"Agreement ({a['pairs']} pairs of assessors on one answer): token-level span F1 {_num(a['span_f1'])},"
+            f"Agreement ({a['pairs']} pairs of assessors on one answer): token-level span F1"
+            f" {_num(a['span_f1'])},"
             f" typed {_num(a['typed_span_f1'])}; Krippendorff's alpha {_num(a['krippendorff_alpha'])}"
             f" ({a['alpha_variant']}; {a['units']} units), error vs none {_num(a['alpha_binary'])}.",
             "",
@@ -94,8 +115,8 @@ def error_spans_markdown(section: Mapping[str, Any]) -> list[str]:
                 [
                     t,
                     str(v["edits"]),
-                    f"{_num(v['recall']['share'])} ({v['recall']['count']}/{v['recall']['n']})",
-                    f"{_num(v['type_accuracy']['share'])} ({v['type_accuracy']['count']}/{v['type_accuracy']['n']})",
+                    _share(v["recall"]),
+                    _share(v["type_accuracy"]),
                 ]
                 for t, v in part["planted"].items()
             ]
