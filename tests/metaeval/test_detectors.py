@@ -180,3 +180,68 @@ def test_a_study_s_grounding_error_spans_label_the_sentences_they_touch():
     assert positives > 0  # the planted edits are marked, some with a grounding type
     assert level["detectors"]["Grounding"]["recall"]["value"] == 0.0  # nothing flagged
     assert out["answer_level"] is None  # the evaluation ran no judge
+
+
+def test_meta_evaluate_folders_adds_detectors_and_study_predictions_holds_the_errors_answers(tmp_path):
+    """A study with a trial and the errors parts, written to disk; a report that scored every answer it
+    showed (study-predictions), with grounding's sentences and a judge score: meta-evaluate's result and
+    report carry the detectors."""
+    from tests.humaneval.conftest import make_dataset
+    from wikihowqa.humaneval.deteriorate import DeteriorationSettings, deteriorate_examples
+    from wikihowqa.humaneval.rank import BM25Ranker
+    from wikihowqa.humaneval.simulate import SimulationSettings, simulate_judgments
+    from wikihowqa.humaneval.simulate_errors import ErrorSimulation
+    from wikihowqa.humaneval.tasks import StudySettings, build_study, read_study, write_study
+    from wikihowqa.io import write_jsonl
+    from wikihowqa.metaeval import meta_evaluate_folders
+    from wikihowqa.metaeval.join import study_predictions
+    from wikihowqa.metaeval.report import render_markdown
+    from wikihowqa.records import Prediction
+    from wikihowqa.sentences import sentences as sentences_of
+
+    examples, documents = make_dataset()
+    predictions = [Prediction(e.article_id, "lead", e.answer.split(". ")[0] + ".") for e in examples]
+    answers = deteriorate_examples(examples, DeteriorationSettings(seed=1))
+    study = build_study(
+        answers, examples, documents, predictions, BM25Ranker(),
+        StudySettings(parts=("trial_a", "errors_a", "errors_b"), error_questions=4, error_controls=4, seed=1),
+        study_id="det",
+    )  # fmt: skip
+    write_study(study, tmp_path / "study")
+    sim = SimulationSettings(
+        errors=ErrorSimulation(recall={"errors_a": 1.0, "errors_b": 1.0}), inattentive=0.0
+    )
+    write_jsonl(tmp_path / "study" / "judgments.jsonl", simulate_judgments(study, sim))
+    by_system = study_predictions(read_study(tmp_path / "study"))
+    shown = {(t["article_id"], t["answer"]["text"]) for t in study.tasks if t["type"] == "errors"}
+    written = {(p.article_id, p.answer) for ps in by_system.values() for p in ps}
+    assert shown <= written  # before: the errors parts' answers were not written, so never scored
+    assert "lead" in by_system
+    rows = [
+        {
+            "article_id": p.article_id,
+            "system": system,
+            "answer": p.answer,
+            "scores": {"grounding_support": 0.5, "judge_consistency": float(len(p.answer) % 5 + 1)},
+            "grounding": {
+                "sentences": [
+                    {"sentence": s, "support": 0.3, "supported": False} for s in sentences_of(p.answer)
+                ]
+            },
+        }
+        for system, ps in by_system.items()
+        for p in ps
+    ]
+    (tmp_path / "report").mkdir()
+    write_jsonl(tmp_path / "report" / "per_question.jsonl", rows)
+    result = meta_evaluate_folders(tmp_path / "study", tmp_path / "report", MetaSettings(resamples=100))
+    det = result["detectors"]
+    assert det["simulated"] is True
+    level = det["sentence_level"]
+    assert level["grounding_flagged"] == level["sentences"]  # every sentence flagged: recall 1
+    assert level["detectors"]["Grounding"]["recall"]["value"] == 1.0
+    assert set(det["answer_level"]["detectors"]) == {
+        "Judge: consistency", "control: random", "control: longer answer"
+    }  # fmt: skip
+    text = render_markdown(result)
+    assert "## Error detectors against the assessors' error spans (simulated assessors)" in text

@@ -287,4 +287,62 @@ def detectors(
     }
 
 
-__all__ = ["AnswerSentences", "answer_level", "detectors", "locate", "read_grounding", "sentence_level"]
+def _cell(e: Mapping[str, Any] | None) -> str:
+    if not e or e.get("value") is None:
+        return "–"
+    if e.get("low") is None:
+        return f"{e['value']:.2f}"
+    return f"{e['value']:.2f} [{e['low']:.2f}, {e['high']:.2f}]"
+
+
+def detectors_markdown(section: Mapping[str, Any]) -> list[str]:
+    """The report's ``## Error detectors`` section (tables of the sentence and answer level)."""
+    sim = section.get("simulated")
+    lines = [
+        "## Error detectors against the assessors' error spans" + (" (simulated assessors)" if sim else ""),
+        "",
+    ]
+    if sim:
+        lines += [f"Every figure here is simulated: {section['note']}.", ""]
+    level = section.get("sentence_level")
+    if level:
+        lines += [
+            f"Sentence level: {level['sentences']} grounded sentences of {level['answers']} answers,"
+            f" {level['positives']} holding an assessor-marked grounding error"
+            f" ({', '.join(section['grounding_types'])}); grounding flags {level['grounding_flagged']}."
+            " Intervals: cluster bootstrap over answers.",
+            "",
+            "| detector | precision | recall | F1 | ROC AUC | average precision |",
+            "|---|---:|---:|---:|---:|---:|",
+        ]
+        for name, d in level["detectors"].items():
+            cells = [_cell(d[k]) for k in ("precision", "recall", "f1", "roc_auc", "average_precision")]
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        lines.append("")
+    else:
+        lines += ["Sentence level: no answer with grounding details and a grounding type offered.", ""]
+    answer = section.get("answer_level")
+    if answer:
+        lines += [
+            f"Answer level: {answer['answers']} answers, {answer['positives']} with a major or critical"
+            " error; ROC AUC of the (negated) score.",
+            "",
+            "| detector | ROC AUC | answers scored |",
+            "|---|---:|---:|",
+            *(f"| {n} | {_cell(d['roc_auc'])} | {d['scored']} |" for n, d in answer["detectors"].items()),
+            "",
+        ]
+    else:
+        lines += ["Answer level: the evaluation ran no LLM judge.", ""]
+    return lines
+
+
+__all__ = [
+    "AnswerSentences",
+    "answer_level",
+    "detectors",
+    "detectors_markdown",
+    "locate",
+    "read_grounding",
+    "sentence_level",
+]
