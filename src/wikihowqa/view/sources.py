@@ -262,7 +262,10 @@ def study_error_spans(meta: Mapping[str, Any]) -> dict[tuple[int, str], tuple[As
     tasks = study.tasks_by_id()
     if not any(t["type"] == "errors" for t in tasks.values()):
         return {}
-    path = judgments_path(Path(folder), study.manifest)
+    try:  # judgments still on the study server (not exported): nothing to show yet
+        path = judgments_path(Path(folder), study.manifest)
+    except DatasetError:
+        return {}
     accepted, _ = screen(read_judgments(path), study)
     out: dict[tuple[int, str], list[AssessorSpan]] = {}
     for j in accepted:
