@@ -140,7 +140,7 @@ def _sentence_detector(
     def at(k: int) -> Callable[[Sequence[tuple[np.ndarray, ...]]], float]:
         return lambda chosen: _prf(*pooled(chosen)[::2])[k]
 
-    out = {
+    out: dict[str, Any] = {
         "precision": _cluster_stat(units, at(0), s),
         "recall": _cluster_stat(units, at(1), s),
         "f1": _cluster_stat(units, at(2), s),
@@ -203,10 +203,11 @@ def answer_level(
     }
     if not present:
         return None
-    rankers: dict[str, Callable[[int, str], float]] = {
-        label: (lambda a, t, col=col: -scores.get((a, t), {}).get(col, math.nan))
-        for label, col in present.items()
-    }
+
+    def negated(col: str) -> Callable[[int, str], float]:
+        return lambda a, t: -scores.get((a, t), {}).get(col, math.nan)
+
+    rankers: dict[str, Callable[[int, str], float]] = {label: negated(col) for label, col in present.items()}
     rankers["control: random"] = lambda a, t: _random_score(f"{seed}:answer", a, t)
     rankers["control: longer answer"] = lambda a, t: float(len(t.split()))
     out: dict[str, Any] = {"answers": len(answers), "positives": sum(y for *_, y in answers), "detectors": {}}

@@ -74,7 +74,7 @@ def ratio_estimate(
     value = float(scale * num.sum() / den.sum())
     low = high = None
     if num.size >= 2 and resamples > 0:
-        from scipy.stats import bootstrap
+        from scipy.stats import bootstrap  # type: ignore[import-untyped]
 
         def ratio(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -200,7 +200,7 @@ def coverage(judgments: Sequence[Mapping[str, Any]], taxonomy: Taxonomy) -> dict
         for s in j.get("error_spans") or []:
             count[s["type"]] += 1
     total = sum(count.values())
-    by_type = {}
+    by_type: dict[str, dict[str, Any]] = {}
     for t in taxonomy.types:
         if count.get(t.name):
             by_type[t.name] = {
@@ -239,7 +239,7 @@ def profile(
     def spans_where(keep: Any) -> list[int]:
         return [sum(1 for j in by_task[t] for s in j.get("error_spans") or [] if keep(s)) for t in ids]
 
-    kw = {"resamples": resamples, "confidence": confidence, "seed": seed}
+    kw: dict[str, Any] = {"resamples": resamples, "confidence": confidence, "seed": seed}
     major = [
         sum(any(s["severity"] in MAJOR for s in j.get("error_spans") or []) for j in by_task[t]) for t in ids
     ]

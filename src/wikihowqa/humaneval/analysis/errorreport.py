@@ -143,7 +143,7 @@ def error_profile_figure(section: Mapping[str, Any], path: Path) -> Path:
     """Errors per 100 words by type, one bar group per system, one panel per part."""
     from wikihowqa.humaneval.figures import _pyplot
 
-    plt = _pyplot()
+    plt = _pyplot()  # type: ignore[no-untyped-call]
     parts = list(section["parts"])
     fig, axes = plt.subplots(len(parts), 1, figsize=(10, 3.4 * len(parts)), squeeze=False)
     for ax, name in zip(axes[:, 0], parts, strict=True):
