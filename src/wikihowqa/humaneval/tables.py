@@ -77,12 +77,12 @@ def analysis_tables(result: Mapping[str, Any]) -> list[Table]:
 
 
 def error_profile_table(errors: Mapping[str, Any]) -> Table:
-    """Errors per 100 answer words by system and part (the ``errors`` parts), intervals only where a
-    row rests on 10 or more answers; the caption says which rows have none, and that it is simulated."""
+    """Errors per 100 answer words by system and part (the ``errors`` parts; n: answers), intervals only
+    where a row rests on 10 or more answers; the caption says which rows have none, and if simulated."""
     sim = " (simulated assessors)" if errors.get("simulated") else ""
     table = Table(title=f"Error profile: errors per 100 answer words{sim}", caption=ci_note(errors),
                   box=box.SIMPLE_HEAD)  # fmt: skip
-    for column in ("part", "system", "answers", "errors", "major", "critical", "≥1 major"):
+    for column in ("part", "system", "n", "errors", "major", "critical", "≥1 major"):
         left = column in ("part", "system")
         table.add_column(column, justify="left" if left else "right", no_wrap=left)
     for part, p in errors["parts"].items():
