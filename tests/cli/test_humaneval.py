@@ -105,3 +105,48 @@ def test_analyze_with_no_judgment_left_fails_in_one_line(cli, study_dir, tmp_pat
     if kind == "unknown tasks":
         assert "4 name a task study 'test-study' lacks" in r.stderr
     assert not (tmp_path / "analysis.json").exists()
+
+
+def test_tasks_builds_the_error_span_parts_from_predictions_and_simulate_marks_them(cli, tmp_path):
+    src = real_examples_path()
+    dataset, _ = import_release([src / "qa.jsonl"], [src / "documents.jsonl"], tmp_path / "ds")
+    preds = tmp_path / "lead.jsonl"
+    qa = [json.loads(x) for x in (src / "qa.jsonl").read_text().splitlines() if x]
+    rows = [
+        {"article_id": q["article_id"], "system": "lead", "answer": q["answer"].split(". ")[0] + "."}
+        for q in qa
+    ]
+    preds.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    taxonomy = tmp_path / "taxonomy.toml"
+    taxonomy.write_text(
+        'name = "tiny"\n[[types]]\nname = "wrong"\nlabel = "Wrong"\ndefinition = "It is wrong."\n'
+        'example = "The sky is green."\nplanted = ["negation", "number", "unit", "antonym", "swap", "order", '
+        '"unsupported"]\n'
+    )
+    study = tmp_path / "study"
+    r = cli("tasks", dataset.path, study, "--error-predictions", preds, "--taxonomy", taxonomy,
+            "--error-questions", 3, "--error-controls", 2)  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert "errors_a 5" in r.output and "errors_b 5" in r.output
+    manifest = json.loads((study / "study.json").read_text())
+    assert manifest["format_version"] == 2 and manifest["error_taxonomy"]["name"] == "tiny"
+    assert (study / "labelstudio" / "errors_b.xml").read_text().count('<Label value="wrong"') == 1
+    r = cli("simulate-judgments", study, "--error-recall-a", 1, "--error-recall-b", 1, "--type-accuracy", 1,
+            "--inattentive", 0)  # fmt: skip
+    assert r.exit_code == 0, r.output
+    rows = [json.loads(x) for x in (study / "judgments.jsonl").read_text().splitlines()]
+    marked = [s for j in rows if j["task_id"].startswith("errors_") for s in j["error_spans"]]
+    assert marked and {s["type"] for s in marked} == {"wrong"}
+    r = cli("analyze", study / "judgments.jsonl")
+    assert r.exit_code == 0, r.output
+
+
+def test_a_bad_taxonomy_file_is_one_line_naming_it(cli, tmp_path):
+    src = real_examples_path()
+    dataset, _ = import_release([src / "qa.jsonl"], [src / "documents.jsonl"], tmp_path / "ds")
+    bad = tmp_path / "taxonomy.yaml"
+    bad.write_text("name: x\ntypes:\n  - {name: a, label: A, definition: d, example: e, shown: sometimes}\n")
+    r = cli("tasks", dataset.path, tmp_path / "s", "--taxonomy", bad, "--error-predictions", bad)
+    assert r.exit_code == 2 and len(r.lines) == 1, r.output
+    assert str(bad) in r.stderr and "types.0.shown" in r.stderr
+    assert not (tmp_path / "s").exists()

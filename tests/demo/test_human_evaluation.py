@@ -83,3 +83,39 @@ def test_demo_step_builds_simulates_and_analyses_a_study_and_prints_its_tables(t
         for cell in (f"{lead[o]['share']:.0%}", f"[{lead[o]['ci95'][0]:.0%}–{lead[o]['ci95'][1]:.0%}]")
     ]
     assert rows["lead"] == ["lead", str(lead["n"]), *shares, fmt(lead["sign_test_p"], 3)]
+
+
+def test_demo_step_prints_the_error_profile_of_its_systems_without_intervals_under_ten_answers(
+    tmp_path, capsys
+):
+    src = real_examples_path()
+    import_release([src / "qa.jsonl"], [src / "documents.jsonl"], tmp_path / "real-examples")
+    examples = DatasetFolder(tmp_path / "real-examples").examples()
+    (tmp_path / "predictions").mkdir()
+    for system, cut in (("bm25+lead", 1), ("llm-passages", 2)):
+        write_predictions(
+            tmp_path / "predictions" / f"{system}.jsonl",
+            [Prediction(e.article_id, system, ". ".join(e.answer.split(". ")[:cut]) + ".") for e in examples],
+        )
+    human_evaluation(DemoContext(out=tmp_path))
+    printed = capsys.readouterr().out
+    result = json.loads((tmp_path / "study" / "analysis.json").read_text())
+    errors = result["error_spans"]
+    assert errors["simulated"] is True
+    assert "Error profile: errors per 100 answer words (simulated assessors)" in printed
+    assert "no interval for" in printed and "fewer than 10 answers" in printed
+    for part, p in errors["parts"].items():
+        for system in ("bm25+lead", "llm-passages"):
+            row = p["systems"][system]
+            assert row["answers"] < 10  # three real examples: the value alone, no [low, high]
+            line = next(x for x in printed.splitlines() if x.split()[:2] == [part, system])
+            assert f"{row['errors_per_100_words']['value']:.2f}" in line and "[" not in line
+
+
+def test_the_demo_s_reference_error_spans_are_the_tests_annotated_fixture():
+    from pathlib import Path
+
+    from wikihowqa.demo.run import ERROR_SPANS_FILE
+
+    fixture = Path(__file__).parents[1] / "humaneval" / "data" / "demo_error_spans.jsonl"
+    assert (real_examples_path() / ERROR_SPANS_FILE).read_bytes() == fixture.read_bytes()

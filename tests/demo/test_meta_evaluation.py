@@ -44,3 +44,35 @@ def test_demo_step_scores_the_study_answers_and_prints_the_agreement_table(tmp_p
     names = [name for name, _ in STEPS]
     meta = names.index("meta-evaluation: which metric agrees with the (simulated) assessors")
     assert names[meta + 1] == "evaluate the predictions (the leaderboard ends the demo)"
+
+
+@pytest.mark.usefixtures("fast_models")
+def test_demo_step_with_systems_measures_grounding_against_the_simulated_error_spans(tmp_path, capsys):
+    import json
+
+    from wikihowqa.core.records import Prediction
+    from wikihowqa.dataset.folder import DatasetFolder
+    from wikihowqa.dataset.writers import write_predictions
+    from wikihowqa.demo import real_examples_path
+    from wikihowqa.demo.run import DemoContext, human_evaluation, meta_evaluation
+    from wikihowqa.release.importer import import_release
+
+    src = real_examples_path()
+    import_release([src / "qa.jsonl"], [src / "documents.jsonl"], tmp_path / "real-examples")
+    examples = DatasetFolder(tmp_path / "real-examples").examples()
+    (tmp_path / "predictions").mkdir()
+    for system, cut in (("bm25+lead", 1), ("llm-passages", 2)):
+        write_predictions(
+            tmp_path / "predictions" / f"{system}.jsonl",
+            [Prediction(e.article_id, system, ". ".join(e.answer.split(". ")[:cut]) + ".") for e in examples],
+        )
+    ctx = DemoContext(out=tmp_path)
+    human_evaluation(ctx)
+    meta_evaluation(ctx)
+    capsys.readouterr()
+    result = json.loads((tmp_path / "meta-evaluation" / "meta_evaluation.json").read_text())
+    det = result["detectors"]
+    assert det["simulated"] is True and det["sentence_level"]["sentences"] > 0
+    assert det["answer_level"] is None  # the demo runs no LLM judge
+    text = (tmp_path / "meta-evaluation" / "meta_evaluation.md").read_text()
+    assert "## Error detectors against the assessors' error spans (simulated assessors)" in text

@@ -102,10 +102,10 @@ def test_the_server_and_the_analysis_refuse_a_bad_value_in_the_same_words(change
 @pytest.mark.parametrize(
     ("change", "problem"),
     [
-        ({"format_version": 2}, "unsupported format_version 2"),
+        ({"format_version": 3}, "unsupported format_version 3"),
         ({"assessor_id": ""}, "missing assessor_id"),
         ({"duration_ms": -1}, "duration_ms must be a non-negative number or null"),
-        ({"events": [{"kind": "scroll"}]}, "events[0].kind must be one of sentence_open, passage_view"),
+        ({"events": [{"kind": "scroll"}]}, "events[0].kind must be one of " + ", ".join(EVENT_KINDS)),
         ({"events": "all"}, "events must be a list or null"),
     ],
 )

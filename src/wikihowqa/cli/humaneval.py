@@ -100,6 +100,23 @@ def tasks_command(
         "--predictions",
         help="Predictions file of a system for A/B tasks (relative: here, else in DATASET); repeatable.",
     ),
+    error_predictions: list[Path] = typer.Option(
+        [],
+        "--error-predictions",
+        help="Predictions file of a system whose answers get error-span tasks (adds the errors_a and "
+        "errors_b parts, with deteriorated answers mixed in as controls); repeatable. Default: none.",
+    ),
+    taxonomy: Path = typer.Option(
+        None,
+        "--taxonomy",
+        help="Error taxonomy settings file (YAML, TOML or JSON). Default: the built-in one.",
+    ),
+    error_questions: int = typer.Option(
+        20, "--error-questions", help="Questions per system in the error-span parts."
+    ),
+    error_controls: int = typer.Option(
+        10, "--error-controls", help="Deteriorated answers mixed into the error-span parts."
+    ),
     assessors: int = typer.Option(3, "--assessors", help="Assessors per task (paper: 3)."),
     items_per_assessor: int = typer.Option(
         10, "--items-per-assessor", help="Tasks per assessor in the plan."
@@ -128,7 +145,8 @@ def tasks_command(
     # heavy: the study library (scipy, lemminflect, numpy) loads for the command that runs, not at start-up
     from wikihowqa.humaneval.rank import make_ranker
     from wikihowqa.humaneval.steps import build_study_folder
-    from wikihowqa.humaneval.tasks import StudySettings
+    from wikihowqa.humaneval.tasks import ERROR_PARTS, PARTS, StudySettings
+    from wikihowqa.humaneval.taxonomy import read_taxonomy
 
     study_dir = positional(out_dir, old_out, "--out", "STUDY") or dataset / "study"
     deteriorated = inside(dataset, deteriorated) if deteriorated is not None else None
@@ -143,7 +161,10 @@ def tasks_command(
         relevance_questions,
         1,
         preference_questions,
+        parts=(*PARTS, *ERROR_PARTS) if error_predictions else PARTS,
         seed=seed,
+        error_questions=error_questions,
+        error_controls=error_controls,
     )
     with console.status("ranking passages and building tasks…"):
         built = build_study_folder(
@@ -156,6 +177,8 @@ def tasks_command(
             allow_unreviewed=allow_unreviewed,
             rejected=rejected,
             predictions=predictions,
+            error_predictions=error_predictions,
+            taxonomy=read_taxonomy(taxonomy),
             overwrite=overwrite,
         )
     manifest = built.study.manifest
@@ -170,17 +193,37 @@ def simulate_command(
     study_dir: Path = typer.Argument(..., help="Study folder."),
     out_file: Annotated[Path | None, out_option("the judgments file", "STUDY/judgments.jsonl")] = None,
     inattentive: float = typer.Option(0.05, "--inattentive", help="Share of inattentive judgments."),
+    error_recall_a: float = typer.Option(
+        0.5, "--error-recall-a", help="Errors parts: share of known error spans marked without passages."
+    ),
+    error_recall_b: float = typer.Option(
+        0.7, "--error-recall-b", help="Errors parts: share of known error spans marked with passages."
+    ),
+    type_accuracy: float = typer.Option(
+        0.7, "--type-accuracy", help="Errors parts: share of marked spans given a right type (else another)."
+    ),
+    reference: Path = typer.Option(
+        None,
+        "--reference",
+        help="JSONL of spans annotated by hand in systems' answers (the known errors of real answers; "
+        "default: none, so real answers get no span).",
+    ),
     seed: Annotated[int, seed_option("the synthetic assessors")] = 0,
     overwrite: Overwrite = False,
 ) -> None:
     """Judgments of synthetic assessors with planted detection rates (for tests and demos only)."""
     # heavy: the study library (scipy, lemminflect, numpy) loads for the command that runs, not at start-up
     from wikihowqa.humaneval.simulate import SimulationSettings
+    from wikihowqa.humaneval.simulate_errors import ErrorSimulation, read_reference
     from wikihowqa.humaneval.steps import simulate_to
 
-    target, n = simulate_to(
-        study_dir, SimulationSettings(inattentive=inattentive, seed=seed), out=out_file, overwrite=overwrite
+    errors = ErrorSimulation(
+        recall={"errors_a": error_recall_a, "errors_b": error_recall_b}, type_accuracy=type_accuracy
     )
+    settings = SimulationSettings(
+        inattentive=inattentive, seed=seed, errors=errors, reference=read_reference(reference)
+    )
+    target, n = simulate_to(study_dir, settings, out=out_file, overwrite=overwrite)
     out.print(f"{n} simulated judgments → {target}")
 
 

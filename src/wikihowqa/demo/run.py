@@ -44,8 +44,9 @@ from wikihowqa.humaneval.deteriorate import DeteriorationSettings, deteriorate_e
 from wikihowqa.humaneval.rank import make_ranker
 from wikihowqa.humaneval.review import write_review_template
 from wikihowqa.humaneval.simulate import SimulationSettings, simulate_judgments
+from wikihowqa.humaneval.simulate_errors import read_reference
 from wikihowqa.humaneval.tables import analysis_tables
-from wikihowqa.humaneval.tasks import StudySettings, build_study, write_study
+from wikihowqa.humaneval.tasks import ALL_PARTS, PARTS, StudySettings, build_study, write_study
 from wikihowqa.metaeval.agreement import MetaSettings
 from wikihowqa.metaeval.report import agreement_table
 from wikihowqa.metaeval.report import write_report as write_meta_evaluation
@@ -64,6 +65,9 @@ from wikihowqa.split.audit import audit_dataset
 from wikihowqa.split.splitter import SplitSettings, split_dataset
 from wikihowqa.stats.report import REPORT_MD, describe
 from wikihowqa.view import build_site
+
+#: The demo answers' error spans annotated by reading them (tests/humaneval/data/demo_error_spans.jsonl).
+ERROR_SPANS_FILE = "error_spans.jsonl"
 
 #: In the demo's output folder: the names of the subfolders the demo created there, and so may rewrite.
 OWNED_FILE = ".wikihowqa-demo.json"
@@ -327,7 +331,8 @@ def human_evaluation(ctx: DemoContext) -> None:
         documents,
         predictions,
         make_ranker(settings.get("humaneval_ranker", "bm25")),
-        StudySettings(seed=seed),
+        # the errors parts show the systems' real answers: only when there are predictions
+        StudySettings(seed=seed, parts=ALL_PARTS if predictions else PARTS),
         study_id="wikihowqa-demo",
         sources={"dataset": str(folder.path), "predictions": str(pred_dir) if predictions else None},
     )
@@ -337,7 +342,9 @@ def human_evaluation(ctx: DemoContext) -> None:
         study, target, overwrite=True, extra_files={"deteriorated.jsonl": [a.to_dict() for a in answers]}
     )
     write_review_template(target / "review.csv", answers)
-    judgments = simulate_judgments(study, SimulationSettings(seed=seed))
+    # simulated assessors mark on real answers only the spans annotated by reading the demo's answers
+    reference = read_reference(real_examples_path() / ERROR_SPANS_FILE)
+    judgments = simulate_judgments(study, SimulationSettings(seed=seed, reference=reference))
     write_jsonl(target / "judgments.jsonl", judgments)
     result = analyze(study, judgments)
     write_analysis(result, target)

@@ -16,10 +16,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 
-from wikihowqa.humaneval.tasks import CHOICES, FORMAT_VERSION, SCALES, SPAN_LABELS
+from wikihowqa.humaneval.errorspans import error_spans_problem
+from wikihowqa.humaneval.tasks import CHOICES, FORMAT_VERSION, READ_FORMAT_VERSIONS, SCALES, SPAN_LABELS
 
-#: What the page logs: a sentence's passages opened, a passage scrolled into view.
-EVENT_KINDS: tuple[str, ...] = ("sentence_open", "passage_view")
+#: What the page logs: a sentence's passages opened, a passage scrolled into view; in an ``errors`` task
+#: also an error span added, changed (type, severity, note, antecedent) or removed (version 2).
+EVENT_KINDS: tuple[str, ...] = ("sentence_open", "passage_view", "span_add", "span_change", "span_remove")
 
 
 def _problem(message: str) -> PydanticCustomError:
@@ -44,8 +46,9 @@ class Event(BaseModel):
 
 class Judgment(BaseModel):
     """A judgments.jsonl row. Field order is the row's (the server dumps it with ``exclude_unset``), one
-    part's fields present: ``relevance``/``highlights``, ``familiarity``/``usefulness``/``spans`` or
-    ``choice``. Unknown fields are kept (a future writer's additions are not this reader's business)."""
+    part's fields present: ``relevance``/``highlights``, ``familiarity``/``usefulness``/``spans``,
+    ``choice`` or ``error_spans``. Unknown fields are kept (a future writer's additions are not this
+    reader's business)."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -65,13 +68,14 @@ class Judgment(BaseModel):
     usefulness: Any = None
     spans: Any = None
     choice: Any = None
+    error_spans: Any = None
     events: Any = None
     active_ms: Any = None
 
     @field_validator("format_version", mode="before")
     @classmethod
     def _version(cls, value: Any) -> Any:
-        if value != FORMAT_VERSION:
+        if value not in READ_FORMAT_VERSIONS:
             raise _problem(f"unsupported format_version {value!r}")
         return value
 
@@ -163,6 +167,8 @@ def judgment_problem(row: Mapping[str, Any], task: Mapping[str, Any] | None) -> 
             or scale_problem(judgment.usefulness, "usefulness")
             or span_problem(row.get("spans", []), task["answer"]["text"], "spans", labelled=True)
         )
+    if kind == "errors":
+        return error_spans_problem(row.get("error_spans", []), task)
     return choice_problem(judgment.choice)
 
 

@@ -17,8 +17,10 @@ from xml.sax.saxutils import quoteattr
 
 from wikihowqa.core.errors import DatasetError
 from wikihowqa.core.files import write_json
+from wikihowqa.humaneval.labelstudio_errors import error_spans_from_results, errors_config, errors_data
 
 MODEL_VERSION = "wikihowqa-passage-marker"
+FORMAT_VERSION = 2  # = tasks.FORMAT_VERSION (tasks imports this module)
 
 
 def flatten_passages(
@@ -89,6 +91,10 @@ def labelstudio_task(task: Mapping[str, Any]) -> dict[str, Any]:
             text, marks = flatten_passages(task["answer"]["text"], task["passages"])
             data["passages"] = text
             results = _labels(marks, text, "passages", "m")
+    elif task["type"] == "errors":
+        fields, marks, text = errors_data(task)
+        data.update(fields)
+        results = _labels(marks, text, "passages", "m")
     else:
         for side in "AB":
             answer = task["answers"][side]["text"]
@@ -121,10 +127,17 @@ _ATTENTION = (
 )
 
 
-def labeling_config(part: str, scales: Mapping[str, Mapping[str, Any]]) -> str:
-    """The Label Studio labeling configuration (XML) of one part."""
+def labeling_config(
+    part: str,
+    scales: Mapping[str, Mapping[str, Any]],
+    taxonomy: Mapping[str, Any] | None = None,
+    offered: Sequence[str] = (),
+) -> str:
+    """The Label Studio labeling configuration (XML) of one part (errors parts: the offered types)."""
     head = '<View><Header value="$question"/><Text name="question" value="$question"/>' + _ATTENTION
-    if part == "relevance":
+    if part in {"errors_a", "errors_b"}:
+        body = errors_config(part == "errors_b", taxonomy, offered)
+    elif part == "relevance":
         body = (
             '<Header value="Answer"/><Text name="answer" value="$answer"/>'
             '<Header value="Supporting document: $document_title"/>'
@@ -173,7 +186,12 @@ def write_labelstudio(study: Any, folder: Path) -> dict[str, int]:
         if not tasks:
             continue
         write_json(folder / f"{part}.json", tasks)
-        (folder / f"{part}.xml").write_text(labeling_config(part, study.manifest["scales"]), encoding="utf-8")
+        first = next(t for t in study.tasks if t["part"] == part)
+        offered = [t["name"] for t in first.get("error_types", [])]
+        config = labeling_config(
+            part, study.manifest["scales"], study.manifest.get("error_taxonomy"), offered
+        )
+        (folder / f"{part}.xml").write_text(config, encoding="utf-8")
         counts[part] = len(tasks)
     return counts
 
@@ -246,7 +264,7 @@ def _judgment(
     except (TypeError, ValueError):
         duration = None
     judgment: dict[str, Any] = {
-        "format_version": 1,
+        "format_version": FORMAT_VERSION,
         "judgment_id": f"labelstudio-{annotation_id}",
         "study_id": study_id,
         "task_id": task_id,
@@ -303,18 +321,19 @@ def _from_json(export: Sequence[Mapping[str, Any]], study_id: str) -> list[dict[
                     choices[r.get("from_name")] += list(value.get("choices") or ())
                 elif r.get("type") == "labels":
                     regions[r.get("from_name")].append(value)
-            judgments.append(
-                _judgment(
-                    str(task_id),
-                    study_id,
-                    ann.get("id"),
-                    ann.get("completed_by"),
-                    ann.get("created_at"),
-                    ann.get("lead_time"),
-                    choices,
-                    regions,
-                )
+            judgment = _judgment(
+                str(task_id),
+                study_id,
+                ann.get("id"),
+                ann.get("completed_by"),
+                ann.get("created_at"),
+                ann.get("lead_time"),
+                choices,
+                regions,
             )
+            if str(task_id).startswith("errors_"):
+                judgment["error_spans"] = error_spans_from_results(ann.get("result") or (), data)
+            judgments.append(judgment)
     return judgments
 
 
@@ -341,6 +360,11 @@ def _from_json_min(export: Sequence[Mapping[str, Any]], study_id: str) -> list[d
         if not task_id:
             raise DatasetError(
                 "Label Studio export: a record has no task_id (not exported from a wikihowqa study)"
+            )
+        if str(task_id).startswith("errors_"):
+            raise DatasetError(
+                f"Label Studio export: task {task_id} is an error-span task, and JSON_MIN drops their "
+                "severities, notes and antecedents; export that project as JSON"
             )
         choices = {
             name: _choices_min(row.get(name)) for name in ("category", "choice", *SCALE_NAMES) if name in row

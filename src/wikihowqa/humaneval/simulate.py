@@ -20,7 +20,9 @@ from typing import Any
 from wikihowqa.core.errors import SettingsError
 from wikihowqa.humaneval.deteriorate import EDIT_TYPES
 from wikihowqa.humaneval.judgment import Judgment
-from wikihowqa.humaneval.tasks import Study
+from wikihowqa.humaneval.simulate_errors import ErrorSimulation, simulate_error_spans
+from wikihowqa.humaneval.tasks import FORMAT_VERSION, Study
+from wikihowqa.humaneval.taxonomy import study_taxonomy
 from wikihowqa.humaneval.text import sentence_spans
 
 DEFAULT_DETECTION: Mapping[str, Mapping[str, float]] = {
@@ -59,6 +61,9 @@ class SimulationSettings:
     )  # system: model, tie, gold
     default_preference: tuple[float, float, float] = (0.3, 0.1, 0.6)
     open_rate: float = 0.5
+    errors: ErrorSimulation = field(default_factory=ErrorSimulation)
+    #: Hand-annotated spans of systems' answers (``simulate_errors.read_reference``), for the errors parts.
+    reference: Mapping[tuple[str, int], Mapping[str, Any]] = field(default_factory=dict)
     median_seconds: Mapping[str, float] = field(
         default_factory=lambda: {"relevance": 150.0, "trial_a": 70.0, "trial_b": 110.0, "preference": 120.0}
     )
@@ -129,8 +134,9 @@ def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
 def simulate_judgments(
     study: Study, settings: SimulationSettings = SimulationSettings()
 ) -> list[dict[str, Any]]:
-    """Judgments (format version 1) for every assignment of the study's plan."""
+    """Judgments (the current format version) for every assignment of the study's plan."""
     rng = random.Random(settings.seed)
+    taxonomy = study_taxonomy(study.manifest)
     tasks, key = study.tasks_by_id(), study.key_by_id()
     latent_relevance = {
         t: random.Random(f"{settings.seed}:{t}").choices(range(5), settings.relevance_levels)[0]
@@ -156,7 +162,7 @@ def simulate_judgments(
             started = start + timedelta(minutes=len(judgments) * 3)
             clock = [0]
             j: dict[str, Any] = {
-                "format_version": 1,
+                "format_version": FORMAT_VERSION,
                 "judgment_id": f"sim-{len(judgments) + 1:06d}",
                 "study_id": study.manifest.get("study_id"),
                 "task_id": task_id,
@@ -209,6 +215,22 @@ def simulate_judgments(
                 )
                 j["spans"] = spans
                 j["events"] = _events(task.get("passages"), None, rng, settings.open_rate, clock)
+            elif task["type"] == "errors":
+                j["error_spans"] = simulate_error_spans(
+                    task, secret, taxonomy, settings.errors, rng, settings.reference
+                )
+                j["events"] = [
+                    {
+                        "t_ms": 1000 * (k + 1),
+                        "kind": "span_add",
+                        "sentence": None,
+                        "side": None,
+                        "start": s["start"],
+                        "end": s["end"],
+                        "error_type": s["type"],
+                    }
+                    for k, s in enumerate(j["error_spans"])
+                ]
             else:
                 model, tie, _ = settings.preference.get(secret["system"], settings.default_preference)
                 u = rng.random()

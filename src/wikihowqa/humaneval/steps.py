@@ -34,6 +34,7 @@ from wikihowqa.humaneval.rank import Ranker
 from wikihowqa.humaneval.review import apply_review, read_review, write_review_template
 from wikihowqa.humaneval.simulate import SimulationSettings, simulate_judgments
 from wikihowqa.humaneval.tasks import Study, StudySettings, build_study, read_study, write_study
+from wikihowqa.humaneval.taxonomy import DEFAULT_TAXONOMY, Taxonomy
 
 #: Where ``deteriorate`` writes when not told: inside the dataset, like every command's default output.
 DETERIORATED_FILE = "deteriorated.jsonl"
@@ -108,6 +109,8 @@ def build_study_folder(
     allow_unreviewed: bool = False,
     rejected: str = "drop",
     predictions: Sequence[Path] = (),
+    error_predictions: Sequence[Path] = (),
+    taxonomy: Taxonomy = DEFAULT_TAXONOMY,
     overwrite: bool = False,
 ) -> BuiltStudy:
     """The study of a dataset: its (given or freshly seeded) deteriorated answers after the review,
@@ -129,6 +132,7 @@ def build_study_folder(
             rejected=rejected,
         )
     preds = [p for path in predictions for p in read_predictions(path)]
+    error_preds = [p for path in error_predictions for p in read_predictions(path)]
     study = build_study(
         answers,
         examples,
@@ -141,7 +145,10 @@ def build_study_folder(
             "deteriorated": str(deteriorated or ""),
             "review": str(review or ""),
             "predictions": [str(p) for p in predictions],
+            "error_predictions": [str(p) for p in error_predictions],
         },
+        error_predictions=error_preds,
+        taxonomy=taxonomy,
     )
     write_study(
         study,

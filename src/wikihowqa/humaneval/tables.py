@@ -10,6 +10,7 @@ from rich import box
 from rich.table import Table
 
 from wikihowqa.humaneval.analysis import fmt, idr_rows
+from wikihowqa.humaneval.analysis.errorreport import ci_note, profile_rows
 
 
 def _share(p: Mapping[str, Any]) -> str:
@@ -69,4 +70,24 @@ def analysis_tables(result: Mapping[str, Any]) -> list[Table]:
                 fmt(r["sign_test_p"], 3),
             )
         tables.append(table)
+    errors = result.get("error_spans")
+    if errors:
+        tables.append(error_profile_table(errors))
     return tables
+
+
+def error_profile_table(errors: Mapping[str, Any]) -> Table:
+    """Errors per 100 answer words by system and part (the ``errors`` parts; n: answers), intervals only
+    where a row rests on 10 or more answers; the caption says which rows have none, and if simulated."""
+    sim = " (simulated assessors)" if errors.get("simulated") else ""
+    table = Table(title=f"Error profile: errors per 100 answer words{sim}", caption=ci_note(errors),
+                  box=box.SIMPLE_HEAD)  # fmt: skip
+    for column in ("part", "system", "n", "errors", "major", "critical", "≥1 major"):
+        left = column in ("part", "system")
+        table.add_column(column, justify="left" if left else "right", no_wrap=left)
+    for part, p in errors["parts"].items():
+        header, rows = profile_rows(p)
+        shown = ("system", "answers", "errors/100 words", "major", "critical", "≥1 major")
+        for r in rows:
+            table.add_row(part, *(r[header.index(c)] for c in shown))
+    return table

@@ -1,7 +1,9 @@
 """Build a study: the task files a study server or Label Studio loads (format: docs/humaneval-formats.md).
 
 Four parts, as in the paper: ``relevance`` (section 3.3), ``trial_a`` and ``trial_b`` (section 5.1: the
-same answers without and with passages) and ``preference`` (section 5.2: gold vs a system, A/B).
+same answers without and with passages) and ``preference`` (section 5.2: gold vs a system, A/B); and, on
+request, the paper's future work: ``errors_a`` and ``errors_b``, typed error spans in systems' answers
+with deteriorated answers mixed in as controls, without and with passages (:mod:`.errortasks`).
 What assessors may see goes to ``tasks.jsonl``; what they must not (which answers are deteriorated and
 where, which side is gold, the true category) goes to ``key.jsonl``, so a server can never leak it by
 sending a task as is.
@@ -34,20 +36,28 @@ from wikihowqa.humaneval.deteriorate import DeterioratedAnswer
 from wikihowqa.humaneval.labelstudio import write_labelstudio
 from wikihowqa.humaneval.lexicon import WIKIHOW_CATEGORIES
 from wikihowqa.humaneval.rank import Ranker, Scorer
+from wikihowqa.humaneval.taxonomy import DEFAULT_TAXONOMY, Taxonomy
 from wikihowqa.humaneval.text import sentence_spans
 from wikihowqa.parse.passages import split_passages
 
 STUDY_FORMAT = "wikihowqa-study"
-FORMAT_VERSION = 1
-PARTS: tuple[str, ...] = ("relevance", "trial_a", "trial_b", "preference")
+#: Written: 2 (added the ``errors`` parts); read: 1 too (a version-1 file is a 2 without them).
+FORMAT_VERSION = 2
+READ_FORMAT_VERSIONS: tuple[int, ...] = (1, 2)
+PARTS: tuple[str, ...] = ("relevance", "trial_a", "trial_b", "preference")  #: a study's by default (the paper's)
+#: The error-span parts (issue 35), built when asked for: the same answers without and with passages.
+ERROR_PARTS: tuple[str, ...] = ("errors_a", "errors_b")
+ALL_PARTS: tuple[str, ...] = (*PARTS, *ERROR_PARTS)
 TASK_TYPES: Mapping[str, str] = {
     "relevance": "relevance",
     "trial_a": "answer",
     "trial_b": "answer",
     "preference": "preference",
+    "errors_a": "errors",
+    "errors_b": "errors",
 }
 #: Parts no assessor may work in both of (the paper: "no worker participated in both rounds").
-EXCLUSIVE_PARTS: tuple[tuple[str, ...], ...] = (("trial_a", "trial_b"),)
+EXCLUSIVE_PARTS: tuple[tuple[str, ...], ...] = (("trial_a", "trial_b"), ("errors_a", "errors_b"))
 # One task per article and assessor, in the whole study, keeps the answer key secret across parts:
 # relevance shows the gold answer, a trial task the deteriorated one (or the intact one, which is gold),
 # an A/B task gold beside a model's answer; any two of them side by side give away the planted errors, an
@@ -91,6 +101,9 @@ class StudySettings:
     preference_questions: int = 100
     parts: tuple[str, ...] = PARTS
     seed: int = 0
+    #: ``errors`` parts: questions per system, and deteriorated answers mixed in as controls.
+    error_questions: int = 20
+    error_controls: int = 10
 
     def __post_init__(self) -> None:
         if self.assessors_per_item < 1 or self.items_per_assessor < 1:
@@ -99,9 +112,11 @@ class StudySettings:
             raise SettingsError("max_chars must be positive")
         if self.budget_scope not in {"sentence", "answer"}:
             raise SettingsError(f"budget_scope must be 'sentence' or 'answer', not {self.budget_scope!r}")
-        unknown = set(self.parts) - set(PARTS)
+        unknown = set(self.parts) - set(ALL_PARTS)
         if unknown:
-            raise SettingsError(f"unknown study part(s) {sorted(unknown)} (known: {', '.join(PARTS)})")
+            raise SettingsError(f"unknown study part(s) {sorted(unknown)} (known: {', '.join(ALL_PARTS)})")
+        if self.error_questions < 0 or self.error_controls < 0:
+            raise SettingsError("error_questions and error_controls must not be negative")
 
 
 @dataclass
@@ -356,8 +371,10 @@ def build_study(
     *,
     study_id: str | None = None,
     sources: Mapping[str, Any] | None = None,
+    error_predictions: Sequence[Prediction] | None = None,
+    taxonomy: Taxonomy = DEFAULT_TAXONOMY,
 ) -> Study:
-    """All tasks, the key and the assignment plan of a study."""
+    """All tasks, the key and the assignment plan of a study; errors parts show ``error_predictions``."""
     rng = random.Random(settings.seed)
     by_id = {e.article_id: e for e in examples}
     pickers: dict[int, PassagePicker] = {}
@@ -469,6 +486,12 @@ def build_study(
                     {"gold_side": gold_side, "system": system},
                 )
 
+    from wikihowqa.humaneval.errortasks import error_manifest, error_tasks  # it builds on this module
+
+    error_preds = predictions if error_predictions is None else error_predictions
+    for item in error_tasks(answers, by_id, error_preds, picker, taxonomy, settings):
+        add(*item)
+
     if not tasks:
         raise DatasetError(
             "nothing to put in the study: no answers, no documents for relevance, no predictions"
@@ -495,13 +518,14 @@ def build_study(
                 "task_type": TASK_TYPES[p],
                 "tasks": counts.get(p, 0),
                 "assessors_per_item": settings.assessors_per_item,
-                "passages": p in {"trial_b", "preference"},
+                "passages": p in {"trial_b", "preference", "errors_b"},
                 "assessors": sum(1 for a in plan if a["part"] == p),
             }
             for p in settings.parts
         },
         "exclusive_parts": [list(x) for x in EXCLUSIVE_PARTS],
         "systems": systems,
+        **error_manifest(error_preds, taxonomy, settings),
         "files": {
             "tasks": "tasks.jsonl",
             "key": "key.jsonl",
@@ -555,10 +579,10 @@ def read_study(folder: Path) -> Study:
         raise DatasetError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
     if manifest.get("format") != STUDY_FORMAT:
         raise DatasetError(f"{path}: not a wikihowqa study (format {manifest.get('format')!r})")
-    if manifest.get("format_version") != FORMAT_VERSION:
+    if manifest.get("format_version") not in READ_FORMAT_VERSIONS:
         raise DatasetError(
             f"{path}: study format version {manifest.get('format_version')!r} is not supported "
-            f"(this wikihowqa reads version {FORMAT_VERSION})"
+            f"(this wikihowqa reads versions {', '.join(map(str, READ_FORMAT_VERSIONS))})"
         )
     files = manifest.get("files", {})
 

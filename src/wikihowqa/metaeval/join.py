@@ -163,6 +163,13 @@ def study_predictions(study: Study) -> dict[str, list[Prediction]]:
             model, gold = _preference_texts(task, secret)
             out[ORIGINAL_SYSTEM][article] = gold
             out[secret["system"]][article] = model
+        elif task["type"] == "errors":  # a system's real answer, or a planted control
+            shown = task["answer"]["text"]
+            if secret.get("source") == "control":
+                out[ORIGINAL_SYSTEM][article] = original_text(shown, secret.get("edits") or [])
+                out[DETERIORATED_SYSTEM][article] = shown
+            else:
+                out[str(secret["system"])][article] = shown
     return {
         system: [Prediction(a, system, text, settings={"source": "study"}) for a, text in sorted(by.items())]
         for system, by in out.items()

@@ -261,6 +261,10 @@ def render_markdown(result: Mapping[str, Any]) -> str:
             ]
             score = "–" if row["preference_score"] is None else f"{row['preference_score']:.2f}"
             lines.append(f"| {name} | {row['judgments']} | {score} | " + " | ".join(means) + " |")
+    if result.get("detectors"):
+        from wikihowqa.metaeval.detectors import detectors_markdown
+
+        lines += ["", *detectors_markdown(result["detectors"])]
     return "\n".join(lines) + "\n"
 
 

@@ -12,6 +12,7 @@ from wikihowqa.dataset.writers import write_predictions
 from wikihowqa.humaneval.analysis import read_judgments, refuse_foreign
 from wikihowqa.humaneval.tasks import read_study
 from wikihowqa.metaeval.agreement import MetaSettings, meta_evaluate
+from wikihowqa.metaeval.detectors import detectors, read_grounding
 from wikihowqa.metaeval.join import join, read_scores, study_predictions
 
 ANSWERS_DIR = "answers"
@@ -66,7 +67,8 @@ def meta_evaluate_folders(
     refuse_foreign(rows, study.manifest.get("study_id"), path)
     scores, columns = read_scores(report_dir)
     joined = join(study, rows, scores, columns, controls=settings.controls, seed=settings.seed)
-    if not joined.answers and not joined.preferences:
+    found = detectors(study, rows, read_grounding(report_dir), scores, settings)
+    if not joined.answers and not joined.preferences and found is None:
         unknown = joined.judgments["unknown_task"]
         lacking = f", {unknown} of tasks the study lacks" if unknown else ""
         raise DatasetError(
@@ -87,5 +89,7 @@ def meta_evaluate_folders(
             f" {Path(study_dir) / 'predictions'}/*.jsonl --split all --out {report_dir}"
         )
     result = meta_evaluate(joined, settings)
+    if found is not None:
+        result["detectors"] = found
     result["sources"] = {"study": str(study_dir), "report": str(report_dir)}
     return result

@@ -115,6 +115,31 @@ def _sentences(answer: Answer) -> list[Any] | None:
     ]
 
 
+def _error_spans(answer: Answer) -> list[Any]:
+    """Assessors' spans, each with the grounding sentences it touches (their indexes in ``s``), so the page
+    shows an assessor's error beside grounding's flag on the same sentence."""
+    if not answer.error_spans:
+        return []
+    where: list[tuple[int, int] | None] = []
+    cursor = 0
+    for s in answer.sentences or ():
+        at = answer.text.find(s.sentence, cursor)
+        where.append(None if at < 0 else (at, at + len(s.sentence)))
+        cursor = cursor if at < 0 else at + len(s.sentence)
+    return [
+        [
+            e.text,
+            e.type,
+            e.severity,
+            e.assessor,
+            e.part,
+            int(e.simulated),
+            [k for k, w in enumerate(where) if w is not None and w[0] < e.end and e.start < w[1]],
+        ]
+        for e in answer.error_spans
+    ]
+
+
 def _segments(document: Document) -> list[Any]:
     """The document's text as pieces: a string is text between passages, ``[k, text]`` is passage ``k``.
     A document whose passages are not slices of its text (parsed elsewhere) is shown as its passages."""
@@ -174,6 +199,7 @@ def question_record(sources: Sources, example: Example) -> dict[str, Any]:
                 "text": a.text,
                 "scores": _metric_values(a, sources.metrics),
                 "s": _sentences(a),
+                **({"err": _error_spans(a)} if a.error_spans else {}),
             }
             for a in sources.answers[example.article_id]
         ],

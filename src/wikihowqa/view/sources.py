@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +50,20 @@ class SentenceSupport:
 
 
 @dataclass(frozen=True, slots=True)
+class AssessorSpan:
+    """An error span an assessor marked on this answer in a study's ``errors`` part (accepted judgments)."""
+
+    start: int
+    end: int
+    text: str
+    type: str
+    severity: str
+    assessor: str
+    part: str
+    simulated: bool  # a simulated assessor's (``simulate-judgments``), not a person's
+
+
+@dataclass(frozen=True, slots=True)
 class Answer:
     """One system's answer to one question, with its scores (column -> raw value) and grounding."""
 
@@ -57,6 +71,7 @@ class Answer:
     text: str
     scores: Mapping[str, float | None] = field(default_factory=dict)
     sentences: tuple[SentenceSupport, ...] | None = None  # None: grounding not computed or not kept
+    error_spans: tuple[AssessorSpan, ...] = ()  # the study's accepted error spans of this very text
 
 
 @dataclass
@@ -232,6 +247,11 @@ def read_sources(
         if not path.is_file():
             raise DatasetError(f"{study}: no {META_JSON} (give the folder `wikihowqa meta-evaluate` wrote)")
         meta = _json(path)
+        spans = study_error_spans(meta)
+        answers = {
+            article: [replace(a, error_spans=spans.get((article, a.text), ())) for a in rows]
+            for article, rows in answers.items()
+        }
     stats_path = find_stats(folder.path, report, stats)
     return Sources(
         dataset=folder,
@@ -246,6 +266,48 @@ def read_sources(
         answers=answers,
         gold=gold,
     )
+
+
+def study_error_spans(meta: Mapping[str, Any]) -> dict[tuple[int, str], tuple[AssessorSpan, ...]]:
+    """(article, answer text) → the accepted error spans of the study the meta-evaluation names
+    (``sources.study``), by the analysis's screening; empty where it names none or has no errors part."""
+    from wikihowqa.humaneval.analysis import read_judgments, screen
+    from wikihowqa.humaneval.tasks import read_study
+    from wikihowqa.metaeval import judgments_path
+
+    folder = (meta.get("sources") or {}).get("study")
+    if not folder or not (Path(folder) / "study.json").is_file():
+        return {}
+    study = read_study(Path(folder))
+    tasks = study.tasks_by_id()
+    if not any(t["type"] == "errors" for t in tasks.values()):
+        return {}
+    try:  # judgments still on the study server (not exported): nothing to show yet
+        path = judgments_path(Path(folder), study.manifest)
+    except DatasetError:
+        return {}
+    accepted, _ = screen(read_judgments(path), study)
+    out: dict[tuple[int, str], list[AssessorSpan]] = {}
+    for j in accepted:
+        task = tasks[j["task_id"]]
+        if task["type"] != "errors":
+            continue
+        simulated = str(j.get("judgment_id", "")).startswith("sim-")
+        text = task["answer"]["text"]
+        out.setdefault((int(task["article_id"]), text), []).extend(
+            AssessorSpan(
+                int(s["start"]),
+                int(s["end"]),
+                text[s["start"] : s["end"]],
+                str(s["type"]),
+                str(s["severity"]),
+                str(j["assessor_id"]),
+                str(task["part"]),
+                simulated,
+            )
+            for s in j.get("error_spans") or []
+        )
+    return {k: tuple(sorted(v, key=lambda s: (s.start, s.end, s.assessor))) for k, v in out.items()}
 
 
 def page_type(document: Document) -> str:
@@ -271,4 +333,3 @@ def passage_spans(document: Document) -> list[tuple[int, int]]:
         spans.append((start, start + len(passage)))
         at = start + len(passage)
     return spans
-

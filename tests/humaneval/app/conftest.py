@@ -15,7 +15,7 @@ from wikihowqa.dataset.folder import DatasetFolder
 from wikihowqa.demo.paths import real_examples_path
 from wikihowqa.humaneval.deteriorate import DeteriorationSettings, deteriorate_examples
 from wikihowqa.humaneval.rank import make_ranker
-from wikihowqa.humaneval.tasks import StudySettings, build_study, write_study
+from wikihowqa.humaneval.tasks import PARTS, StudySettings, build_study, write_study
 from wikihowqa.release.importer import import_release
 
 CATEGORIES = {
@@ -44,7 +44,7 @@ def _plant_payloads(folder: Path) -> None:
             task["document"]["text"] = prefix + task["document"]["text"]
             task["document"]["title"] = PAYLOAD + (task["document"]["title"] or "")
         lists = []
-        if task["type"] == "answer" and task["passages"] is not None:
+        if task["type"] in ("answer", "errors") and task["passages"] is not None:
             lists = [task["passages"]]
         if task["type"] == "preference":
             lists = [task["passages"]["A"], task["passages"]["B"]]
@@ -61,7 +61,7 @@ def _plant_payloads(folder: Path) -> None:
     path.write_text("".join(json.dumps(t, ensure_ascii=False) + "\n" for t in tasks), encoding="utf-8")
 
 
-def build_test_study(root: Path, *, payloads: bool = True) -> Path:
+def build_test_study(root: Path, *, payloads: bool = True, parts: tuple[str, ...] = PARTS) -> Path:
     src = real_examples_path()
     rows = [json.loads(line) for line in (src / "qa.jsonl").read_text(encoding="utf-8").splitlines() if line]
     for row in rows:
@@ -83,7 +83,7 @@ def build_test_study(root: Path, *, payloads: bool = True) -> Path:
         documents,
         predictions,
         make_ranker("bm25"),
-        StudySettings(assessors_per_item=2, items_per_assessor=3, seed=1),
+        StudySettings(assessors_per_item=2, items_per_assessor=3, seed=1, parts=parts),
         study_id="test-study",
     )
     target = write_study(

@@ -8,6 +8,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from wikihowqa.humaneval.analysis.errorprofile import error_spans_section
 from wikihowqa.humaneval.analysis.report import StudyAnalysis
 from wikihowqa.humaneval.analysis.screening import clock_check, screen, unknown_tasks
 from wikihowqa.humaneval.analysis.statistics import (
@@ -21,6 +22,7 @@ from wikihowqa.humaneval.analysis.statistics import (
 )
 from wikihowqa.humaneval.deteriorate import EDIT_TYPES, REVIEW_TYPES
 from wikihowqa.humaneval.tasks import SCALES, Study
+from wikihowqa.humaneval.taxonomy import study_taxonomy
 from wikihowqa.humaneval.text import overlaps, words_in_spans
 
 
@@ -209,6 +211,9 @@ def analyze(study: Study, judgments: Sequence[Mapping[str, Any]], *, min_common:
         }
     if by_part.get("preference"):
         result["preference"] = _preference(by_part["preference"], key)
+    errors = error_spans_section(by_part, tasks, key, study_taxonomy(study.manifest))
+    if errors is not None:
+        result["error_spans"] = errors
     result["time_s"] = {
         p: summarise([j["duration_ms"] / 1000 for j in v if j.get("duration_ms") is not None])
         for p, v in sorted(by_part.items())

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from wikihowqa.core.files import atomic_write, write_json
+from wikihowqa.humaneval.analysis.errorreport import error_profile_figure, error_spans_markdown
 from wikihowqa.humaneval.deteriorate import REVIEW_TYPES
 from wikihowqa.humaneval.figures import write_figures
 
@@ -176,6 +177,7 @@ class StudyAnalysis(Report):
     trials: Trials | None = None
     relevance: Relevance | None = None
     preference: dict[str, Preference] | None = None
+    error_spans: dict[str, Any] | None = None  # errors parts (analysis/errorprofile.py)
     time_s: dict[str, Summary]
     passages: dict[str, PassageUse]
     clock_check: ClockCheck
@@ -295,6 +297,8 @@ def markdown_report(result: StudyAnalysis | Mapping[str, Any]) -> str:
             ]
             lines.append(f"| {system} | {r['n']} | " + " | ".join(cells) + f" | {fmt(r['sign_test_p'], 4)} |")
         lines.append("")
+    if result.get("error_spans"):
+        lines += error_spans_markdown(result["error_spans"])
     lines += ["## Time and passage use", "", "| part | judgments | median s | mean s |", "|---|---|---|---|"]
     for p, t in result["time_s"].items():
         lines.append(f"| {p} | {t['n']} | {fmt(t.get('median'), 1)} | {fmt(t.get('mean'), 1)} |")
@@ -337,4 +341,7 @@ def write_analysis(result: StudyAnalysis | Mapping[str, Any], out: Path) -> list
     write_json(out / "analysis.json", _clean(result.to_dict() if isinstance(result, Report) else result))
     with atomic_write(out / "analysis.md") as fh:
         fh.write(markdown_report(result))
-    return [out / "analysis.json", out / "analysis.md", *write_figures(result, out)]
+    figures = write_figures(result, out)
+    if result.get("error_spans"):
+        figures.append(error_profile_figure(result["error_spans"], out / "error_profile.png"))
+    return [out / "analysis.json", out / "analysis.md", *figures]

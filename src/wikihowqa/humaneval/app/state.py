@@ -26,13 +26,14 @@ from wikihowqa.humaneval.tasks import EXCLUSIVE_PARTS, SCALES, Study, plan_probl
 
 DB_FILE = SERVER_DB
 LOCK_FILE = "server.lock"
-TASK_TYPES = ("relevance", "answer", "preference")
+TASK_TYPES = ("relevance", "answer", "preference", "errors")
 #: What an assessor's browser receives of a task: the public fields of the format doc, nothing else, so a
 #: task file that by mistake carries key fields still cannot leak them.
 PUBLIC_FIELDS: Mapping[str, tuple[str, ...]] = {
     "relevance": ("task_id", "part", "type", "question", "attention_check", "answer", "document"),
     "answer": ("task_id", "part", "type", "question", "attention_check", "answer", "passages"),
     "preference": ("task_id", "part", "type", "question", "attention_check", "answers", "passages"),
+    "errors": ("task_id", "part", "type", "question", "attention_check", "answer", "passages", "error_types"),
 }
 INSTRUCTIONS: Mapping[str, str] = {
     "relevance": "Read the answer, then select the words of the document that support it or help to "
@@ -44,6 +45,13 @@ INSTRUCTIONS: Mapping[str, str] = {
     "parts of the answer.",
     "preference": "Click a sentence of either answer to see passages from its sources. Choose the answer "
     "that is more useful, or a tie.",
+    "errors_a": "Mark every error in the answer: select its words, give its type and how bad it is, and "
+    "for a repetition or contradiction also select what it repeats or contradicts. Submit when every "
+    "error is marked (an answer may have none).",
+    "errors_b": "Click a sentence of the answer to see passages from its sources (the most relevant part is "
+    "marked). Mark every error in the answer: select its words, give its type and how bad it is, and for a "
+    "repetition or contradiction also select what it repeats or contradicts, in the answer or a passage. "
+    "Submit when every error is marked (an answer may have none).",
 }
 
 
@@ -149,6 +157,19 @@ def public_task(task: Mapping[str, Any]) -> dict[str, Any]:
     return {k: task[k] for k in PUBLIC_FIELDS[task["type"]] if k in task}
 
 
+def public_taxonomy(manifest: Mapping[str, Any]) -> dict[str, Any] | None:
+    """What the page shows of the study's error taxonomy: names, labels, definitions, examples and the
+    antecedent rules; not which planted edits each type names (a hint at the controls)."""
+    recorded = manifest.get("error_taxonomy")
+    if not recorded:
+        return None
+    shown = ("name", "label", "definition", "example", "antecedent")
+    return {
+        "types": [{k: t.get(k) for k in shown} for t in recorded.get("types", [])],
+        "severities": recorded.get("severities", []),
+    }
+
+
 class StudyService:
     def __init__(self, folder: Path, settings: ServerSettings | None = None) -> None:
         self.folder = Path(folder)
@@ -157,6 +178,7 @@ class StudyService:
         self.manifest = self.study.manifest
         self.study_id = str(self.manifest["study_id"])
         self.scales = self.manifest.get("scales") or SCALES
+        self.public_taxonomy = public_taxonomy(self.manifest)
         self.tasks = self.study.tasks_by_id()
         self.key = self.study.key_by_id()
         self._check_tasks()
@@ -373,6 +395,7 @@ class StudyService:
             "total": self._total(a),
             "instructions": INSTRUCTIONS.get(a.part, ""),
             "scales": self.scales,
+            **({"error_taxonomy": self.public_taxonomy} if self.public_taxonomy else {}),
         }
 
     def next_task(self, a: AssessorRow) -> str:

@@ -15,8 +15,12 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from wikihowqa.humaneval.errorspans import error_spans_problem, normalised
 from wikihowqa.humaneval.judgment import EVENT_KINDS, Judgment, choice_problem, scale_problem, span_problem
-from wikihowqa.humaneval.tasks import FORMAT_VERSION, SCALES
+from wikihowqa.humaneval.tasks import FORMAT_VERSION, READ_FORMAT_VERSIONS, SCALES
+
+#: What an errors page logs about its spans (besides opening sentences and viewing passages).
+SPAN_EVENTS = ("span_add", "span_change", "span_remove")
 
 JUDGMENT_ID = re.compile(r"^[A-Za-z0-9:_.-]{8,100}$")
 MAX_SPANS = 500
@@ -96,7 +100,7 @@ def _events(value: Any, task: Mapping[str, Any]) -> list[dict[str, Any]]:
     if len(value) > MAX_EVENTS:
         raise SubmissionError(f"events: at most {MAX_EVENTS}, got {len(value)}")
     kind = task["type"]
-    if kind == "answer":
+    if kind in {"answer", "errors"}:
         sides: dict[str | None, tuple[int, dict[int, set[str]]]] = (
             {None: (len(task["answer"]["sentences"]), _passage_ids(task["passages"]))}
             if task.get("passages") is not None
@@ -109,7 +113,7 @@ def _events(value: Any, task: Mapping[str, Any]) -> list[dict[str, Any]]:
         }
     else:
         sides = {}
-    if value and not sides:
+    if kind != "errors" and value and not sides:
         raise SubmissionError("events: this task has no passages to open")
     events = []
     for k, e in enumerate(value):
@@ -118,6 +122,13 @@ def _events(value: Any, task: Mapping[str, Any]) -> list[dict[str, Any]]:
         if e.get("kind") not in EVENT_KINDS:
             raise SubmissionError(f"events[{k}].kind must be one of {', '.join(EVENT_KINDS)}")
         t_ms = _int(e.get("t_ms"), f"events[{k}].t_ms", 0, MAX_DURATION_MS)
+        if kind == "errors" and e["kind"] in SPAN_EVENTS:
+            events.append(_span_event(e, k, t_ms, task))
+            continue
+        if e["kind"] in SPAN_EVENTS:
+            raise SubmissionError(f"events[{k}].kind {e['kind']} belongs to error-span tasks only")
+        if not sides:
+            raise SubmissionError("events: this task has no passages to open")
         side = e.get("side")
         if not (side is None or isinstance(side, str)) or side not in sides:
             expected = "null" if None in sides else "A or B"
@@ -134,6 +145,30 @@ def _events(value: Any, task: Mapping[str, Any]) -> list[dict[str, Any]]:
             event["passage_id"] = pid
         events.append(event)
     return events
+
+
+def _span_event(e: Mapping[str, Any], k: int, t_ms: int, task: Mapping[str, Any]) -> dict[str, Any]:
+    """An error span added, changed or removed: where, and its type then (``side`` and ``sentence`` null)."""
+    n = len(task["answer"]["text"])
+    start = _int(e.get("start"), f"events[{k}].start", 0, n)
+    end = _int(e.get("end"), f"events[{k}].end", start, n)
+    types = [t["name"] for t in task.get("error_types", [])]
+    error_type = e.get("error_type")
+    if error_type is not None and error_type not in types:
+        raise SubmissionError(f"events[{k}].error_type must be one of {', '.join(types)} or null")
+    event = {"t_ms": t_ms, "kind": e["kind"], "sentence": None, "side": None, "start": start, "end": end}
+    return {**event, "error_type": error_type}
+
+
+def _error_spans(value: Any, task: Mapping[str, Any]) -> list[dict[str, Any]]:
+    if value is None:
+        return []
+    if isinstance(value, list) and len(value) > MAX_SPANS:
+        raise SubmissionError(f"error_spans: at most {MAX_SPANS} spans, got {len(value)}")
+    problem = error_spans_problem(value, task)
+    if problem:
+        raise SubmissionError(problem)
+    return normalised(value, task)
 
 
 def build_judgment(
@@ -157,7 +192,7 @@ def build_judgment(
     jid = body.get("judgment_id")
     if not isinstance(jid, str) or not JUDGMENT_ID.match(jid):
         raise SubmissionError("judgment_id must be 8 to 100 characters of [A-Za-z0-9:_.-]")
-    if body.get("format_version", FORMAT_VERSION) != FORMAT_VERSION:
+    if body.get("format_version", FORMAT_VERSION) not in READ_FORMAT_VERSIONS:
         raise SubmissionError(f"format_version must be {FORMAT_VERSION}")
     check = task.get("attention_check")
     attention = body.get("attention")
@@ -198,6 +233,8 @@ def build_judgment(
         if problem:
             raise SubmissionError(problem)
         judgment["choice"] = body["choice"]
+    elif kind == "errors":
+        judgment["error_spans"] = _error_spans(body.get("error_spans"), task)
     else:  # pragma: no cover - the loader refuses unknown task types
         raise SubmissionError(f"unknown task type {kind!r}")
     judgment["events"] = _events(body.get("events"), task)

@@ -105,11 +105,31 @@
     return dl;
   }
 
-  function answerCard(system, text, scores, sentences, gold) {
+  // Assessors' error spans (a study's errors part) beside grounding's flag on the sentences they touch.
+  function errorList(spans, sentences, buttons) {
+    const simulated = spans.some((e) => e[5]);
+    const box = el("div", { className: "error-spans" });
+    box.appendChild(el("p", { className: "note" }, "Assessors' error spans" +
+      (simulated ? " (simulated assessors, not real people)" : "") + ", beside grounding's flag:"));
+    const list = el("ul", {});
+    for (const [text, type, severity, assessor, part, , touched] of spans) {
+      for (const k of touched) if (buttons[k]) buttons[k].classList.add("marked");
+      const flags = touched.map((k) => sentences[k] ? (sentences[k][2] ? "supported" : "unsupported") : "?");
+      const grounding = !touched.length ? "no grounded sentence"
+        : flags.includes("unsupported") ? "flagged unsupported" : "not flagged (supported)";
+      list.appendChild(el("li", { className: "error-span", dataset: { type: type, severity: severity } },
+        el("q", {}, text), " — " + type + ", " + severity + " (" + assessor + ", " + part + "); grounding: " + grounding));
+    }
+    box.appendChild(list);
+    return box;
+  }
+
+  function answerCard(system, text, scores, sentences, gold, spans) {
     const card = el("section", { className: "answer" + (gold ? " gold" : ""), "aria-label": "Answer of " + system });
     card.appendChild(el("h3", {}, system));
     const list = scoreList(scores);
     if (list) card.appendChild(list);
+    const buttons = [];
     if (sentences && sentences.length) {
       const p = el("p", { className: "sentences" });
       sentences.forEach(([s, v, ok, passages, evidence], k) => {
@@ -117,6 +137,7 @@
           "aria-pressed": "false", dataset: { system: system, k: k } }, s);
         button.setAttribute("aria-describedby", ok ? "legend-ok" : "legend-no");
         sentenceInfo.set(button, { s, v, ok, p: passages, e: evidence, system });
+        buttons.push(button);
         button.addEventListener("click", () => chooseSentence(button));
         p.appendChild(button);
         p.appendChild(document.createTextNode(" "));
@@ -126,6 +147,7 @@
       card.appendChild(el("p", { className: "plain" }, text || "(no answer)"));
       if (!gold) card.appendChild(el("p", { className: "note" }, "No per-sentence grounding recorded for this answer."));
     }
+    if (spans && spans.length) card.appendChild(errorList(spans, sentences || [], buttons));
     return card;
   }
 
@@ -205,7 +227,7 @@
       el("span", { id: "legend-no", className: "unsupported" }, "sentence below the support threshold")));
     answers.appendChild(answerCard("gold answer (human)", record.answer, record.gold ? record.gold.scores : null,
       record.gold ? record.gold.s : null, true));
-    for (const a of record.answers) answers.appendChild(answerCard(a.system, a.text, a.scores, a.s, false));
+    for (const a of record.answers) answers.appendChild(answerCard(a.system, a.text, a.scores, a.s, false, a.err));
     const docs = $("document-list");
     if (!record.docs.length) docs.appendChild(el("p", { className: "note" }, "This question has no documents."));
     record.docs.forEach((doc, d) => docs.appendChild(documentCard(doc, d)));
