@@ -44,7 +44,7 @@ STUDY_FORMAT = "wikihowqa-study"
 #: Written: 2 (added the ``errors`` parts); read: 1 too (a version-1 file is a 2 without them).
 FORMAT_VERSION = 2
 READ_FORMAT_VERSIONS: tuple[int, ...] = (1, 2)
-PARTS: tuple[str, ...] = ("relevance", "trial_a", "trial_b", "preference")  #: a study's by default (the paper's)
+PARTS: tuple[str, ...] = ("relevance", "trial_a", "trial_b", "preference")  #: by default (the paper's)
 #: The error-span parts (issue 35), built when asked for: the same answers without and with passages.
 ERROR_PARTS: tuple[str, ...] = ("errors_a", "errors_b")
 ALL_PARTS: tuple[str, ...] = (*PARTS, *ERROR_PARTS)
