@@ -69,7 +69,18 @@ Workers = Annotated[
 ]
 Overwrite = Annotated[bool, typer.Option("--overwrite", help=OVERWRITE_HELP)]
 Fresh = Annotated[bool, typer.Option("--fresh", help=FRESH_HELP)]
-Port = Annotated[int, typer.Option("--port", help=PORT_HELP, min=0, max=65535)]
+
+
+def _port(value: int) -> int:
+    """A port out of range is one line, as every other user mistake (typer's range check prints a panel)."""
+    if not 0 <= value <= 65535:
+        from wikihowqa.core.errors import SettingsError
+
+        raise SettingsError(f"--port {value}: out of range (0, any free port, to 65535)")
+    return value
+
+
+Port = Annotated[int, typer.Option("--port", help=PORT_HELP, callback=_port)]
 ExecutorKind = Annotated[
     str,
     typer.Option(

@@ -72,7 +72,11 @@ def deteriorate_command(
 
 
 @app.command("tasks")
-@writes("study_dir", "dataset", "deteriorated", "review", "predictions")
+@writes(
+    "out_dir",
+    *("dataset", "deteriorated", "review", "predictions"),
+    default=lambda a: Path(a["dataset"]) / "study",
+)
 def tasks_command(
     dataset: Path = typer.Argument(..., help="Dataset folder (answers, documents)."),
     old_out: Annotated[Path | None, deprecated_argument("STUDY", "--out")] = None,

@@ -30,7 +30,7 @@ def _written(folder: Path | None, name: str) -> Path | None:
 @app.command("view")
 @writes(
     "out_dir",
-    *("dataset", "predictions", "report", "study", "stats"),
+    *("dataset", "predictions", "report", "meta_evaluation", "study", "stats"),
     default=lambda a: Path(a["dataset"]) / "site",
 )
 def view_command(
