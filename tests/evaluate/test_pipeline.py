@@ -388,6 +388,10 @@ def test_answer_then_evaluate_embed_each_passage_at_most_once(tmp_path, real_exa
     from wikihowqa.release.importer import import_release
 
     encoder = CountingEncoder()
+    import wikihowqa.runtime.executor
+
+    # models load once per process: an earlier test's encoder must not stand in for the counting one
+    monkeypatch.setattr(wikihowqa.runtime.executor, "MODELS", {})
     monkeypatch.setattr(wikihowqa.encoders.embed, "_load", lambda *_: encoder)
     monkeypatch.setattr(wikihowqa.encoders.embed, "_load_openvino", lambda *_: encoder)
     folder, _ = import_release(
