@@ -66,7 +66,7 @@ def items_of(dataset: Path | None) -> tuple[str, list[tuple[str, list]]]:
     if dataset is None:
         import tempfile
 
-        from wikihowqa.demo import real_examples_path
+        from wikihowqa.demo.paths import real_examples_path
         from wikihowqa.release.importer import import_release
 
         src = real_examples_path()

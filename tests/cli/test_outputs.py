@@ -93,9 +93,9 @@ def test_an_output_that_is_holds_or_lies_inside_an_input_is_refused(
     value.mkdir(parents=True)
     (value / "qa.jsonl").write_text('{"kept": true}\n', encoding="utf-8")
     if source == "<extra>":  # the demo reads its embedded corpus: a copy stands in for it here
-        import wikihowqa.demo
+        import wikihowqa.demo.paths
 
-        monkeypatch.setattr(wikihowqa.demo, "corpus_path", lambda: value)
+        monkeypatch.setattr(wikihowqa.demo.paths, "corpus_path", lambda: value)
     out = {"is": value, "parent": home, "inside": value / "inner"}[relation]
     result = cli(*_argv(COMMANDS[name], name, source, value, out, tmp_path))
     assert result.exit_code == 2, result.output

@@ -251,7 +251,7 @@ def test_evaluate_with_no_predictions_anywhere_says_where_it_looked(cli, tmp_pat
 
 
 def test_tasks_finds_the_review_file_deteriorate_wrote_and_writes_the_study_into_the_dataset(cli, tmp_path):
-    from wikihowqa.demo import real_examples_path
+    from wikihowqa.demo.paths import real_examples_path
 
     src = real_examples_path()
     dataset, _ = import_release([src / "qa.jsonl"], [src / "documents.jsonl"], tmp_path / "ds")

@@ -53,7 +53,7 @@ def test_demo_step_with_systems_measures_grounding_against_the_simulated_error_s
     from wikihowqa.core.records import Prediction
     from wikihowqa.dataset.folder import DatasetFolder
     from wikihowqa.dataset.writers import write_predictions
-    from wikihowqa.demo import real_examples_path
+    from wikihowqa.demo.paths import real_examples_path
     from wikihowqa.demo.run import DemoContext, human_evaluation, meta_evaluation
     from wikihowqa.release.importer import import_release
 

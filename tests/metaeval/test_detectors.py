@@ -195,9 +195,9 @@ def test_meta_evaluate_folders_adds_detectors_and_study_predictions_holds_the_er
     from wikihowqa.humaneval.simulate import SimulationSettings, simulate_judgments
     from wikihowqa.humaneval.simulate_errors import ErrorSimulation
     from wikihowqa.humaneval.tasks import StudySettings, build_study, read_study, write_study
-    from wikihowqa.metaeval import meta_evaluate_folders
     from wikihowqa.metaeval.join import study_predictions
     from wikihowqa.metaeval.report import render_markdown
+    from wikihowqa.metaeval.stage import meta_evaluate_folders
 
     examples, documents = make_dataset()
     predictions = [Prediction(e.article_id, "lead", e.answer.split(". ")[0] + ".") for e in examples]

@@ -16,7 +16,7 @@ from wikihowqa.cli._outputs import writes
 
 def _corpus() -> list[tuple[str, Path]]:
     """The demo's input: the corpus shipped in the package (a demo --out there would replace it)."""
-    from wikihowqa.demo import corpus_path
+    from wikihowqa.demo.paths import corpus_path
 
     return [("corpus", corpus_path())]
 

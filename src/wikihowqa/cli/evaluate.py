@@ -23,7 +23,7 @@ from wikihowqa.cli._options import (
 )
 from wikihowqa.cli._outputs import writes
 from wikihowqa.core.errors import SettingsError
-from wikihowqa.evaluate import GROUNDING_THRESHOLD
+from wikihowqa.evaluate.defaults import GROUNDING_THRESHOLD
 
 #: The split suffixes ``wikihowqa answer`` puts before .jsonl (the test split's files have none).
 _SPLIT_SUFFIXES = (".train", ".validation", ".all")

@@ -13,7 +13,7 @@ from wikihowqa.cli._app import app, console, out
 from wikihowqa.cli._options import PORT_DEFAULT, Port, seed_option
 from wikihowqa.cli._signals import stopped_by_signals
 from wikihowqa.core.errors import SettingsError
-from wikihowqa.demo import corpus_path
+from wikihowqa.demo.paths import corpus_path
 
 _YES = {"yes", "true", "on", "1"}
 _NO = {"no", "false", "off", "0"}

@@ -273,7 +273,7 @@ def study_error_spans(meta: Mapping[str, Any]) -> dict[tuple[int, str], tuple[As
     (``sources.study``), by the analysis's screening; empty where it names none or has no errors part."""
     from wikihowqa.humaneval.analysis import read_judgments, screen
     from wikihowqa.humaneval.tasks import read_study
-    from wikihowqa.metaeval import judgments_path
+    from wikihowqa.metaeval.stage import judgments_path
 
     folder = (meta.get("sources") or {}).get("study")
     if not folder or not (Path(folder) / "study.json").is_file():
