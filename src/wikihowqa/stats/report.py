@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
@@ -24,6 +24,7 @@ from wikihowqa.core.progress import QUIET, Progress
 from wikihowqa.core.records import Example
 from wikihowqa.core.sentences import version as nupunkt_version
 from wikihowqa.dataset.folder import DatasetFolder
+from wikihowqa.dataset.readers import iter_documents
 from wikihowqa.dataset.writers import write_jsonl
 from wikihowqa.encoders.embed import DEFAULT_MODEL
 from wikihowqa.runtime.executor import worker_count
@@ -71,25 +72,64 @@ def definitions() -> dict[str, str]:
 
 def _texts(
     folder: DatasetFolder, examples: Sequence[Example]
-) -> tuple[dict[int, list[str]], dict[str, int]]:
-    """The documents' texts by article, and how many cited documents are of each page type."""
+) -> tuple[Iterator[tuple[int, list[str]]], dict[str, int]]:
+    """Each example's documents' texts as ``(example index, texts)``, streamed, and how many cited
+    documents are of each page type.
+
+    A first pass counts each article's documents (and their page types); the second reads the documents
+    one at a time and hands an article's texts on as soon as its last document has been read, so only
+    articles still incomplete are held: one at a time when documents.jsonl is grouped by article (as the
+    build writes it), and never the corpus's parsed documents. The texts are those of
+    ``documents_by_article``, in file order."""
     try:
-        grouped = folder.documents_by_article()
+        path = folder.documents_path
     except DatasetError as exc:
         raise DatasetError(f"{exc} (stats needs the document part)") from None
-    texts = {e.article_id: [d.parsed_text for d in grouped.get(e.article_id, [])] for e in examples}
-    return texts, page_types(d for e in examples for d in grouped.get(e.article_id, []))
+    positions: dict[int, list[int]] = {}
+    for index, example in enumerate(examples):
+        positions.setdefault(example.article_id, []).append(index)
+    kinds: dict[int, Counter[str]] = {}  # per article, the page types of its documents
+    for doc in iter_documents(path):
+        if doc.article_id in positions:
+            kinds.setdefault(doc.article_id, Counter())[page_type(doc)] += 1
+    types: Counter[str] = Counter()
+    for example in examples:  # counted in the examples' order, so that ties keep it
+        types.update(kinds.get(example.article_id, {}))
+    wanted = {article: sum(counts.values()) for article, counts in kinds.items()}
+    return _grouped(path, positions, wanted), dict(types.most_common())
+
+
+def _grouped(
+    path: Path, positions: Mapping[int, list[int]], wanted: Mapping[int, int]
+) -> Iterator[tuple[int, list[str]]]:
+    for article, indices in positions.items():
+        if not wanted.get(article):
+            yield from ((i, []) for i in indices)
+    pending: dict[int, list[str]] = {}
+    for doc in iter_documents(path):
+        need = wanted.get(doc.article_id)
+        if not need:
+            continue
+        texts = pending.setdefault(doc.article_id, [])
+        texts.append(doc.parsed_text)
+        if len(texts) == need:
+            del pending[doc.article_id]
+            yield from ((i, texts) for i in positions[doc.article_id])
+    if pending:
+        raise DatasetError(f"{path}: changed while stats read it (run stats again)")
+
+
+def page_type(doc: Any) -> str:
+    """The page type the parse stage recognised (``extra["parse"]["page_type"]``), ``unknown`` if none."""
+    info = doc.extra.get("parse") if isinstance(doc.extra, Mapping) else None
+    kind = info.get("page_type") if isinstance(info, Mapping) else None
+    return kind if isinstance(kind, str) and kind else "unknown"
 
 
 def page_types(documents: Iterable[Any]) -> dict[str, int]:
     """Cited documents by the page type the parse stage recognised (``extra["parse"]["page_type"]``),
     most frequent first; ``unknown`` for documents parsed elsewhere (the official release)."""
-    counts: Counter[str] = Counter()
-    for doc in documents:
-        info = doc.extra.get("parse") if isinstance(doc.extra, Mapping) else None
-        kind = info.get("page_type") if isinstance(info, Mapping) else None
-        counts[kind if isinstance(kind, str) and kind else "unknown"] += 1
-    return dict(counts.most_common())
+    return dict(Counter(page_type(doc) for doc in documents).most_common())
 
 
 @dataclass(frozen=True)
@@ -206,7 +246,7 @@ def build_report(
     progress.phase(EXAMPLES, len(examples))
     step = partial(progress.advance, EXAMPLES)
     workers = worker_count(workers, items=len(examples), parallel_from=PARALLEL_FROM)
-    stats = corpus.compute(examples, texts, workers=workers, progress=step, executor=executor)
+    stats = corpus.compute_stream(examples, texts, workers=workers, progress=step, executor=executor)
     timing["statistics"] = round(time.perf_counter() - started, 2)
     clock = time.perf_counter()
     audit_section, audit_note = _audit_section(
