@@ -98,6 +98,10 @@ def batch_stats(batch: Sequence[tuple[Example, Sequence[str]]]) -> list[ExampleS
 # --------------------------------------------------------------------------- running
 
 
+#: Examples per batch of work: with a worker's window of batches, what the statistics hold of the corpus.
+CHUNK = 64
+
+
 def _batches(
     examples: Sequence[Example], texts: Iterable[tuple[int, Sequence[str]]], chunk: int
 ) -> Iterator[tuple[list[int], list[tuple[Example, tuple[str, ...]]]]]:
@@ -119,7 +123,7 @@ def compute(
     texts: Mapping[int, Sequence[str]],
     *,
     workers: int | None = None,
-    chunk: int = 64,
+    chunk: int | None = None,
     progress: Callable[[int], None] = lambda _: None,
     executor: Executor | None = None,
 ) -> list[ExampleStats]:
@@ -133,7 +137,7 @@ def compute_stream(
     texts: Iterable[tuple[int, Sequence[str]]],
     *,
     workers: int | None = None,
-    chunk: int = 64,
+    chunk: int | None = None,
     progress: Callable[[int], None] = lambda _: None,
     executor: Executor | None = None,
 ) -> list[ExampleStats]:
@@ -141,10 +145,12 @@ def compute_stream(
     documents' texts)`` once per example, in any order, so the corpus can stream by: only a bounded
     window of batches is in flight and only the per-example results are kept.
 
-    ``workers`` defaults to the usable CPU count; ``progress`` is called with the number just done. A
-    distributed ``executor`` (``wikihowqa.runtime.executor``) computes the same batches on its workers.
+    ``chunk``: examples per batch (default ``CHUNK``); ``workers`` defaults to the usable CPU count;
+    ``progress`` is called with the number just done. A distributed ``executor``
+    (``wikihowqa.runtime.executor``) computes the same batches on its workers.
     """
     workers = worker_count(workers)
+    chunk = chunk or CHUNK
     out: list[ExampleStats | None] = [None] * len(examples)
     batches = _batches(examples, texts, chunk)
     if executor is not None and executor.distributed:
