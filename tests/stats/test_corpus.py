@@ -98,3 +98,16 @@ def test_batched_statistics_equal_the_library_functions():
             pytest.approx(f.density()),
             pytest.approx(f.compression()),
         )
+
+
+def test_examples_streamed_in_any_order_come_back_in_the_examples_order():
+    examples, documents = generate_corpus(24, 60, seed=5)
+    texts: dict[int, list[str]] = {}
+    for d in documents:
+        texts.setdefault(d.article_id, []).append(d.parsed_text)
+    serial = corpus.compute(examples, texts, workers=1)
+    backwards = [(i, texts[e.article_id]) for i, e in reversed(list(enumerate(examples)))]
+    assert corpus.compute_stream(examples, iter(backwards), workers=2, chunk=5) == serial
+    assert corpus.compute_stream(examples, iter(backwards), workers=1, chunk=5) == serial
+    with pytest.raises(RuntimeError, match="no texts came for 1 examples"):
+        corpus.compute_stream(examples, iter(backwards[1:]), workers=1)
