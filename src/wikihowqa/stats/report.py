@@ -23,8 +23,9 @@ from wikihowqa.core.files import atomic_write, write_json
 from wikihowqa.core.progress import QUIET, Progress
 from wikihowqa.core.records import Example
 from wikihowqa.core.sentences import version as nupunkt_version
+from wikihowqa.dataset.codecs import document_from_dict
 from wikihowqa.dataset.folder import DatasetFolder
-from wikihowqa.dataset.readers import iter_documents
+from wikihowqa.dataset.readers import documents_at, iter_documents, iter_records, jsonl_line_offsets
 from wikihowqa.dataset.writers import write_jsonl
 from wikihowqa.encoders.embed import DEFAULT_MODEL
 from wikihowqa.runtime.executor import worker_count
@@ -76,11 +77,12 @@ def _texts(
     """Each example's documents' texts as ``(example index, texts)``, streamed, and how many cited
     documents are of each page type.
 
-    A first pass counts each article's documents (and their page types); the second reads the documents
-    one at a time and hands an article's texts on as soon as its last document has been read, so only
-    articles still incomplete are held: one at a time when documents.jsonl is grouped by article (as the
-    build writes it), and never the corpus's parsed documents. The texts are those of
-    ``documents_by_article``, in file order."""
+    A first pass reads the documents one at a time, noting each article's line numbers (and page types).
+    When the file is grouped by article (as the build writes it) the second pass reads it again in order
+    and hands an article's texts on once its last document has been read; a JSONL file that is not
+    grouped is read one article at a time at its documents' byte offsets. Either way one article's texts
+    are held, never the corpus's. The texts are those of ``documents_by_article``, in file order (a
+    Parquet file not grouped by article holds the articles still incomplete)."""
     try:
         path = folder.documents_path
     except DatasetError as exc:
@@ -89,19 +91,28 @@ def _texts(
     for index, example in enumerate(examples):
         positions.setdefault(example.article_id, []).append(index)
     kinds: dict[int, Counter[str]] = {}  # per article, the page types of its documents
-    for doc in iter_documents(path):
+    lines: dict[int, list[int]] = {}  # per article, the line (or row) numbers of its documents
+    grouped, last = True, None
+    for number, doc in iter_records(path, document_from_dict):
         if doc.article_id in positions:
             kinds.setdefault(doc.article_id, Counter())[page_type(doc)] += 1
+            grouped = grouped and (doc.article_id == last or doc.article_id not in lines)
+            lines.setdefault(doc.article_id, []).append(number)
+        last = doc.article_id
     types: Counter[str] = Counter()
     for example in examples:  # counted in the examples' order, so that ties keep it
         types.update(kinds.get(example.article_id, {}))
-    wanted = {article: sum(counts.values()) for article, counts in kinds.items()}
-    return _grouped(path, positions, wanted), dict(types.most_common())
+    if grouped or path.suffix == ".parquet":
+        wanted = {article: len(numbers) for article, numbers in lines.items()}
+        return _grouped(path, positions, wanted), dict(types.most_common())
+    return _indexed(path, positions, lines), dict(types.most_common())
 
 
 def _grouped(
     path: Path, positions: Mapping[int, list[int]], wanted: Mapping[int, int]
 ) -> Iterator[tuple[int, list[str]]]:
+    """Texts as the documents come, each article's once its last one has been read: one article held
+    when the file is grouped by article."""
     for article, indices in positions.items():
         if not wanted.get(article):
             yield from ((i, []) for i in indices)
@@ -117,6 +128,17 @@ def _grouped(
             yield from ((i, texts) for i in positions[doc.article_id])
     if pending:
         raise DatasetError(f"{path}: changed while stats read it (run stats again)")
+
+
+def _indexed(
+    path: Path, positions: Mapping[int, list[int]], lines: Mapping[int, list[int]]
+) -> Iterator[tuple[int, list[str]]]:
+    """Texts of a JSONL file not grouped by article, one article at a time, read at its documents' byte
+    offsets (the index holds two integers per document, never a text)."""
+    offsets = jsonl_line_offsets(path, {n for numbers in lines.values() for n in numbers})
+    for article, indices in positions.items():
+        texts = [d.parsed_text for d in documents_at(path, (offsets[n] for n in lines.get(article, ())))]
+        yield from ((i, texts) for i in indices)
 
 
 def page_type(doc: Any) -> str:
