@@ -431,3 +431,44 @@ def test_a_valid_surrogate_pair_and_an_escaped_backslash_u_are_read_as_text(tmp_
     assert "\\ud83d\\ude42" in line
     [example] = read_examples(write_lines(tmp_path / "qa.jsonl", line))
     assert example.extra == {"x": "\U0001f642", "y": "\\ud800"}
+
+
+def test_documents_are_read_back_at_the_byte_offsets_of_their_lines(tmp_path):
+    """A file with a byte order mark, a blank line and non-ASCII text: each document read by seeking to its
+    line's offset is the one the whole-file reader gives on that line, in whatever order asked."""
+    from wikihowqa.dataset.codecs import document_from_dict
+    from wikihowqa.dataset.readers import documents_at, iter_records, jsonl_line_offsets
+
+    path = tmp_path / "documents.jsonl"
+    rows = [
+        {
+            "article_id": 1,
+            "original_url": "https://a.example",
+            "archive_url": "http://w/a",
+            "parsed_text": "Été.",
+        },
+        {
+            "article_id": 2,
+            "original_url": "https://b.example",
+            "archive_url": "http://w/b",
+            "parsed_text": "B.",
+        },
+        {
+            "article_id": 1,
+            "original_url": "https://c.example",
+            "archive_url": "http://w/c",
+            "parsed_text": "C ✓.",
+        },
+    ]
+    lines = [
+        json.dumps(rows[0], ensure_ascii=False),
+        "",
+        json.dumps(rows[1]),
+        json.dumps(rows[2], ensure_ascii=False),
+    ]
+    path.write_bytes(b"\xef\xbb\xbf" + "\n".join(lines).encode() + b"\n")
+    read = dict(iter_records(path, document_from_dict))
+    assert sorted(read) == [1, 3, 4]
+    offsets = jsonl_line_offsets(path, {1, 4})
+    assert offsets == {1: 0, 4: len(b"\xef\xbb\xbf" + "\n".join(lines[:3]).encode() + b"\n")}
+    assert list(documents_at(path, [offsets[4], offsets[1]])) == [read[4], read[1]]

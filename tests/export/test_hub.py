@@ -93,3 +93,98 @@ def test_card_tells_what_how_licences_and_citation(exported):
     assert "licences are left to those owners" in card
     assert "@inproceedings{bolotova-etal-2023-wikihowqa" in card
     assert "1 documents whose question is not in the QA part are left out" in card
+
+
+def test_the_streamed_shards_hold_what_one_table_of_every_row_holds(small_dataset, tmp_path, monkeypatch):
+    """Documents shuffled (not grouped by article), two rows converted at a time (so the schema is fixed
+    over chunks whose ``extra`` fields differ): every shard equals, schema and values, the slice of one
+    Arrow table of all the part's rows, taken per split in file order, as the export made it before."""
+    import random
+    from dataclasses import replace
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from wikihowqa.dataset.codecs import document_to_dict
+    from wikihowqa.dataset.writers import _parquet_columns, write_documents
+    from wikihowqa.export import hub
+
+    folder = DatasetFolder(small_dataset)
+    documents = folder.documents()
+    random.Random(2).shuffle(documents)
+    documents[-1] = replace(documents[-1], extra={**documents[-1].extra, "late": 1.5})  # a field only last
+    write_documents(folder.documents_path, documents)
+    monkeypatch.setattr(hub, "CHUNK_ROWS", 2)
+    export = export_hub(small_dataset, tmp_path / "hub", HubSettings(shard_rows=3))
+
+    split_of = {e.article_id: e.split or "unsplit" for e in folder.examples()}
+    parts = {
+        "qa": [example_to_dict(e) for e in folder.examples()],
+        "documents": [document_to_dict(d) for d in documents if d.article_id in split_of],
+    }
+    for part, rows in parts.items():
+        table = pa.table(_parquet_columns(tmp_path / part, rows))
+        assert "late" in table.column_names or part == "qa"
+        for split, shards in export.files[part].items():
+            taken = table.take([k for k, row in enumerate(rows) if split_of[row["article_id"]] == split])
+            assert len(shards) == -(-taken.num_rows // 3)
+            for k, shard in enumerate(shards):
+                pq.write_table(taken.slice(3 * k, 3), tmp_path / "expected.parquet")  # as before
+                expected = pq.read_table(tmp_path / "expected.parquet")
+                written = pq.read_table(export.out / shard)
+                assert written.equals(expected, check_metadata=True), (part, shard)
+                assert written.num_rows == min(3, taken.num_rows - 3 * k)
+
+
+def test_a_field_of_two_types_in_different_chunks_is_named(small_dataset, tmp_path, monkeypatch):
+    from dataclasses import replace
+
+    from wikihowqa.core.errors import DatasetError
+    from wikihowqa.dataset.writers import write_documents
+    from wikihowqa.export import hub
+
+    folder = DatasetFolder(small_dataset)
+    documents = folder.documents()
+    documents[0] = replace(documents[0], extra={"rank": 1})
+    documents[-2] = replace(documents[-2], extra={"rank": "first"})
+    write_documents(folder.documents_path, documents)
+    monkeypatch.setattr(hub, "CHUNK_ROWS", 2)
+    with pytest.raises(DatasetError, match=r"documents.parquet: a field mixes value types.*rank"):
+        export_hub(small_dataset, tmp_path / "hub")
+    assert not (tmp_path / "hub").exists()
+
+
+def test_the_export_s_peak_memory_does_not_grow_with_the_corpus(tmp_path, monkeypatch):
+    """A synthetic corpus of 10 questions and 80 documents, and the same corpus four times over (new
+    article ids): the export's peak traced memory stays within 1.25x; one table of every row grew 2.7x."""
+    import dataclasses
+    import tracemalloc
+
+    from wikihowqa.dataset.folder import write_dataset_folder
+    from wikihowqa.export import hub
+    from wikihowqa.synthetic import generate_corpus
+
+    monkeypatch.setattr(hub, "CHUNK_ROWS", 8)  # chunks much smaller than the corpus, as at scale
+    examples, documents = generate_corpus(10, 80, seed=3)
+    examples = [
+        dataclasses.replace(e, split=("train", "validation", "test")[i % 3]) for i, e in enumerate(examples)
+    ]
+
+    def copies(k):
+        move = [100 * c for c in range(k)]
+        return (
+            [dataclasses.replace(e, article_id=e.article_id + m) for m in move for e in examples],
+            [dataclasses.replace(d, article_id=d.article_id + m) for m in move for d in documents],
+        )
+
+    warm = write_dataset_folder(tmp_path / "warm", examples, documents, {})
+    export_hub(warm.path, tmp_path / "hub-warm")  # imports and the Croissant validator's first use
+    peaks = []
+    for k in (1, 4):
+        folder = write_dataset_folder(tmp_path / f"ds{k}", *copies(k), {})
+        tracemalloc.start()
+        export = export_hub(folder.path, tmp_path / f"hub{k}", HubSettings(shard_rows=50))
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+        assert sum(export.rows["documents"].values()) == 80 * k
+    assert peaks[1] < 1.25 * peaks[0], peaks

@@ -98,3 +98,42 @@ def test_batched_statistics_equal_the_library_functions():
             pytest.approx(f.density()),
             pytest.approx(f.compression()),
         )
+
+
+def test_examples_streamed_in_any_order_come_back_in_the_examples_order():
+    examples, documents = generate_corpus(24, 60, seed=5)
+    texts: dict[int, list[str]] = {}
+    for d in documents:
+        texts.setdefault(d.article_id, []).append(d.parsed_text)
+    serial = corpus.compute(examples, texts, workers=1)
+    backwards = [(i, texts[e.article_id]) for i, e in reversed(list(enumerate(examples)))]
+    assert corpus.compute_stream(examples, iter(backwards), workers=2, chunk=5) == serial
+    assert corpus.compute_stream(examples, iter(backwards), workers=1, chunk=5) == serial
+    with pytest.raises(RuntimeError, match="no texts came for 1 examples"):
+        corpus.compute_stream(examples, iter(backwards[1:]), workers=1)
+
+
+def test_a_distributed_executor_gets_batches_and_its_results_land_on_their_examples():
+    """A stand-in for a cluster executor that reads two batches ahead of the results it yields, as
+    ``Executor.map`` does with its window: the statistics still land on their own examples."""
+    from collections import deque
+
+    class Ahead:
+        distributed = True
+
+        def map(self, fn, batches):
+            batches, window = iter(batches), deque()
+            for batch in batches:
+                window.append(batch)
+                if len(window) > 2:
+                    yield fn(window.popleft())
+            while window:
+                yield fn(window.popleft())
+
+    examples, documents = generate_corpus(13, 30, seed=6)
+    texts: dict[int, list[str]] = {}
+    for d in documents:
+        texts.setdefault(d.article_id, []).append(d.parsed_text)
+    serial = corpus.compute(examples, texts, workers=1)
+    backwards = [(i, texts[e.article_id]) for i, e in reversed(list(enumerate(examples)))]
+    assert corpus.compute_stream(examples, iter(backwards), chunk=3, executor=Ahead()) == serial

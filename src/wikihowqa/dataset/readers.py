@@ -8,7 +8,7 @@ import decimal
 import json
 import re
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -226,6 +226,28 @@ def read_documents(path: Path, *, split_passages: Callable[[str], list[str]] | N
 def iter_documents(path: Path) -> Iterator[Document]:
     """Documents one at a time, for a stage that must not hold a whole file (a paper-scale document part)."""
     return (document for _, document in iter_records(path, document_from_dict))
+
+
+def jsonl_line_offsets(path: Path, lines: Collection[int]) -> dict[int, int]:
+    """The byte offset at which each of ``lines`` (1-based line numbers) starts in a JSONL file."""
+    offsets: dict[int, int] = {}
+    position = 0
+    with Path(path).open("rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if lineno in lines:
+                offsets[lineno] = position
+            position += len(raw)
+    return offsets
+
+
+def documents_at(path: Path, offsets: Iterable[int]) -> Iterator[Document]:
+    """The documents on the JSONL lines starting at ``offsets`` (lines a full read has already checked),
+    read by seeking: an index's way to a file's documents in any order, one at a time."""
+    with Path(path).open("rb") as fh:
+        for offset in offsets:
+            fh.seek(offset)
+            raw = fh.readline()
+            yield document_from_dict(_decode_line(raw.decode("utf-8-sig" if offset == 0 else "utf-8")))
 
 
 def read_predictions(path: Path) -> list[Prediction]:

@@ -27,11 +27,12 @@ def write_jsonl(path: Path, rows: Iterable[Mapping[str, Any]]) -> int:
     return count
 
 
-def _parquet_columns(path: Path, rows: list[Mapping[str, Any]]) -> dict[str, Any]:
+def _parquet_columns(path: Path, rows: list[Mapping[str, Any]], first_row: int = 1) -> dict[str, Any]:
     """One Arrow array per field of any row (``from_pylist`` would keep only the first row's fields).
 
     A field whose values Arrow cannot put in one column (``1`` in one row, ``"a"`` in another) is a
-    user error naming the field, not an ``ArrowInvalid`` traceback.
+    user error naming the field, not an ``ArrowInvalid`` traceback (``first_row``: the number of
+    ``rows[0]`` in the file, for a chunk of it).
     """
     import pyarrow as pa
 
@@ -42,7 +43,7 @@ def _parquet_columns(path: Path, rows: list[Mapping[str, Any]]) -> dict[str, Any
             columns[key] = pa.array(values)
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             first: dict[str, int] = {}
-            for number, value in enumerate(values, start=1):
+            for number, value in enumerate(values, start=first_row):
                 if value is not None:
                     first.setdefault(type(value).__name__, number)
             # Mixed top-level types say it all; otherwise (e.g. mixed list items) Arrow's reason does.

@@ -9,15 +9,18 @@ Layout (``datasets.load_dataset(OUT)`` reads it through the card's ``configs``):
                                                     ``documents``)
 
 Rows are the release's own fields (``io.example_to_dict``, ``io.document_to_dict``); one Arrow schema per
-part, so every shard reads with the same features. Questions without a split go to the split
-``unsplit``; documents whose question is not in the QA part are left out and counted in the card.
+part, so every shard reads with the same features. The documents are read one at a time, twice: a first
+pass fixes the schema and counts the rows of each split (which name the shards), the second writes the
+shards with ``pyarrow.parquet.ParquetWriter`` as they come, so the export holds a chunk, not the corpus.
+Questions without a split go to the split ``unsplit``; documents whose question is not in the QA part are
+left out and counted in the card.
 """
 
 from __future__ import annotations
 
 import math
-from collections import defaultdict
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,16 +28,19 @@ from typing import Any
 
 from wikihowqa import __version__
 from wikihowqa.core.errors import DatasetError, SettingsError
-from wikihowqa.core.files import atomic_folder, atomic_write, write_json
+from wikihowqa.core.files import atomic_folder, write_json
 from wikihowqa.core.records import SPLITS
 from wikihowqa.dataset.codecs import document_to_dict, example_to_dict
 from wikihowqa.dataset.folder import DatasetFolder
+from wikihowqa.dataset.readers import iter_documents
 from wikihowqa.dataset.writers import _parquet_columns
 from wikihowqa.export.gold import check_gold, refuse_empty_answers
 
 UNSPLIT = "unsplit"
 CROISSANT_FILE = "croissant.json"
 PARTS = ("qa", "documents")
+#: Rows converted to Arrow at a time (a row group): what the export holds of a part, whatever its size.
+CHUNK_ROWS = 500
 CITATION = """@inproceedings{bolotova-etal-2023-wikihowqa,
   title = "{W}iki{H}ow{QA}: A Comprehensive Benchmark for Multi-Document Non-Factoid Question Answering",
   author = "Bolotova, Valeriia and Blinov, Vladislav and Filippova, Sofya and Scholer, Falk and
@@ -94,24 +100,99 @@ def _split_order(names: set[str]) -> list[str]:
     return [s for s in (*SPLITS, UNSPLIT) if s in names] + sorted(names - {*SPLITS, UNSPLIT})
 
 
-def _table(rows: list[Mapping[str, Any]], name: str) -> Any:
-    """One Arrow table for all rows of a part (one schema for every shard)."""
+def _schema(rows: Iterable[Mapping[str, Any]], name: str) -> tuple[Any, int]:
+    """The Arrow schema of all rows of a part, read chunk by chunk, and the number of rows: what one
+    table of every row would infer (fields in order of first appearance, types promoted as Arrow
+    promotes them within a column), so every shard has it."""
     import pyarrow as pa
 
-    return pa.table(_parquet_columns(Path(name), rows))
+    schema, count = pa.schema([]), 0
+    for chunk in _chunks(rows):
+        part = pa.table(_parquet_columns(Path(name), chunk, first_row=count + 1)).schema
+        try:
+            schema = pa.unify_schemas([schema, part], promote_options="permissive")
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            raise DatasetError(
+                f"{name}: a field mixes value types before and after row {count + 1} ({exc}), which one "
+                "Parquet column cannot hold; give it one type in every row"
+            ) from None
+        count += len(chunk)
+    return schema, count
 
 
-def _write_shards(table: Any, folder: Path, split: str, shard_rows: int) -> list[Path]:
-    import pyarrow.parquet as pq
+def _chunks(rows: Iterable[Mapping[str, Any]]) -> Iterator[list[Mapping[str, Any]]]:
+    chunk: list[Mapping[str, Any]] = []
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) >= CHUNK_ROWS:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
 
-    shards = max(1, math.ceil(table.num_rows / shard_rows))
-    paths = []
-    for k in range(shards):
-        path = folder / f"{split}-{k:05d}-of-{shards:05d}.parquet"
-        with atomic_write(path, "wb") as fh:
-            pq.write_table(table.slice(k * shard_rows, shard_rows), fh)
-        paths.append(path)
-    return paths
+
+class _ShardWriter:
+    """The shards of one split of one part, written as rows come: ``CHUNK_ROWS`` rows at most held, a
+    shard closed when it holds ``shard_rows``; ``total`` (from the first pass) names the shards."""
+
+    def __init__(self, folder: Path, split: str, schema: Any, total: int, shard_rows: int) -> None:
+        self.folder, self.split, self.schema, self.shard_rows = folder, split, schema, shard_rows
+        self.shards = max(1, math.ceil(total / shard_rows))
+        self.paths: list[Path] = []
+        self.buffer: list[Mapping[str, Any]] = []
+        self.in_shard = 0
+        self.writer: Any = None
+
+    def add(self, row: Mapping[str, Any]) -> None:
+        self.buffer.append(row)
+        if len(self.buffer) >= CHUNK_ROWS or self.in_shard + len(self.buffer) >= self.shard_rows:
+            self.flush()
+
+    def flush(self) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        if not self.buffer:
+            return
+        if self.writer is None:
+            path = self.folder / f"{self.split}-{len(self.paths):05d}-of-{self.shards:05d}.parquet"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.writer = pq.ParquetWriter(path, self.schema)
+            self.paths.append(path)
+        columns = [pa.array([row.get(f.name) for row in self.buffer], type=f.type) for f in self.schema]
+        self.writer.write_table(pa.Table.from_arrays(columns, schema=self.schema))
+        self.in_shard += len(self.buffer)
+        self.buffer = []
+        if self.in_shard >= self.shard_rows:
+            self.close()
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        self.writer, self.in_shard = None, 0
+
+    def finish(self) -> list[Path]:
+        self.flush()
+        self.close()
+        return self.paths
+
+
+def _write_part(
+    rows: Iterable[tuple[str, Mapping[str, Any]]],
+    schema: Any,
+    counts: Mapping[str, int],
+    folder: Path,
+    shard_rows: int,
+) -> dict[str, list[Path]]:
+    """Every ``(split, row)`` into its split's shards, in the rows' order within each split."""
+    writers = {split: _ShardWriter(folder, split, schema, counts[split], shard_rows) for split in counts}
+    try:
+        for split, row in rows:
+            writers[split].add(row)
+        return {split: writers[split].finish() for split in _split_order(set(counts))}
+    finally:
+        for writer in writers.values():
+            writer.close()
 
 
 # --------------------------------------------------------------------------- Croissant
@@ -384,6 +465,31 @@ def _size_category(n: int) -> str:
     return "1M<n<10M"
 
 
+def _document_pass(path: Path, split_of: Mapping[int, str]) -> tuple[Any, int, Counter[int], int]:
+    """The documents part's schema and rows (of exported questions), each question's documents and the
+    documents whose question is not exported; reads one document at a time."""
+    per_article: Counter[int] = Counter()
+    orphans = 0
+
+    def rows() -> Iterator[dict[str, Any]]:
+        nonlocal orphans
+        for doc in iter_documents(path):
+            if doc.article_id in split_of:
+                per_article[doc.article_id] += 1
+                yield document_to_dict(doc)
+            else:
+                orphans += 1
+
+    schema, count = _schema(rows(), "documents.parquet")
+    return schema, count, per_article, orphans
+
+
+def _document_rows(path: Path, split_of: Mapping[int, str]) -> Iterator[tuple[str, dict[str, Any]]]:
+    for doc in iter_documents(path):
+        if doc.article_id in split_of:
+            yield split_of[doc.article_id], document_to_dict(doc)
+
+
 def export_hub(
     dataset: Path, out: Path, settings: HubSettings = HubSettings(), *, overwrite: bool = False
 ) -> HubExport:
@@ -397,20 +503,18 @@ def export_hub(
     examples = folder.examples()
     if not examples:
         raise DatasetError(f"{folder.path}: no questions to export")
-    documents = folder.documents()
+    documents = folder.documents_path
     manifest = folder.manifest()
-    by_article: dict[int, list[Any]] = defaultdict(list)
-    for d in documents:
-        by_article[d.article_id].append(d)
-    gold = check_gold(examples, by_article)
-    refuse_empty_answers(gold, folder.path, allow=settings.allow_empty_answers)
     split_of = {e.article_id: (e.split or UNSPLIT) for e in examples}
+    # First pass over the documents, one at a time: their schema, and how many each question has.
+    doc_schema, doc_count, per_article, orphans = _document_pass(documents, split_of)
+    # range(n): the n documents of a question, without holding them
+    gold = check_gold(examples, {article: range(n) for article, n in per_article.items()})
+    refuse_empty_answers(gold, folder.path, allow=settings.allow_empty_answers)
     qa_rows = [example_to_dict(e) for e in examples]
-    doc_rows = [document_to_dict(d) for d in documents if d.article_id in split_of]
-    doc_splits = [split_of[d.article_id] for d in documents if d.article_id in split_of]
     export = HubExport(
         out,
-        documents_without_question=len(documents) - len(doc_rows),
+        documents_without_question=orphans,
         empty_answers=len(gold.empty_answers),
         questions_without_documents=len(gold.without_documents),
         warnings=gold.warnings(),
@@ -422,30 +526,28 @@ def export_hub(
         or (
             f"{name}: a multi-document non-factoid question-answering benchmark in the format of WikiHowQA"
             f" (Bolotova et al., ACL 2023): {len(examples):,} how-to questions with human-written answers and"
-            f" {len(doc_rows):,} supporting web pages, archived and parsed."
+            f" {doc_count:,} supporting web pages, archived and parsed."
         ),
         "size_category": _size_category(len(examples)),
     }
-    schemas = {}
+    qa_counts = Counter(split_of[e.article_id] for e in examples)
+    doc_counts: Counter[str] = Counter()
+    for article, n in per_article.items():
+        doc_counts[split_of[article]] += n
+    schemas = {"qa": _schema(qa_rows, "qa.parquet")[0], "documents": doc_schema}
     with atomic_folder(out) as staging:
-        for part, rows, splits in (
-            ("qa", qa_rows, [split_of[r["article_id"]] for r in qa_rows]),
-            ("documents", doc_rows, doc_splits),
+        for part, rows, counts in (
+            ("qa", ((split_of[r["article_id"]], r) for r in qa_rows), qa_counts),
+            ("documents", _document_rows(documents, split_of), doc_counts),
         ):
-            if not rows:
+            if not counts:
+                schemas.pop(part)
                 continue
-            table = _table(rows, f"{part}.parquet")
-            schemas[part] = table.schema
-            indices: dict[str, list[int]] = defaultdict(list)
-            for k, split in enumerate(splits):
-                indices[split].append(k)
-            export.files[part], export.rows[part] = {}, {}
-            for split in _split_order(set(indices)):
-                shards = _write_shards(
-                    table.take(indices[split]), staging / "data" / part, split, settings.shard_rows
-                )
-                export.files[part][split] = [str(p.relative_to(staging)) for p in shards]
-                export.rows[part][split] = len(indices[split])
+            shards = _write_part(rows, schemas[part], counts, staging / "data" / part, settings.shard_rows)
+            export.files[part] = {
+                s: [str(p.relative_to(staging)) for p in paths] for s, paths in shards.items()
+            }
+            export.rows[part] = {split: counts[split] for split in shards}
         write_json(staging / CROISSANT_FILE, croissant_metadata(export, schemas, card, settings))
         (staging / "README.md").write_text(render_card(export, manifest, card, settings), encoding="utf-8")
     return export

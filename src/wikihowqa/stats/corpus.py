@@ -3,7 +3,7 @@
 Counting follows Multi-News's ``get_stats.py``: sentences are Punkt sentences of the original text and
 words are tok-tok tokens of each sentence (so punctuation marks count as words, as in that script).
 Novel n-grams and fragments follow their own modules. The work is per example and independent, so it
-runs in worker processes (forked, so the loaded corpus is shared, not copied).
+runs in forked worker processes (sharing the loaded tokenizers) while the documents stream by.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import gc
 import math
 import multiprocessing as mp
 import os
-from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from statistics import fmean, median, pstdev
 from typing import Any
@@ -98,13 +98,24 @@ def batch_stats(batch: Sequence[tuple[Example, Sequence[str]]]) -> list[ExampleS
 # --------------------------------------------------------------------------- running
 
 
-_JOBS: tuple[Sequence[Example], Mapping[int, Sequence[str]]] | None = None
+#: Examples per batch of work: with a worker's window of batches, what the statistics hold of the corpus.
+CHUNK = 64
 
 
-def _run_slice(bounds: tuple[int, int]) -> list[ExampleStats]:
-    assert _JOBS is not None
-    examples, texts = _JOBS
-    return batch_stats([(e, texts.get(e.article_id, ())) for e in examples[bounds[0] : bounds[1]]])
+def _batches(
+    examples: Sequence[Example], texts: Iterable[tuple[int, Sequence[str]]], chunk: int
+) -> Iterator[tuple[list[int], list[tuple[Example, tuple[str, ...]]]]]:
+    """``chunk`` examples at a time with their texts, as the texts arrive (the indices beside them)."""
+    indices: list[int] = []
+    batch: list[tuple[Example, tuple[str, ...]]] = []
+    for index, docs in texts:
+        indices.append(index)
+        batch.append((examples[index], tuple(docs)))
+        if len(batch) >= chunk:
+            yield indices, batch
+            indices, batch = [], []
+    if batch:
+        yield indices, batch
 
 
 def compute(
@@ -112,51 +123,105 @@ def compute(
     texts: Mapping[int, Sequence[str]],
     *,
     workers: int | None = None,
-    chunk: int = 64,
+    chunk: int | None = None,
     progress: Callable[[int], None] = lambda _: None,
     executor: Executor | None = None,
 ) -> list[ExampleStats]:
-    """Statistics of every example, in order; ``texts`` maps an article id to its documents' texts.
+    """Statistics of every example, in order; ``texts`` maps an article id to its documents' texts."""
+    pairs = ((i, texts.get(e.article_id, ())) for i, e in enumerate(examples))
+    return compute_stream(examples, pairs, workers=workers, chunk=chunk, progress=progress, executor=executor)
 
-    ``workers`` defaults to the usable CPU count; ``progress`` is called with the number just done. A
-    distributed ``executor`` (``wikihowqa.runtime.executor``) computes the same slices on its workers, each
-    slice
-    sent with its own texts (forked workers here share the corpus instead: no copy at all).
+
+def compute_stream(
+    examples: Sequence[Example],
+    texts: Iterable[tuple[int, Sequence[str]]],
+    *,
+    workers: int | None = None,
+    chunk: int | None = None,
+    progress: Callable[[int], None] = lambda _: None,
+    executor: Executor | None = None,
+) -> list[ExampleStats]:
+    """Statistics of every example, in the examples' order; ``texts`` yields ``(index of an example, its
+    documents' texts)`` once per example, in any order, so the corpus can stream by: only a bounded
+    window of batches is in flight and only the per-example results are kept.
+
+    ``chunk``: examples per batch (default ``CHUNK``); ``workers`` defaults to the usable CPU count;
+    ``progress`` is called with the number just done. A distributed ``executor``
+    (``wikihowqa.runtime.executor``) computes the same batches on its workers.
     """
-    global _JOBS
     workers = worker_count(workers)
-    slices = [(i, min(i + chunk, len(examples))) for i in range(0, len(examples), chunk)]
+    chunk = chunk or CHUNK
+    out: list[ExampleStats | None] = [None] * len(examples)
+    batches = _batches(examples, texts, chunk)
     if executor is not None and executor.distributed:
-        batches = (
-            [(e, tuple(texts.get(e.article_id, ()))) for e in examples[start:end]] for start, end in slices
-        )
-        return _collect(executor.map(batch_stats, batches), progress)
+        order: deque[list[int]] = deque()
+
+        def sent() -> Iterator[list[tuple[Example, tuple[str, ...]]]]:
+            for indices, batch in batches:
+                order.append(indices)
+                yield batch
+
+        _place(out, _zip_order(order, executor.map(batch_stats, sent())), progress)
+        return _complete(out)
     _spacy_tokenizer(), _toktok(), sentences("Warm up. Forked workers share the loaded tokenizers.")
-    _JOBS = (examples, texts)
     # The work makes millions of short-lived tuples and no reference cycles; the cyclic garbage
-    # collector's passes over the large, long-lived caches and corpus cost 20-50 % of the run.
+    # collector's passes over the large, long-lived caches cost 20-50 % of the run.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        if workers == 1 or len(slices) <= 1 or "fork" not in mp.get_all_start_methods():
-            parts: Iterator[list[ExampleStats]] = map(_run_slice, slices)
-            return _collect(parts, progress)
+        if workers == 1 or len(examples) <= chunk or "fork" not in mp.get_all_start_methods():
+            _place(out, ((i, batch_stats(b)) for i, b in batches), progress)
+            return _complete(out)
         gc.freeze()  # so that the collector never touches (and copies) the parent's pages in a worker
         with mp.get_context("fork").Pool(workers, init_worker, (os.getpid(),)) as pool:  # die with us
-            return _collect(pool.imap(_run_slice, slices), progress)
+            _place(out, _windowed(pool, batches, 4 * workers), progress)
+        return _complete(out)
     finally:
-        _JOBS = None
         gc.unfreeze()
         if collecting:
             gc.enable()
 
 
-def _collect(parts: Iterator[list[ExampleStats]], progress: Callable[[int], None]) -> list[ExampleStats]:
-    out: list[ExampleStats] = []
-    for part in parts:
-        out.extend(part)
+def _zip_order(
+    order: deque[list[int]], results: Iterator[list[ExampleStats]]
+) -> Iterator[tuple[list[int], list[ExampleStats]]]:
+    """Each in-order result beside the indices of the batch it came from."""
+    for result in results:
+        yield order.popleft(), result
+
+
+def _windowed(
+    pool: Any, batches: Iterator[tuple[list[int], list[tuple[Example, tuple[str, ...]]]]], window: int
+) -> Iterator[tuple[list[int], list[ExampleStats]]]:
+    """Batches through the pool with at most ``window`` in flight (``Pool.imap`` would read its whole
+    input ahead, and with it the corpus)."""
+    pending: deque[tuple[list[int], Any]] = deque()
+    for indices, batch in batches:
+        pending.append((indices, pool.apply_async(batch_stats, (batch,))))
+        if len(pending) >= window:
+            done, result = pending.popleft()
+            yield done, result.get()
+    while pending:
+        done, result = pending.popleft()
+        yield done, result.get()
+
+
+def _place(
+    out: list[ExampleStats | None],
+    parts: Iterable[tuple[list[int], list[ExampleStats]]],
+    progress: Callable[[int], None],
+) -> None:
+    for indices, part in parts:
+        for index, stats in zip(indices, part, strict=True):
+            out[index] = stats
         progress(len(part))
-    return out
+
+
+def _complete(out: list[ExampleStats | None]) -> list[ExampleStats]:
+    missing = [i for i, s in enumerate(out) if s is None]
+    if missing:
+        raise RuntimeError(f"no texts came for {len(missing)} examples (first: index {missing[0]})")
+    return [s for s in out if s is not None]
 
 
 # --------------------------------------------------------------------------- aggregation

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
@@ -23,7 +23,9 @@ from wikihowqa.core.files import atomic_write, write_json
 from wikihowqa.core.progress import QUIET, Progress
 from wikihowqa.core.records import Example
 from wikihowqa.core.sentences import version as nupunkt_version
+from wikihowqa.dataset.codecs import document_from_dict
 from wikihowqa.dataset.folder import DatasetFolder
+from wikihowqa.dataset.readers import documents_at, iter_documents, iter_records, jsonl_line_offsets
 from wikihowqa.dataset.writers import write_jsonl
 from wikihowqa.encoders.embed import DEFAULT_MODEL
 from wikihowqa.runtime.executor import worker_count
@@ -71,25 +73,85 @@ def definitions() -> dict[str, str]:
 
 def _texts(
     folder: DatasetFolder, examples: Sequence[Example]
-) -> tuple[dict[int, list[str]], dict[str, int]]:
-    """The documents' texts by article, and how many cited documents are of each page type."""
+) -> tuple[Iterator[tuple[int, list[str]]], dict[str, int]]:
+    """Each example's documents' texts as ``(example index, texts)``, streamed, and how many cited
+    documents are of each page type.
+
+    A first pass reads the documents one at a time, noting each article's line numbers (and page types).
+    When the file is grouped by article (as the build writes it) the second pass reads it again in order
+    and hands an article's texts on once its last document has been read; a JSONL file that is not
+    grouped is read one article at a time at its documents' byte offsets. Either way one article's texts
+    are held, never the corpus's. The texts are those of ``documents_by_article``, in file order (a
+    Parquet file not grouped by article holds the articles still incomplete)."""
     try:
-        grouped = folder.documents_by_article()
+        path = folder.documents_path
     except DatasetError as exc:
         raise DatasetError(f"{exc} (stats needs the document part)") from None
-    texts = {e.article_id: [d.parsed_text for d in grouped.get(e.article_id, [])] for e in examples}
-    return texts, page_types(d for e in examples for d in grouped.get(e.article_id, []))
+    positions: dict[int, list[int]] = {}
+    for index, example in enumerate(examples):
+        positions.setdefault(example.article_id, []).append(index)
+    kinds: dict[int, Counter[str]] = {}  # per article, the page types of its documents
+    lines: dict[int, list[int]] = {}  # per article, the line (or row) numbers of its documents
+    grouped, last = True, None
+    for number, doc in iter_records(path, document_from_dict):
+        if doc.article_id in positions:
+            kinds.setdefault(doc.article_id, Counter())[page_type(doc)] += 1
+            grouped = grouped and (doc.article_id == last or doc.article_id not in lines)
+            lines.setdefault(doc.article_id, []).append(number)
+        last = doc.article_id
+    types: Counter[str] = Counter()
+    for example in examples:  # counted in the examples' order, so that ties keep it
+        types.update(kinds.get(example.article_id, {}))
+    if grouped or path.suffix == ".parquet":
+        wanted = {article: len(numbers) for article, numbers in lines.items()}
+        return _grouped(path, positions, wanted), dict(types.most_common())
+    return _indexed(path, positions, lines), dict(types.most_common())
+
+
+def _grouped(
+    path: Path, positions: Mapping[int, list[int]], wanted: Mapping[int, int]
+) -> Iterator[tuple[int, list[str]]]:
+    """Texts as the documents come, each article's once its last one has been read: one article held
+    when the file is grouped by article."""
+    for article, indices in positions.items():
+        if not wanted.get(article):
+            yield from ((i, []) for i in indices)
+    pending: dict[int, list[str]] = {}
+    for doc in iter_documents(path):
+        need = wanted.get(doc.article_id)
+        if not need:
+            continue
+        texts = pending.setdefault(doc.article_id, [])
+        texts.append(doc.parsed_text)
+        if len(texts) == need:
+            del pending[doc.article_id]
+            yield from ((i, texts) for i in positions[doc.article_id])
+    if pending:
+        raise DatasetError(f"{path}: changed while stats read it (run stats again)")
+
+
+def _indexed(
+    path: Path, positions: Mapping[int, list[int]], lines: Mapping[int, list[int]]
+) -> Iterator[tuple[int, list[str]]]:
+    """Texts of a JSONL file not grouped by article, one article at a time, read at its documents' byte
+    offsets (the index holds two integers per document, never a text)."""
+    offsets = jsonl_line_offsets(path, {n for numbers in lines.values() for n in numbers})
+    for article, indices in positions.items():
+        texts = [d.parsed_text for d in documents_at(path, (offsets[n] for n in lines.get(article, ())))]
+        yield from ((i, texts) for i in indices)
+
+
+def page_type(doc: Any) -> str:
+    """The page type the parse stage recognised (``extra["parse"]["page_type"]``), ``unknown`` if none."""
+    info = doc.extra.get("parse") if isinstance(doc.extra, Mapping) else None
+    kind = info.get("page_type") if isinstance(info, Mapping) else None
+    return kind if isinstance(kind, str) and kind else "unknown"
 
 
 def page_types(documents: Iterable[Any]) -> dict[str, int]:
     """Cited documents by the page type the parse stage recognised (``extra["parse"]["page_type"]``),
     most frequent first; ``unknown`` for documents parsed elsewhere (the official release)."""
-    counts: Counter[str] = Counter()
-    for doc in documents:
-        info = doc.extra.get("parse") if isinstance(doc.extra, Mapping) else None
-        kind = info.get("page_type") if isinstance(info, Mapping) else None
-        counts[kind if isinstance(kind, str) and kind else "unknown"] += 1
-    return dict(counts.most_common())
+    return dict(Counter(page_type(doc) for doc in documents).most_common())
 
 
 @dataclass(frozen=True)
@@ -206,7 +268,7 @@ def build_report(
     progress.phase(EXAMPLES, len(examples))
     step = partial(progress.advance, EXAMPLES)
     workers = worker_count(workers, items=len(examples), parallel_from=PARALLEL_FROM)
-    stats = corpus.compute(examples, texts, workers=workers, progress=step, executor=executor)
+    stats = corpus.compute_stream(examples, texts, workers=workers, progress=step, executor=executor)
     timing["statistics"] = round(time.perf_counter() - started, 2)
     clock = time.perf_counter()
     audit_section, audit_note = _audit_section(
