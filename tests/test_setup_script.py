@@ -17,7 +17,7 @@ if [ "$1" = -c ]; then [ -f "$STUBS/venv-installed" ]; exit; fi
 if [ "$1" = -m ] && [ "$2" = venv ]; then
   [ -f "$STUBS/venv-installed" ] || { echo "ensurepip is not available" >&2; exit 1; }
   mkdir -p "$3/bin"
-  for tool in python lint-imports wayback; do printf '#!/bin/bash\\nexit 0\\n' > "$3/bin/$tool"; done
+  for tool in python lint-imports wayback mkdocs; do printf '#!/bin/bash\\nexit 0\\n' > "$3/bin/$tool"; done
   chmod +x "$3"/bin/*
 fi
 """

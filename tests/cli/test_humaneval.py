@@ -146,7 +146,7 @@ def test_a_bad_taxonomy_file_is_one_line_naming_it(cli, tmp_path):
     dataset, _ = import_release([src / "qa.jsonl"], [src / "documents.jsonl"], tmp_path / "ds")
     bad = tmp_path / "taxonomy.yaml"
     bad.write_text("name: x\ntypes:\n  - {name: a, label: A, definition: d, example: e, shown: sometimes}\n")
-    r = cli("tasks", dataset.path, tmp_path / "s", "--taxonomy", bad, "--error-predictions", bad)
+    r = cli("tasks", dataset.path, "--out", tmp_path / "s", "--taxonomy", bad, "--error-predictions", bad)
     assert r.exit_code == 2 and len(r.lines) == 1, r.output
     assert str(bad) in r.stderr and "types.0.shown" in r.stderr
     assert not (tmp_path / "s").exists()

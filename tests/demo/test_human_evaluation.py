@@ -91,15 +91,15 @@ def test_demo_step_prints_the_error_profile_of_its_systems_without_intervals_und
     src = real_examples_path()
     import_release([src / "qa.jsonl"], [src / "documents.jsonl"], tmp_path / "real-examples")
     examples = DatasetFolder(tmp_path / "real-examples").examples()
-    (tmp_path / "predictions").mkdir()
+    (tmp_path / "real-examples" / "predictions").mkdir()
     for system, cut in (("bm25+lead", 1), ("llm-passages", 2)):
         write_predictions(
-            tmp_path / "predictions" / f"{system}.jsonl",
+            tmp_path / "real-examples" / "predictions" / f"{system}.jsonl",
             [Prediction(e.article_id, system, ". ".join(e.answer.split(". ")[:cut]) + ".") for e in examples],
         )
     human_evaluation(DemoContext(out=tmp_path))
     printed = capsys.readouterr().out
-    result = json.loads((tmp_path / "study" / "analysis.json").read_text())
+    result = json.loads((tmp_path / "real-examples" / "study" / "analysis.json").read_text())
     errors = result["error_spans"]
     assert errors["simulated"] is True
     assert "Error profile: errors per 100 answer words (simulated assessors)" in printed

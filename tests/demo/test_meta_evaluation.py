@@ -60,19 +60,20 @@ def test_demo_step_with_systems_measures_grounding_against_the_simulated_error_s
     src = real_examples_path()
     import_release([src / "qa.jsonl"], [src / "documents.jsonl"], tmp_path / "real-examples")
     examples = DatasetFolder(tmp_path / "real-examples").examples()
-    (tmp_path / "predictions").mkdir()
+    (tmp_path / "real-examples" / "predictions").mkdir()
     for system, cut in (("bm25+lead", 1), ("llm-passages", 2)):
         write_predictions(
-            tmp_path / "predictions" / f"{system}.jsonl",
+            tmp_path / "real-examples" / "predictions" / f"{system}.jsonl",
             [Prediction(e.article_id, system, ". ".join(e.answer.split(". ")[:cut]) + ".") for e in examples],
         )
     ctx = DemoContext(out=tmp_path)
     human_evaluation(ctx)
     meta_evaluation(ctx)
     capsys.readouterr()
-    result = json.loads((tmp_path / "meta-evaluation" / "meta_evaluation.json").read_text())
+    report = tmp_path / "real-examples" / "study" / "report"
+    result = json.loads((report / "meta_evaluation.json").read_text())
     det = result["detectors"]
     assert det["simulated"] is True and det["sentence_level"]["sentences"] > 0
     assert det["answer_level"] is None  # the demo runs no LLM judge
-    text = (tmp_path / "meta-evaluation" / "meta_evaluation.md").read_text()
+    text = (report / "meta_evaluation.md").read_text()
     assert "## Error detectors against the assessors' error spans (simulated assessors)" in text

@@ -15,15 +15,19 @@ import json
 import random
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from wikihowqa.core.records import Example, Prediction
 from wikihowqa.humaneval.deteriorate import DeterioratedAnswer
 from wikihowqa.humaneval.errorspans import task_error_types
 from wikihowqa.humaneval.taxonomy import Taxonomy
+from wikihowqa.humaneval.text import answer_block
 
-if TYPE_CHECKING:
-    from wikihowqa.humaneval.tasks import PassagePicker, StudySettings
+#: The error-span parts (issue 35), built when asked for: the same answers without and with passages.
+ERROR_PARTS: tuple[str, ...] = ("errors_a", "errors_b")
+#: ``tasks.StudySettings`` and ``tasks.PassagePicker``, which build on this module (so it names them only)
+StudySettings = Any
+PassagePicker = Any
 
 #: ``key.jsonl``'s ``source`` of an errors task: a system's answer, or a deteriorated control.
 SYSTEM, CONTROL = "system", "control"
@@ -86,8 +90,6 @@ def error_tasks(
 ) -> Iterator[ErrorTask]:
     """``(part, task_id, article_id, question, category, body, key)`` of each task of the errors parts in
     ``settings.parts``; ``errors_b`` shows ``picker``'s passages."""
-    from wikihowqa.humaneval.tasks import ERROR_PARTS, answer_block
-
     chosen, controls = pick_error_answers(answers, examples, predictions, settings)
     secret = errors_secret(settings.seed, controls, chosen)
     for part in (p for p in ERROR_PARTS if p in settings.parts):
@@ -119,8 +121,6 @@ def error_manifest(
     predictions: Sequence[Prediction], taxonomy: Taxonomy, settings: StudySettings
 ) -> dict[str, Any]:
     """What ``study.json`` adds for the errors parts: the taxonomy in force and the systems shown."""
-    from wikihowqa.humaneval.tasks import ERROR_PARTS
-
     if not any(p in settings.parts for p in ERROR_PARTS):
         return {}
     return {"error_taxonomy": taxonomy.to_dict(), "error_systems": sorted({p.system for p in predictions})}

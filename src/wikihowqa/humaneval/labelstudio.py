@@ -17,39 +17,15 @@ from xml.sax.saxutils import quoteattr
 
 from wikihowqa.core.errors import DatasetError
 from wikihowqa.core.files import write_json
-from wikihowqa.humaneval.labelstudio_errors import error_spans_from_results, errors_config, errors_data
+from wikihowqa.humaneval.labelstudio_errors import (
+    error_spans_from_results,
+    errors_config,
+    errors_data,
+    flatten_passages,
+)
 
 MODEL_VERSION = "wikihowqa-passage-marker"
 FORMAT_VERSION = 2  # = tasks.FORMAT_VERSION (tasks imports this module)
-
-
-def flatten_passages(
-    answer: str, per_sentence: Sequence[Mapping[str, Any]]
-) -> tuple[str, list[tuple[int, int]]]:
-    """One text with each answer sentence followed by its passages; the marked spans in its offsets."""
-    parts: list[str] = []
-    marks: list[tuple[int, int]] = []
-    cursor = 0
-
-    def put(piece: str) -> int:
-        nonlocal cursor
-        parts.append(piece)
-        start = cursor
-        cursor += len(piece)
-        return start
-
-    for entry in per_sentence:
-        put(f"[Sentence {entry['sentence'] + 1}] {answer[entry['start'] : entry['end']]}\n")
-        if not entry["groups"]:
-            put("(no passage found)\n")
-        for group in entry["groups"]:
-            put(f"— {group['title'] or 'Untitled document'} ({group['url']})\n")
-            for p in group["passages"]:
-                base = put(p["text"])
-                marks.append((base + p["highlight"]["start"], base + p["highlight"]["end"]))
-                put("\n\n")
-        put("\n")
-    return "".join(parts), marks
 
 
 def _labels(marks: Iterable[tuple[int, int]], text: str, to_name: str, prefix: str) -> list[dict[str, Any]]:

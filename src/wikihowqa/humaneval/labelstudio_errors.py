@@ -20,12 +20,41 @@ from wikihowqa.humaneval.taxonomy import SEVERITIES
 ANTECEDENT = "Antecedent"
 
 
+def flatten_passages(
+    answer: str, per_sentence: Sequence[Mapping[str, Any]]
+) -> tuple[str, list[tuple[int, int]]]:
+    """One text with each answer sentence followed by its passages; the marked spans in its offsets
+    (shared with ``labelstudio``, which imports it from here)."""
+    parts: list[str] = []
+    marks: list[tuple[int, int]] = []
+    cursor = 0
+
+    def put(piece: str) -> int:
+        nonlocal cursor
+        parts.append(piece)
+        start = cursor
+        cursor += len(piece)
+        return start
+
+    for entry in per_sentence:
+        put(f"[Sentence {entry['sentence'] + 1}] {answer[entry['start'] : entry['end']]}\n")
+        if not entry["groups"]:
+            put("(no passage found)\n")
+        for group in entry["groups"]:
+            put(f"— {group['title'] or 'Untitled document'} ({group['url']})\n")
+            for p in group["passages"]:
+                base = put(p["text"])
+                marks.append((base + p["highlight"]["start"], base + p["highlight"]["end"]))
+                put("\n\n")
+        put("\n")
+    return "".join(parts), marks
+
+
 def flatten_with_positions(
     answer: str, per_sentence: Sequence[Mapping[str, Any]]
 ) -> tuple[str, list[tuple[int, int]], list[list[Any]]]:
-    """:func:`labelstudio.flatten_passages`' text and marks, and ``[start, end, passage_id]`` of every
+    """:func:`flatten_passages`' text and marks, and ``[start, end, passage_id]`` of every
     passage in it."""
-    from wikihowqa.humaneval.labelstudio import flatten_passages
 
     text, marks = flatten_passages(answer, per_sentence)
     positions: list[list[Any]] = []

@@ -33,11 +33,12 @@ from wikihowqa.dataset.readers import iter_jsonl
 from wikihowqa.dataset.writers import write_jsonl
 from wikihowqa.humaneval.collected import SERVER_DB, count_judgments
 from wikihowqa.humaneval.deteriorate import DeterioratedAnswer
+from wikihowqa.humaneval.errortasks import ERROR_PARTS, error_manifest, error_tasks
 from wikihowqa.humaneval.labelstudio import write_labelstudio
 from wikihowqa.humaneval.lexicon import WIKIHOW_CATEGORIES
 from wikihowqa.humaneval.rank import Ranker, Scorer
 from wikihowqa.humaneval.taxonomy import DEFAULT_TAXONOMY, Taxonomy
-from wikihowqa.humaneval.text import sentence_spans
+from wikihowqa.humaneval.text import answer_block, sentence_spans
 from wikihowqa.parse.passages import split_passages
 
 STUDY_FORMAT = "wikihowqa-study"
@@ -45,8 +46,6 @@ STUDY_FORMAT = "wikihowqa-study"
 FORMAT_VERSION = 2
 READ_FORMAT_VERSIONS: tuple[int, ...] = (1, 2)
 PARTS: tuple[str, ...] = ("relevance", "trial_a", "trial_b", "preference")  #: by default (the paper's)
-#: The error-span parts (issue 35), built when asked for: the same answers without and with passages.
-ERROR_PARTS: tuple[str, ...] = ("errors_a", "errors_b")
 ALL_PARTS: tuple[str, ...] = (*PARTS, *ERROR_PARTS)
 TASK_TYPES: Mapping[str, str] = {
     "relevance": "relevance",
@@ -147,10 +146,6 @@ def attention_check(category: str | None, rng: random.Random) -> tuple[dict[str,
     options = [category, *others]
     rng.shuffle(options)
     return {"prompt": ATTENTION_PROMPT, "options": options}, category
-
-
-def answer_block(text: str) -> dict[str, Any]:
-    return {"text": text, "sentences": [{"start": s, "end": e} for s, e in sentence_spans(text)]}
 
 
 def article_passages(documents: Sequence[Document]) -> list[Passage]:
@@ -485,8 +480,6 @@ def build_study(
                     },
                     {"gold_side": gold_side, "system": system},
                 )
-
-    from wikihowqa.humaneval.errortasks import error_manifest, error_tasks  # it builds on this module
 
     error_preds = predictions if error_predictions is None else error_predictions
     for item in error_tasks(answers, by_id, error_preds, picker, taxonomy, settings):

@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import Any
 
 # the project's one sentence splitter, under the name humaneval's modules know it by
-from wikihowqa.core.sentences import spans as sentence_spans  # noqa: F401
+from wikihowqa.core.sentences import spans as sentence_spans
 
 #: A word: letters/digits, with inner apostrophes and hyphens kept ("won't", "oven-safe").
 WORD = re.compile(r"\w+(?:[-'’]\w+)*")
@@ -103,3 +104,8 @@ def indefinite_article(next_word: str) -> str:
     if head[:1].isdigit():
         return "an" if head.startswith(("8", "11", "18")) and not head.startswith(("110", "180")) else "a"
     return "an" if head[:1] in "aeiou" else "a"
+
+
+def answer_block(text: str) -> dict[str, Any]:
+    """An answer as a task shows it: its text and its sentences' character spans."""
+    return {"text": text, "sentences": [{"start": s, "end": e} for s, e in sentence_spans(text)]}
