@@ -12,6 +12,7 @@ still ends with them. Without Ray installed the module is skipped (``pip install
 
 from __future__ import annotations
 
+import csv
 import json
 import shutil
 import sqlite3
@@ -166,10 +167,22 @@ def test_the_cluster_has_two_nodes_and_listens_on_loopback_only(nodes):
     assert {ip.removeprefix("::ffff:") for ip, _, _ in listening} == {LOOPBACK}, listening
 
 
+def _deterministic_columns(path: Path) -> list[list[str]]:
+    """per_question.csv without its neural columns (BERTScore, grounding): those agree within tolerance
+    (the next test) — grounding's passage vectors come from the dataset's embedding cache here and are
+    embedded again by the cluster's workers, which do not share it."""
+    rows = list(csv.reader(path.open(newline="")))
+    keep = [i for i, name in enumerate(rows[0]) if not name.startswith(("bertscore", "grounding"))]
+    return [[row[i] for i in keep] for row in rows]
+
+
 def test_deterministic_stages_give_identical_bytes_on_the_cluster(both):
     here, there = both
-    for name in ("documents.jsonl", "qa.jsonl", "predictions/dense+lead.jsonl", "report/per_question.csv"):
+    for name in ("documents.jsonl", "qa.jsonl", "predictions/dense+lead.jsonl"):
         assert (here / name).read_bytes() == (there / name).read_bytes(), name
+    table = Path("report") / "per_question.csv"
+    assert _deterministic_columns(here / table) == _deterministic_columns(there / table)
+    assert len(_deterministic_columns(here / table)[0]) > 10  # article, system and the ROUGE columns
     assert (here / "audit.json").is_file() and (there / "audit.json").is_file()
 
 
