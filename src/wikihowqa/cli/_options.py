@@ -42,7 +42,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from wikihowqa.cli._app import console
-from wikihowqa.core.errors import SettingsError
+from wikihowqa.core.errors import SettingsError, check_port
 from wikihowqa.runtime.device import check_device
 from wikihowqa.runtime.executor import Executor, ExecutorSettings, open_executor
 
@@ -71,16 +71,8 @@ Overwrite = Annotated[bool, typer.Option("--overwrite", help=OVERWRITE_HELP)]
 Fresh = Annotated[bool, typer.Option("--fresh", help=FRESH_HELP)]
 
 
-def _port(value: int) -> int:
-    """A port out of range is one line, as every other user mistake (typer's range check prints a panel)."""
-    if not 0 <= value <= 65535:
-        from wikihowqa.core.errors import SettingsError
-
-        raise SettingsError(f"--port {value}: out of range (0, any free port, to 65535)")
-    return value
-
-
-Port = Annotated[int, typer.Option("--port", help=PORT_HELP, callback=_port)]
+#: A port out of range is one line, as every other user mistake (typer's own range check prints a panel).
+Port = Annotated[int, typer.Option("--port", help=PORT_HELP, callback=check_port)]
 ExecutorKind = Annotated[
     str,
     typer.Option(

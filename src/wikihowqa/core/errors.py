@@ -85,3 +85,11 @@ def _in_the_way(path: str) -> str:
     if not blocking:
         return ""
     return f"; {blocking} is a file where a folder is needed: move or delete it, or choose another path"
+
+
+def check_port(port: int) -> int:
+    """``port`` when a server can listen on it (0: any free port); else one line naming it. Shared by every
+    ``--port`` option and the explorer's server, so the message is one."""
+    if not 0 <= port <= 65535:
+        raise SettingsError(f"--port {port}: out of range (0, any free port, to 65535)")
+    return port

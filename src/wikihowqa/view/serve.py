@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from wikihowqa.core.errors import SettingsError
+from wikihowqa.core.errors import SettingsError, check_port
 from wikihowqa.view.pages import CSP
 
 
@@ -32,8 +32,7 @@ def server(site: Path, port: int = 0) -> http.server.ThreadingHTTPServer:
 
     A port out of range, taken or not allowed is one line naming it (bound before the site is built, so
     the mistake costs nothing)."""
-    if not 0 <= port <= 65535:
-        raise SettingsError(f"--port {port}: out of range (0, any free port, to 65535)")
+    check_port(port)
     handler = functools.partial(_Handler, directory=str(site))
     try:
         return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
