@@ -89,8 +89,7 @@ def kill_check(base: Size, results: Results, seed: int) -> bool:
             + ("" if good else "  *** FAILED ***"),
             flush=True,
         )
-        results.data.setdefault("kill", {})[base.label] = checks
-        results.save()
+        results.record_kill(base.label, checks)
     return ok
 
 

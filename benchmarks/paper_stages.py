@@ -5,6 +5,7 @@ tables) and ``paper_kill`` (the kill checks), so neither imports the other's cal
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -13,6 +14,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks.paper_measure import digest, run_measured, size_mb, wikihowqa
@@ -73,22 +75,38 @@ class Size:
 
 
 class Results:
+    """``results.json``, shared by runs going at once (the 10 % kill check beside the 100 % run): each
+    change is applied to the file as it is now, under a lock, so one run never writes back another's
+    stale copy."""
+
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.data = json.loads(path.read_text()) if path.is_file() else {"sizes": {}, "kill": {}}
+        self.data = self._read()
+
+    def _read(self) -> dict:
+        return json.loads(self.path.read_text()) if self.path.is_file() else {"sizes": {}, "kill": {}}
 
     def stage(self, size: Size, stage: str) -> dict | None:
         return self.data["sizes"].get(size.label, {}).get("stages", {}).get(stage)
 
     def record(self, size: Size, stage: str, row: dict) -> None:
-        entry = self.data["sizes"].setdefault(size.label, {"fraction": size.fraction, "stages": {}})
-        entry["stages"][stage] = row
-        self.save()
+        def change(data: dict) -> None:
+            entry = data["sizes"].setdefault(size.label, {"fraction": size.fraction, "stages": {}})
+            entry["stages"][stage] = row
 
-    def save(self) -> None:
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.data, indent=1, sort_keys=True))
-        os.replace(tmp, self.path)
+        self.update(change)
+
+    def record_kill(self, label: str, checks: dict) -> None:
+        self.update(lambda data: data.setdefault("kill", {}).__setitem__(label, dict(checks)))
+
+    def update(self, change: Callable[[dict], None]) -> None:
+        with open(self.path.with_suffix(".lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            self.data = self._read()
+            change(self.data)
+            tmp = self.path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(self.data, indent=1, sort_keys=True))
+            os.replace(tmp, self.path)
 
 
 # --------------------------------------------------------------------------- the replay site
