@@ -50,7 +50,18 @@ class Run:
         return asdict(self)
 
 
-def _tree_rss(proc: psutil.Process) -> tuple[int, int]:
+class Interrupted(Exception):
+    """The benchmark itself was stopped (Ctrl-C, SIGTERM) while a stage ran: the stage's group was killed
+    and ``run`` holds what it used until then (CPU seconds as last sampled, since killed workers are not
+    waited for), so a resumed stage's row can add it."""
+
+    def __init__(self, run: Run) -> None:
+        super().__init__(f"interrupted after {run.wall_s:.0f} s")
+        self.run = run
+
+
+def _tree_sample(proc: psutil.Process, cpu: dict[int, float]) -> tuple[int, int]:
+    """The tree's summed and largest RSS; each member's user + system seconds noted in ``cpu`` by pid."""
     total = largest = 0
     try:
         members = [proc, *proc.children(recursive=True)]
@@ -59,8 +70,10 @@ def _tree_rss(proc: psutil.Process) -> tuple[int, int]:
     for member in members:
         try:
             rss = member.memory_info().rss
+            times = member.cpu_times()
         except psutil.Error:
             continue
+        cpu[member.pid] = times.user + times.system
         total += rss
         largest = max(largest, rss)
     return total, largest
@@ -88,9 +101,10 @@ def run_measured(
         proc = psutil.Process(child.pid)
         peak = largest = 0
         killed = False
+        sampled: dict[int, float] = {}
         try:
             while child.poll() is None:
-                total, big = _tree_rss(proc)
+                total, big = _tree_sample(proc, sampled)
                 peak, largest = max(peak, total), max(largest, big)
                 due = kill_after_s is not None and time.perf_counter() - started >= kill_after_s
                 if due or (kill_when is not None and kill_when()):
@@ -99,6 +113,13 @@ def run_measured(
                     child.wait()
                     break
                 time.sleep(0.2)
+        except KeyboardInterrupt:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+            wall = time.perf_counter() - started
+            raise Interrupted(
+                Run(wall, peak / 2**20, largest / 2**20, -9, True, sum(sampled.values()))
+            ) from None
         except BaseException:
             os.killpg(child.pid, signal.SIGKILL)
             child.wait()

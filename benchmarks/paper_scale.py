@@ -13,7 +13,10 @@ size, in the same run.
 
 Resumable, stage by stage: every stage's figures go to ``WORK/results.json`` the moment it completes; a
 rerun skips recorded stages (``--redo`` measures again), and a stage killed midway is simply rerun (every
-stage command resumes its own work). ``--stage NAME`` runs one stage at every selected size.
+stage command resumes its own work). ``--stage NAME`` runs one stage at every selected size. A stage
+stopped with the benchmark (Ctrl-C, SIGTERM: a long run spread over several sessions) has its group killed
+and the time, CPU seconds and memory it used kept in ``results.json``; when it is run again it resumes its
+own work, and its row is the sum of its runs (``runs`` in the row).
 
 ``--kill-check`` (item 2 of issue 27): at ``--kill-size`` (10 % by default), in a fresh dataset folder,
 build, parse, answer dense+lead (its embedding cache) and evaluate are each killed with SIGKILL at a
@@ -31,6 +34,7 @@ from __future__ import annotations
 import argparse
 import math
 import random
+import signal
 import sys
 from pathlib import Path
 
@@ -102,8 +106,9 @@ def tables(results: Results) -> str:
             if stage == "answer-dense" and row.get("passages_embedded"):
                 extra = f" ({row['passages_embedded'] / row['wall_s']:.1f} passages/s)"
             cpu = f"{row['cpu_s']:.0f}" if row.get("cpu_s") else "—"
+            runs = f" ({row['runs']} runs, summed)" if row.get("runs", 1) > 1 else ""
             lines.append(
-                f"| {stage} | {name} | {row['units']:,} {row['unit']} | {row['wall_s']:.1f} | {cpu} | "
+                f"| {stage} | {name}{runs} | {row['units']:,} {row['unit']} | {row['wall_s']:.1f} | {cpu} | "
                 f"{row['per_s']:.2f}{extra} | {row['peak_rss_mb']:.0f} / {row['peak_proc_rss_mb']:.0f} | "
                 f"{row['output_mb']:.1f} | {row['state_mb']:.1f} | {et} | {em} |"
             )
@@ -194,6 +199,8 @@ def main() -> None:
         serve(args.serve, args.url_file)
         return
     args.work.mkdir(parents=True, exist_ok=True)
+    # SIGTERM as Ctrl-C: a running stage is killed and what it used so far is kept for its resumed row.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     results = Results(args.work / "results.json")
     if args.kill_check:
         from benchmarks.paper_kill import kill_check

@@ -2,7 +2,6 @@
 replay site serving a size's corpus, and running one stage measured. Shared by ``paper_scale`` (the runs and
 tables) and ``paper_kill`` (the kill checks), so neither imports the other's caller."""
 
-
 from __future__ import annotations
 
 import fcntl
@@ -17,7 +16,7 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
-from benchmarks.paper_measure import digest, run_measured, size_mb, wikihowqa
+from benchmarks.paper_measure import Interrupted, digest, run_measured, size_mb, wikihowqa
 from wikihowqa.synthetic.dataset import PAPER_DOCUMENTS, PAPER_QUESTIONS
 
 BENCH = Path(__file__).resolve().parent
@@ -96,6 +95,20 @@ class Results:
 
         self.update(change)
 
+    def add_attempt(self, size: Size, stage: str, attempt: dict) -> None:
+        """An interrupted run of a stage, kept until the stage completes and its row adds them."""
+        self.update(
+            lambda data: (
+                data.setdefault("attempts", {})
+                .setdefault(size.label, {})
+                .setdefault(stage, [])
+                .append(attempt)
+            )
+        )
+
+    def attempts(self, size: Size, stage: str) -> list[dict]:
+        return list(self.data.get("attempts", {}).get(size.label, {}).get(stage, []))
+
     def record_kill(self, label: str, checks: dict) -> None:
         self.update(lambda data: data.setdefault("kill", {}).__setitem__(label, dict(checks)))
 
@@ -124,8 +137,15 @@ class Site:
         self.logs.mkdir(parents=True, exist_ok=True)
         log = (self.logs / "site.log").open("ab")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "benchmarks.paper_scale", "--serve", str(self.corpus), "--url-file",
-             str(url_file)],
+            [
+                sys.executable,
+                "-m",
+                "benchmarks.paper_scale",
+                "--serve",
+                str(self.corpus),
+                "--url-file",
+                str(url_file),
+            ],
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -268,8 +288,25 @@ def run_corpus(size: Size, results: Results) -> None:
 def run_stage(size: Size, stage: str, results: Results, *, site: Site | None = None) -> dict:
     cmd, unit, outs, state = plan(size, stage, site)
     before = site.requests() if site else 0
-    embedded_before = _embedded(size.dataset)
-    run = run_measured(cmd, size.logs / f"{stage}.log")
+    earlier = results.attempts(size, stage)
+    embedded_before = earlier[0]["embedded_before"] if earlier else _embedded(size.dataset)
+    try:
+        run = run_measured(cmd, size.logs / f"{stage}.log")
+    except Interrupted as stop:
+        attempt = {**stop.run.to_dict(), "embedded_before": embedded_before, "ended": time.time()}
+        if site:
+            attempt["requests"] = site.requests() - before
+        results.add_attempt(size, stage, attempt)
+        raise SystemExit(
+            f"{stage} at {size.label}: interrupted after {stop.run.wall_s:.0f} s; that run's time, CPU "
+            "seconds (as last sampled) and memory are kept and added to the row when the stage is run again "
+            "and completes (it resumes its own work)"
+        ) from None
+    if earlier:  # the stage ran in several runs, each resuming the last: the row is their sum
+        run.wall_s += sum(a["wall_s"] for a in earlier)
+        run.cpu_s += sum(a["cpu_s"] for a in earlier)
+        run.peak_rss_mb = max([run.peak_rss_mb, *(a["peak_rss_mb"] for a in earlier)])
+        run.peak_proc_rss_mb = max([run.peak_proc_rss_mb, *(a["peak_proc_rss_mb"] for a in earlier)])
     if run.rc not in (0, 1) or (run.rc == 1 and not stage.startswith("answer")):
         raise SystemExit(
             f"{stage} at {size.label} failed with exit status {run.rc}: see {size.logs / (stage + '.log')}"
@@ -287,8 +324,11 @@ def run_stage(size: Size, stage: str, results: Results, *, site: Site | None = N
         "counts": counts,
         "digest": digest(*[p for p in identity_files(size, stage) if p.exists()]),
     }
+    if earlier:
+        row["runs"] = 1 + len(earlier)
+        row["earlier_runs"] = earlier
     if site:
-        row["requests"] = site.requests() - before
+        row["requests"] = site.requests() - before + sum(a.get("requests", 0) for a in earlier)
         row["responses_stored"] = _responses(size.dataset)
     if stage == "answer-dense":
         row["passages_embedded"] = _embedded(size.dataset) - embedded_before
@@ -297,6 +337,7 @@ def run_stage(size: Size, stage: str, results: Results, *, site: Site | None = N
         row["scores_cached"] = _valid_lines(size.dataset / "report" / "scores-cache.jsonl")
     row["load_1m"] = os.getloadavg()[0]  # the shared machine's load when the stage ended
     results.record(size, stage, row)
+    results.update(lambda data: data.get("attempts", {}).get(size.label, {}).pop(stage, None))
     print(
         f"  {size.label} {stage}: {run.wall_s:.1f} s, {n} {unit}, peak RSS {run.peak_rss_mb:.0f} MB",
         flush=True,
