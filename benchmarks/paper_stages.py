@@ -345,20 +345,26 @@ def run_stage(size: Size, stage: str, results: Results, *, site: Site | None = N
     return row
 
 
-def _responses(dataset: Path) -> int:
-    db = dataset / "build.sqlite"
+def _rows(db: Path, table: str) -> int:
+    """Rows of ``table``; 0 while the stage has not made the file or the table yet (it is polled from its
+    first instant by the kill checks)."""
     if not db.is_file():
         return 0
-    with sqlite3.connect(db) as con:
-        return con.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+            return con.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+    except sqlite3.OperationalError as err:
+        if "no such table" in str(err):
+            return 0
+        raise
+
+
+def _responses(dataset: Path) -> int:
+    return _rows(dataset / "build.sqlite", "responses")
 
 
 def _embedded(dataset: Path) -> int:
-    db = dataset / "cache" / "embeddings.sqlite"
-    if not db.is_file():
-        return 0
-    with sqlite3.connect(db) as con:
-        return con.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
+    return _rows(dataset / "cache" / "embeddings.sqlite", "embeddings")
 
 
 def _valid_lines(path: Path) -> int:
