@@ -68,4 +68,7 @@ export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 # build; tests/docs checks this very build in Chromium.
 NO_MKDOCS_2_WARNING=1 PYTHONPATH="$PWD/src" "$VENV/bin/mkdocs" build --strict --quiet --site-dir site
 export WIKIHOWQA_DOCS_SITE="$PWD/site"
-exec "$VENV/bin/python" -m pytest -q "$@"
+# One pytest worker per core, up to 4 (WIKIHOWQA_TEST_WORKERS=1: one process); each test file runs whole in
+# one worker, so a module's fixtures are made once.
+WORKERS="${WIKIHOWQA_TEST_WORKERS:-$(n=$(nproc 2>/dev/null || echo 1); echo $(( n < 4 ? n : 4 )))}"
+exec "$VENV/bin/python" -m pytest -q -n "$WORKERS" --dist loadfile "$@"
