@@ -192,13 +192,18 @@ def budget(results: Results, cores_here: int = 2) -> str:
                 more = [here * cores_here / c if stage in PARALLEL else here for c in BUDGET_CORES]
             rss = last["peak_rss_mb"]
             disk = _at([(r["units"], r["output_mb"] + r["state_mb"]) for r in rows], n)
-            here_text = f"{_hours(here)} (extrapolated)"
+            how = f": CPU s ÷ {cores_here}" if stage in PARALLEL else ""
+            here_text = f"{_hours(here)} (extrapolated{how})"
         lines.append(
             f"| {stage} | {n:,} {unit} | {source} | {here_text} | {_hours(more[0])} | {_hours(more[1])} "
             f"| {rss:.0f} MB{'' if source.startswith('measured') else ' (at the largest size measured)'} "
-            f"| {disk / 1024:.1f} GB |"
+            f"| {_size(disk)} |"
         )
     return "\n".join(lines)
+
+
+def _size(mb: float) -> str:
+    return f"{mb / 1024:.1f} GB" if mb >= 1024 else f"{mb:.0f} MB"
 
 
 def _hours(seconds: float) -> str:
