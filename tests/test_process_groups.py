@@ -30,11 +30,17 @@ def _alive_with(marker: str) -> list[int]:
     return found
 
 
+#: A run in one process, and a parallel one as ``scripts/test.sh`` makes (pytest-xdist workers).
+RUNS = pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one process", "two workers"])
+
+
 @pytest.mark.slow
-def test_a_run_that_leaves_a_process_running_fails_naming_it_and_ends_it(tmp_path):
+@RUNS
+def test_a_run_that_leaves_a_process_running_fails_naming_it_and_ends_it(tmp_path, workers):
     """One test starts a sleeper in a session of its own (no group of the run's would hold it); another
     leaves a grandchild whose parent exits (an orphan, handed to the run's process by the subreaper, as
-    the PHP server's workers were when only their parent was stopped)."""
+    the PHP server's workers were when only their parent was stopped). In a parallel run each worker
+    finds its own and the run fails as one."""
     marker = f"left-behind-{uuid.uuid4().hex}"
     sleeper = f"import time; time.sleep(300)  # {marker}"
     (tmp_path / "test_leaky.py").write_text(
@@ -53,6 +59,7 @@ def test_a_run_that_leaves_a_process_running_fails_naming_it_and_ends_it(tmp_pat
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "src")])}
     command = [sys.executable, "-m", "pytest", "-q", "-p", "tests.conftest", "-p", "no:cacheprovider"]
+    command += workers
     done = subprocess.run(
         [*command, "--rootdir", str(tmp_path), str(tmp_path / "test_leaky.py")],
         cwd=tmp_path,
@@ -71,7 +78,8 @@ def test_a_run_that_leaves_a_process_running_fails_naming_it_and_ends_it(tmp_pat
             psutil.Process(pid).kill()
 
 
-def test_a_run_that_leaves_nothing_passes(tmp_path):
+@RUNS
+def test_a_run_that_leaves_nothing_passes(tmp_path, workers):
     (tmp_path / "test_tidy.py").write_text(
         textwrap.dedent(
             """
@@ -87,6 +95,7 @@ def test_a_run_that_leaves_nothing_passes(tmp_path):
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "src")])}
     command = [sys.executable, "-m", "pytest", "-q", "-p", "tests.conftest", "-p", "no:cacheprovider"]
+    command += workers
     done = subprocess.run(
         [*command, "--rootdir", str(tmp_path), str(tmp_path / "test_tidy.py")],
         cwd=tmp_path,

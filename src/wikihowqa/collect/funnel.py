@@ -38,17 +38,31 @@ class KeptReference:
 def documents(kept: Iterable[KeptReference], parsed: Mapping[str, dict[str, Any]]) -> Iterator[Document]:
     """The documents of the kept references, in order, each read from ``parsed`` as it is needed."""
     for ref in kept:
-        d = parsed[ref.archive_url]
-        yield Document(
-            article_id=ref.article_id,
-            original_url=ref.url,
-            archive_url=ref.archive_url,
-            parsed_text=d["text"],
-            parsed_md=d["markdown"],
-            title=d["title"],
-            passages=tuple(d["passages"]),
-            extra={"parse": d["info"], **({"redirects": ref.redirects} if ref.redirects else {})},
-        )
+        result = parsed[ref.archive_url]
+        yield parsed_document(result, ref.article_id, ref.url, ref.archive_url, ref.redirects)
+
+
+def parsed_document(
+    result: Mapping[str, Any],
+    article_id: int,
+    original_url: str,
+    archive_url: str,
+    redirects: list[Any] | None = None,
+    first: Mapping[str, Any] | None = None,
+) -> Document:
+    """A document from a capture's parse result (``build`` and ``hydrate`` alike); its ``extra``: ``first``
+    (hydrate's capture), the parse info, then the redirects when there were any."""
+    extra = {**(first or {}), "parse": result["info"], **({"redirects": redirects} if redirects else {})}
+    return Document(
+        article_id=article_id,
+        original_url=original_url,
+        archive_url=archive_url,
+        parsed_text=result["text"],
+        parsed_md=result["markdown"],
+        title=result["title"],
+        passages=tuple(result["passages"]),
+        extra=extra,
+    )
 
 
 def final_status(outcome: dict[str, Any], parsed: Mapping[str, dict[str, Any]]) -> str:

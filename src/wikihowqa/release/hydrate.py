@@ -28,7 +28,7 @@ from wikihowqa import __version__
 from wikihowqa.collect.archive_queries import seconds
 from wikihowqa.collect.archive_settings import ArchiveSettings
 from wikihowqa.collect.documents import StoredVerdicts, make_documents
-from wikihowqa.collect.funnel import UNANSWERED, final_status
+from wikihowqa.collect.funnel import UNANSWERED, final_status, parsed_document
 from wikihowqa.collect.http import HttpClient, HttpSettings
 from wikihowqa.collect.outcomes import (
     DEFERRED,
@@ -136,19 +136,9 @@ class DocumentRef:
     extra: dict[str, Any]
 
     def document(self, result: dict[str, Any]) -> Document:
-        extra = {"capture": self.extra["capture"], "parse": result["info"]}
-        if self.extra.get("redirects"):
-            extra["redirects"] = self.extra["redirects"]
-        return Document(
-            article_id=self.article_id,
-            original_url=self.url,
-            archive_url=self.archive_url,
-            parsed_text=result["text"],
-            parsed_md=result["markdown"],
-            title=result["title"],
-            passages=tuple(result["passages"]),
-            extra=extra,
-        )
+        first = {"capture": self.extra["capture"]}
+        redirects = self.extra.get("redirects")
+        return parsed_document(result, self.article_id, self.url, self.archive_url, redirects, first)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from typing import Any
 
 import psutil
@@ -112,15 +112,18 @@ def _interpreter_helper(proc: psutil.Process) -> bool:
     return proc.ppid() == os.getpid() and any(helper in command for helper in _INTERPRETER_HELPERS)
 
 
-def leftover_processes(*, grace_s: float = 5.0) -> list[psutil.Process]:
+def leftover_processes(*, grace_s: float = 5.0, skip: Collection[int] = ()) -> list[psutil.Process]:
     """The descendants of this process still alive after ``grace_s`` (zombies reaped, never counted; nor
-    the interpreter's own ``multiprocessing`` helpers)."""
+    the interpreter's own ``multiprocessing`` helpers, nor the processes ``skip`` names and theirs: a
+    test runner's workers, which check their own)."""
     deadline = time.monotonic() + grace_s
     while True:
         reap_zombies()
         alive = []
         for proc in psutil.Process().children(recursive=True):
             with contextlib.suppress(psutil.Error):
+                if skip and ({proc.pid} | {p.pid for p in proc.parents()}) & set(skip):
+                    continue
                 if proc.status() != psutil.STATUS_ZOMBIE and not _interpreter_helper(proc):
                     alive.append(proc)
         if not alive or time.monotonic() >= deadline:
