@@ -7,16 +7,13 @@ only scores that system.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from wikihowqa.core.errors import DatasetError, SettingsError
-from wikihowqa.core.files import naming
 from wikihowqa.core.progress import QUIET, Progress
 from wikihowqa.core.records import SPLITS, Document, Example, Prediction, normalise_split, passages_of
 from wikihowqa.dataset.folder import DatasetFolder
@@ -26,6 +23,7 @@ from wikihowqa.evaluate.bertscore import BertScoreConfig, BertScoreModel, BertSc
 from wikihowqa.evaluate.grounding import GroundingConfig, GroundingModel, GroundingScorer
 from wikihowqa.evaluate.judge import Judge, JudgeConfig
 from wikihowqa.evaluate.judge_cost import Tokens, total
+from wikihowqa.evaluate.score_cache import ScoreCache, cached_batches
 from wikihowqa.generate import lower_bounds
 from wikihowqa.retrieve.cache import EmbeddingCache, default_cache_path
 from wikihowqa.runtime.device import ray_gpus
@@ -210,90 +208,7 @@ def coverage_warnings(evaluation: Evaluation) -> list[str]:
     return lines
 
 
-# --------------------------------------------------------------------------- cache
-
-
-class ScoreCache:
-    """Append-only JSONL of computed scores; a line is written as soon as its batch is done."""
-
-    def __init__(self, path: Path | None) -> None:
-        self.path = path
-        self._values: dict[str, list[float]] = {}
-        self._details: dict[str, dict[str, Any]] = {}
-        if path is not None and path.is_file():
-            with path.open(encoding="utf-8") as fh:
-                for line in fh:
-                    try:
-                        row = json.loads(line)
-                        if "details" in row:
-                            self._details[row["key"]] = row["details"]
-                            continue
-                        self._values[row["key"]] = row["values"]
-                    except (json.JSONDecodeError, KeyError, TypeError):
-                        continue  # a line cut by a crash: recompute it
-
-    @staticmethod
-    def key(*parts: Any) -> str:
-        digest = hashlib.sha1()
-        for part in parts:
-            digest.update(json.dumps(part, sort_keys=True, ensure_ascii=False, default=str).encode())
-            digest.update(b"\x00")
-        return digest.hexdigest()
-
-    def get(self, key: str) -> list[float] | None:
-        return self._values.get(key)
-
-    def put_many(self, items: list[tuple[str, list[float]]]) -> None:
-        for key, values in items:
-            self._values[key] = values
-        self._append([{"key": key, "values": values} for key, values in items])
-
-    def details(self, key: str) -> dict[str, Any] | None:
-        return self._details.get(key)
-
-    def forget(self, keys: Iterable[str]) -> None:
-        """Score these keys again (their cached values lack what the report needs)."""
-        for key in keys:
-            self._values.pop(key, None)
-
-    def put_details(self, items: list[tuple[str, dict[str, Any]]]) -> None:
-        """What a score was computed from (grounding's per-sentence passages), so that a resumed run's
-        ``per_question.jsonl`` has it too; a line the readers of values skip."""
-        for key, details in items:
-            self._details[key] = details
-        self._append([{"key": key, "details": details} for key, details in items])
-
-    def _append(self, rows: list[dict[str, Any]]) -> None:
-        if self.path is not None and rows:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with naming(self.path), self.path.open("a", encoding="utf-8") as fh:
-                for row in rows:
-                    fh.write(json.dumps(row) + "\n")
-
-
 # --------------------------------------------------------------------------- metric groups
-
-
-def _cached_batches(
-    name: str,
-    keys: list[str],
-    cache: ScoreCache,
-    compute: Callable[[list[int]], list[list[float]]],
-    progress: Progress,
-    batch: int,
-    compute_all: Callable[[list[list[int]]], Iterable[list[list[float]]]] | None = None,
-) -> list[list[float]]:
-    """Scores of every key, from the cache or computed batch by batch (``compute_all``: all the batches
-    at once, in order — on a cluster's workers); each batch's scores are cached as soon as it is done."""
-    todo = [i for i, k in enumerate(keys) if cache.get(k) is None]
-    progress.phase(name, len(keys))
-    progress.advance(name, len(keys) - len(todo))
-    chunks = [todo[start : start + batch] for start in range(0, len(todo), batch)]
-    results = compute_all(chunks) if compute_all is not None else map(compute, chunks)
-    for chunk, values in zip(chunks, results, strict=True):
-        cache.put_many([(keys[i], v) for i, v in zip(chunk, values, strict=True)])
-        progress.advance(name, len(chunk))
-    return [cache.get(k) for k in keys]  # type: ignore[misc]
 
 
 def _rouge(
@@ -320,7 +235,7 @@ def _rouge(
         )
         return [[x[t][f] for t in rouge.ROUGE_TYPES for f in rouge.FIELDS] for x in scores]
 
-    values = _cached_batches("ROUGE", keys, cache, compute, progress, batch=len(keys) or 1)
+    values = cached_batches("ROUGE", keys, cache, compute, progress, batch=len(keys) or 1)
     for s, result in enumerate(results):
         rows = values[s * len(references) : (s + 1) * len(references)]
         result.scores.update({c: [v[k] for v in rows] for k, c in enumerate(ROUGE_COLUMNS)})
@@ -357,7 +272,9 @@ def _bertscore(
             batches = (([answers[i] for i in c], [references[i] for i in c]) for c in chunks)
             return map(rows, executor.map_model(spec, "score_batch", batches, gpus=gpus))
 
-    values = _cached_batches(f"BERTScore {label}", keys, cache, compute, progress, 512, compute_all)
+    values = cached_batches(
+        f"BERTScore {label}", keys, cache, compute, progress, 512, compute_all, fixed_batches=True
+    )
     return {c: [v[k] for v in values] for k, c in enumerate(BERT_COLUMNS)}
 
 
@@ -407,7 +324,7 @@ def _grounding(
 
     # scores cached before their details were (older caches) are scored again, details and all
     cache.forget(k for k in keys if cache.get(k) is not None and cache.details(k) is None)
-    batches = _cached_batches("grounding", keys, cache, compute, progress, 64, compute_all)
+    batches = cached_batches("grounding", keys, cache, compute, progress, 64, compute_all)
     values = dict(zip(jobs, batches, strict=True))
     for s, result in enumerate(results):
         for k, column in enumerate(GROUNDING_COLUMNS):
@@ -453,7 +370,7 @@ def _judge(
                 out[i] = [v.consistency, v.usefulness, float(v.parsed), *tokens.to_list()]  # type: ignore[list-item]
         return [out[i] for i in chunk]
 
-    values = dict(zip(jobs, _cached_batches("judge", keys, cache, compute, progress, batch=8), strict=True))
+    values = dict(zip(jobs, cached_batches("judge", keys, cache, compute, progress, batch=8), strict=True))
     n = len(passages)
     for s, result in enumerate(results):
         drawn = [[values[(q, s, k)] for k in range(samples)] for q in range(n)]
@@ -579,7 +496,7 @@ def evaluate(
             pair = [by_name[name] for name in settings.judge_pairwise]
 
             def cached(name: str, keys: list[str], compute: Callable) -> list[list[float]]:
-                return _cached_batches(name, keys, cache, compute, progress, batch=8)
+                return cached_batches(name, keys, cache, compute, progress, batch=8)
 
             answers = (pair[0].answers, pair[1].answers)
             names = (pair[0].system, pair[1].system)

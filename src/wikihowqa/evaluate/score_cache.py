@@ -1,0 +1,106 @@
+"""The score cache of ``evaluate``: every computed score appended to ``scores-cache.jsonl`` as its batch ends,
+so a run stopped at any point resumes without scoring anything twice."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from wikihowqa.core.files import naming
+from wikihowqa.core.progress import Progress
+
+
+class ScoreCache:
+    """Append-only JSONL of computed scores; a line is written as soon as its batch is done."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._values: dict[str, list[float]] = {}
+        self._details: dict[str, dict[str, Any]] = {}
+        if path is not None and path.is_file():
+            with path.open(encoding="utf-8") as fh:
+                for line in fh:
+                    try:
+                        row = json.loads(line)
+                        if "details" in row:
+                            self._details[row["key"]] = row["details"]
+                            continue
+                        self._values[row["key"]] = row["values"]
+                    except (json.JSONDecodeError, KeyError, TypeError):
+                        continue  # a line cut by a crash: recompute it
+
+    @staticmethod
+    def key(*parts: Any) -> str:
+        digest = hashlib.sha1()
+        for part in parts:
+            digest.update(json.dumps(part, sort_keys=True, ensure_ascii=False, default=str).encode())
+            digest.update(b"\x00")
+        return digest.hexdigest()
+
+    def get(self, key: str) -> list[float] | None:
+        return self._values.get(key)
+
+    def put_many(self, items: list[tuple[str, list[float]]]) -> None:
+        for key, values in items:
+            self._values[key] = values
+        self._append([{"key": key, "values": values} for key, values in items])
+
+    def details(self, key: str) -> dict[str, Any] | None:
+        return self._details.get(key)
+
+    def forget(self, keys: Iterable[str]) -> None:
+        """Score these keys again (their cached values lack what the report needs)."""
+        for key in keys:
+            self._values.pop(key, None)
+
+    def put_details(self, items: list[tuple[str, dict[str, Any]]]) -> None:
+        """What a score was computed from (grounding's per-sentence passages), so that a resumed run's
+        ``per_question.jsonl`` has it too; a line the readers of values skip."""
+        for key, details in items:
+            self._details[key] = details
+        self._append([{"key": key, "details": details} for key, details in items])
+
+    def _append(self, rows: list[dict[str, Any]]) -> None:
+        if self.path is not None and rows:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with naming(self.path), self.path.open("a", encoding="utf-8") as fh:
+                for row in rows:
+                    fh.write(json.dumps(row) + "\n")
+
+
+def cached_batches(
+    name: str,
+    keys: list[str],
+    cache: ScoreCache,
+    compute: Callable[[list[int]], list[list[float]]],
+    progress: Progress,
+    batch: int,
+    compute_all: Callable[[list[list[int]]], Iterable[list[list[float]]]] | None = None,
+    *,
+    fixed_batches: bool = False,
+) -> list[list[float]]:
+    """Scores of every key, from the cache or computed batch by batch (``compute_all``: all the batches
+    at once, in order — on a cluster's workers); each batch's scores are cached as soon as it is done.
+
+    ``fixed_batches``: for a metric whose numbers depend on what shares its batch (BERTScore pads a batch to
+    its longest text: ~1e-7 apart), the batches are cut from every key, not from those left to do, and a
+    batch with any key left is computed whole; so a run resumed after a kill scores each pair in the batch
+    an uninterrupted run would have, and writes the same bytes. Only the keys not cached are written."""
+    todo = [i for i, k in enumerate(keys) if cache.get(k) is None]
+    progress.phase(name, len(keys))
+    progress.advance(name, len(keys) - len(todo))
+    if fixed_batches:
+        left = set(todo)
+        every = range(len(keys))
+        chunks = [c for c in (list(every[s : s + batch]) for s in every[::batch]) if left.intersection(c)]
+    else:
+        chunks = [todo[start : start + batch] for start in range(0, len(todo), batch)]
+    results = compute_all(chunks) if compute_all is not None else map(compute, chunks)
+    for chunk, values in zip(chunks, results, strict=True):
+        new = [(keys[i], v) for i, v in zip(chunk, values, strict=True) if cache.get(keys[i]) is None]
+        cache.put_many(new)
+        progress.advance(name, len(new))
+    return [cache.get(k) for k in keys]  # type: ignore[misc]
