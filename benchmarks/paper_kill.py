@@ -50,23 +50,35 @@ def _resumed(log: Path) -> int | None:
     return int(found[-1]) if found else None
 
 
-def kill_check(base: Size, results: Results, seed: int) -> bool:
-    """Run the chain; record every check in ``results``; True when all passed."""
+def kill_check(base: Size, results: Results, seed: int, only: list[str] | None = None) -> bool:
+    """Run the chain; record every check in ``results``; True when all passed.
+
+    ``only``: check these stages alone (after a fix), each in a copy of the uninterrupted run's dataset
+    folder as it stood before the stage (the stage's own output left out), with the seed's kill points."""
     missing = [s for s in STAGES if s != "corpus" and not results.stage(base, s)]
     if missing:
         raise SystemExit(
             f"the kill check at {base.label} needs the uninterrupted run first ({', '.join(missing)})"
         )
-    references = _references(base, results)
+    unknown = sorted(set(only or ()) - set(KILLED[1:]))
+    if unknown:
+        raise SystemExit(f"--stage with --kill-check: {unknown[0]!r} is not one of {', '.join(KILLED[1:])}")
+    references = _references(base, results) if not only else _stage_references(base, results)
     size = base.chain("kill")
     if size.dataset.parent.exists():
         shutil.rmtree(size.dataset.parent)
-    size.dataset.mkdir(parents=True)
+    if only:
+        shutil.copytree(base.dataset, size.dataset, ignore=shutil.ignore_patterns("report", "build.sqlite*"))
+    size.dataset.mkdir(parents=True, exist_ok=True)
     rng = random.Random(seed)
     checks: dict[str, dict] = {}
     ok = True
     for stage in STAGES[1:]:
         if stage in ("stats", "export-hub"):
+            continue
+        if only and stage not in only:
+            if stage in KILLED:
+                rng.uniform(0.2, 0.8)  # the same kill point for a stage as in the whole chain
             continue
         reference = references[stage]
         if stage not in KILLED:
@@ -93,13 +105,18 @@ def kill_check(base: Size, results: Results, seed: int) -> bool:
     return ok
 
 
+def _stage_references(base: Size, results: Results) -> dict[str, dict]:
+    references = {stage: dict(results.stage(base, stage) or {}) for stage in STAGES[1:]}
+    for stage in KILLED[1:]:
+        references[stage]["digest"] = digest(*[p for p in identity_files(base, stage) if p.exists()])
+    return references
+
+
 def _references(base: Size, results: Results) -> dict[str, dict]:
     """What each stage's rerun is held to: the uninterrupted run's figures and the digest of its output
     — for build, of an uninterrupted build run now beside (the main folder's build output has since been
     rewritten by parse and split); for the others, of their output in the main folder, which is final."""
-    references = {stage: dict(results.stage(base, stage) or {}) for stage in STAGES[1:]}
-    for stage in KILLED[1:]:
-        references[stage]["digest"] = digest(*[p for p in identity_files(base, stage) if p.exists()])
+    references = _stage_references(base, results)
     side = base.chain("kill-reference")
     kept = results.data.get("kill_reference", {}).get(base.label)
     if kept and (side.dataset / "build.sqlite").is_file():  # made by an earlier try of this check

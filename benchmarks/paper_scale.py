@@ -25,7 +25,7 @@ the output is byte-identical to the uninterrupted run's and the work done before
 again (counted: requests served, pages resumed, passages embedded, scores computed).
 
     python -m benchmarks.paper_scale [--work DIR] [--sizes 0.01,0.1] [--full] [--stage NAME] [--redo]
-    python -m benchmarks.paper_scale --kill-check [--kill-size 0.1]
+    python -m benchmarks.paper_scale --kill-check [--kill-size 0.1] [--stage evaluate]
     python -m benchmarks.paper_scale --table          # print the tables of what is recorded
 """
 
@@ -218,7 +218,9 @@ def main() -> None:
     parser.add_argument("--sizes", default="0.01,0.1", help="fractions of the paper's size, comma-separated")
     parser.add_argument("--full", action="store_true", help="also the paper's full size (hours to days here)")
     parser.add_argument(
-        "--stage", help=f"run only these stages, comma-separated, at each selected size ({', '.join(STAGES)})"
+        "--stage",
+        help=f"run only these stages, comma-separated, at each selected size ({', '.join(STAGES)}); "
+        "with --kill-check, check only these (in a copy of the uninterrupted run's folder)",
     )
     parser.add_argument("--redo", action="store_true", help="measure stages already recorded again")
     parser.add_argument("--table", action="store_true", help="only print the recorded tables")
@@ -239,7 +241,8 @@ def main() -> None:
     if args.kill_check:
         from benchmarks.paper_kill import kill_check
 
-        ok = kill_check(Size(args.work, args.kill_size), results, args.seed)
+        only = args.stage.split(",") if args.stage else None
+        ok = kill_check(Size(args.work, args.kill_size), results, args.seed, only)
         print(kill_table(results))
         sys.exit(0 if ok else 1)
     if not args.table:

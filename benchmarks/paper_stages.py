@@ -110,7 +110,8 @@ class Results:
         return list(self.data.get("attempts", {}).get(size.label, {}).get(stage, []))
 
     def record_kill(self, label: str, checks: dict) -> None:
-        self.update(lambda data: data.setdefault("kill", {}).__setitem__(label, dict(checks)))
+        """The checks made, each replacing that stage's earlier one (a stage checked again after a fix)."""
+        self.update(lambda data: data.setdefault("kill", {}).setdefault(label, {}).update(checks))
 
     def update(self, change: Callable[[dict], None]) -> None:
         with open(self.path.with_suffix(".lock"), "w") as lock:
