@@ -211,6 +211,23 @@ def test_the_demo_output_is_shared_not_rerun(docs_workdir):
     )
 
 
+def docs_folder(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
+    """A new folder ``NAMEn`` of the run's temporary root — the same path whether or not pytest-xdist runs
+    the tests (a worker's own root adds ``popen-gwN/``), since the console wraps the paths commands print
+    at 88 columns before the page's ``~`` replaces them. This file runs whole in one worker."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    for n in range(10_000):
+        folder = root / f"{name}{n}"
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            continue
+        return folder
+    raise RuntimeError(f"no free folder name {name}N under {root}")
+
+
 @pytest.fixture(scope="session")
 def demo_run(tmp_path_factory) -> tuple[Path, str, str]:
     """``wikihowqa demo --out demo`` run once, as the quickstart shows it: (the folder it ran in, holding
@@ -222,7 +239,7 @@ def demo_run(tmp_path_factory) -> tuple[Path, str, str]:
         base = Path(reuse)
         log = base / "demo.log"
         return base, command, log.read_text(encoding="utf-8") if log.is_file() else ""
-    base = tmp_path_factory.mktemp("demo-run")
+    base = docs_folder(tmp_path_factory, "demo-run")
     started = time.monotonic()
     code, output = run_command(command, base, shell_env(base), timeout=DEMO_TIMEOUT_S)
     assert code == 0, output[-3000:]
@@ -238,7 +255,7 @@ def docs_workdir(demo_run, tmp_path_factory):
     base, command, output = demo_run
 
     def make(page: Path) -> tuple[Path, dict[str, str], tuple[str, str | None]]:
-        work = tmp_path_factory.mktemp(page.stem)
+        work = docs_folder(tmp_path_factory, page.stem)
         shutil.copytree(base / "demo", work / "demo", symlinks=True)
         return work, shell_env(work), (command, output.replace(str(base), str(work)) if output else None)
 
