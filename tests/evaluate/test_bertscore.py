@@ -113,3 +113,36 @@ def test_auto_uses_roberta_large_layer_17_when_cached(monkeypatch):
 def test_unknown_model_without_layers_is_a_settings_error():
     with pytest.raises(SettingsError, match="give num_layers"):
         bertscore.resolve_backbone(bertscore.BertScoreConfig(model="my-org/my-model"))
+
+
+_SCORE_IN_A_PROCESS = """
+import json, sys
+from wikihowqa.evaluate.bertscore import BertScorer
+import random
+rng = random.Random(0)
+letters = "abcdefghijklmnopqrstuvwxyz"
+def text():  # eight words each, of 1 to 14 letters: equal word counts, unequal token counts
+    return " ".join("".join(rng.choice(letters) for _ in range(rng.randint(1, 14))) for _ in range(8))
+answers = [text() for _ in range(60)]
+references = [text() for _ in range(60)]
+result = BertScorer().score(answers, references)
+print(json.dumps([result.precision, result.recall, result.f1]))
+"""
+
+
+def test_scores_are_the_same_bits_in_processes_with_other_hash_seeds():
+    """bert-score batches a call's texts in ``set`` order, which follows the process's string-hash seed;
+    texts of equal word count (most here) then shared other padded batches and scores moved by ~1e-7."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    runs = []
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": src, "HF_HUB_OFFLINE": "1"}
+        done = subprocess.run([sys.executable, "-c", _SCORE_IN_A_PROCESS], env=env, capture_output=True,
+                              text=True, timeout=300, check=True)  # fmt: skip
+        runs.append(done.stdout.strip().splitlines()[-1])
+    assert runs[0] == runs[1]

@@ -11,6 +11,7 @@ for rescaling with it is an error rather than bert-score's warning and silently 
 from __future__ import annotations
 
 import os
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -149,6 +150,17 @@ def setting_metadata(backbone: _Backbone, config: BertScoreConfig) -> dict[str, 
     }
 
 
+class _Text(str):
+    """A text whose hash is the same in every process. bert-score (0.3.13, ``bert_cos_score_idf``) puts a
+    call's texts through ``set()`` before sorting them by word count into padded batches, so with ``str``'s
+    per-process hash seed the texts sharing a batch — and the scores, by ~1e-7 — changed from run to run."""
+
+    __slots__ = ()
+
+    def __hash__(self) -> int:
+        return zlib.crc32(self.encode("utf-8", "surrogatepass"))
+
+
 class BertScorer:
     """Loads the backbone once and scores batch after batch with the same setting.
 
@@ -200,8 +212,8 @@ class BertScorer:
         rows = [list(empty) for _ in predictions]
         if keep:
             p, r, f = self._scorer.score(
-                [predictions[i] for i in keep],
-                [references[i] for i in keep],
+                [_Text(predictions[i]) for i in keep],
+                [_Text(references[i]) for i in keep],
                 batch_size=self._batch,
             )
             for i, values in zip(keep, zip(p.tolist(), r.tolist(), f.tolist(), strict=True), strict=True):
