@@ -89,9 +89,13 @@ class Results:
         return self.data["sizes"].get(size.label, {}).get("stages", {}).get(stage)
 
     def record(self, size: Size, stage: str, row: dict) -> None:
+        """The stage's row; its interrupted runs, which the row sums, go in the same write (a crash between
+        the two would leave them to be summed into a later ``--redo`` again)."""
+
         def change(data: dict) -> None:
             entry = data["sizes"].setdefault(size.label, {"fraction": size.fraction, "stages": {}})
             entry["stages"][stage] = row
+            data.get("attempts", {}).get(size.label, {}).pop(stage, None)
 
         self.update(change)
 
@@ -338,7 +342,6 @@ def run_stage(size: Size, stage: str, results: Results, *, site: Site | None = N
         row["scores_cached"] = _valid_lines(size.dataset / "report" / "scores-cache.jsonl")
     row["load_1m"] = os.getloadavg()[0]  # the shared machine's load when the stage ended
     results.record(size, stage, row)
-    results.update(lambda data: data.get("attempts", {}).get(size.label, {}).pop(stage, None))
     print(
         f"  {size.label} {stage}: {run.wall_s:.1f} s, {n} {unit}, peak RSS {run.peak_rss_mb:.0f} MB",
         flush=True,

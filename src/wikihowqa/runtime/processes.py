@@ -117,12 +117,13 @@ def leftover_processes(*, grace_s: float = 5.0, skip: Collection[int] = ()) -> l
     the interpreter's own ``multiprocessing`` helpers, nor the processes ``skip`` names and theirs: a
     test runner's workers, which check their own)."""
     deadline = time.monotonic() + grace_s
+    skipped = set(skip)
     while True:
         reap_zombies()
         alive = []
         for proc in psutil.Process().children(recursive=True):
             with contextlib.suppress(psutil.Error):
-                if skip and ({proc.pid} | {p.pid for p in proc.parents()}) & set(skip):
+                if skipped and not skipped.isdisjoint([proc.pid, *(p.pid for p in proc.parents())]):
                     continue
                 if proc.status() != psutil.STATUS_ZOMBIE and not _interpreter_helper(proc):
                     alive.append(proc)
