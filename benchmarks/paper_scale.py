@@ -172,13 +172,10 @@ def budget(results: Results, cores_here: int = 2) -> str:
         rows = [e["stages"][stage] for e in entries]
         last = rows[-1]
         unit = last["unit"]
-
-        def spread(cpu: float) -> list[float]:
-            return [cpu / c if stage in PARALLEL else cpu for c in BUDGET_CORES]  # noqa: B023
-
-        if entries[-1]["fraction"] >= 1.0:
+        measured = entries[-1]["fraction"] >= 1.0
+        if measured:
             n, source = last["units"], "measured at 100 %"
-            here, more = last["wall_s"], spread(last["cpu_s"])
+            here, more = last["wall_s"], _spread(stage, last["cpu_s"])
             rss, disk = last["peak_rss_mb"], last["output_mb"] + last["state_mb"]
             here_text = f"{_hours(here)} (CPU {_hours(last['cpu_s'])}, load {last.get('load_1m', 0):.1f})"
         else:
@@ -186,7 +183,7 @@ def budget(results: Results, cores_here: int = 2) -> str:
             source = f"extrapolated from {', '.join(label(e['fraction']) for e in entries[-2:])}"
             if all(r.get("cpu_s") for r in rows):  # CPU seconds: what the stage costs, whatever the load
                 cpu = _at([(r["units"], r["cpu_s"]) for r in rows], n)
-                here, more = (cpu / cores_here if stage in PARALLEL else cpu), spread(cpu)
+                here, more = (cpu / cores_here if stage in PARALLEL else cpu), _spread(stage, cpu)
             else:  # wall time on this machine's cores
                 here = _at([(r["units"], r["wall_s"]) for r in rows], n)
                 more = [here * cores_here / c if stage in PARALLEL else here for c in BUDGET_CORES]
@@ -196,10 +193,15 @@ def budget(results: Results, cores_here: int = 2) -> str:
             here_text = f"{_hours(here)} (extrapolated{how})"
         lines.append(
             f"| {stage} | {n:,} {unit} | {source} | {here_text} | {_hours(more[0])} | {_hours(more[1])} "
-            f"| {rss:.0f} MB{'' if source.startswith('measured') else ' (at the largest size measured)'} "
+            f"| {rss:.0f} MB{'' if measured else ' (at the largest size measured)'} "
             f"| {_size(disk)} |"
         )
     return "\n".join(lines)
+
+
+def _spread(stage: str, cpu_s: float) -> list[float]:
+    """A stage's time on each larger machine: a parallel stage's CPU seconds divided among its cores."""
+    return [cpu_s / c if stage in PARALLEL else cpu_s for c in BUDGET_CORES]
 
 
 def _size(mb: float) -> str:
