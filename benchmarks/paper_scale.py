@@ -232,9 +232,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the kill points")
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--url-file", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
-        serve(args.serve, args.url_file)
+        serve(args.serve, args.url_file, args.port)
         return
     args.work.mkdir(parents=True, exist_ok=True)
     # SIGTERM as Ctrl-C: a running stage is killed and what it used so far is kept for its resumed row.

@@ -131,13 +131,18 @@ class Results:
 
 
 class Site:
-    """The replay site in a process of its own (not in a stage's tree), snapshots read from disk."""
+    """The replay site in a process of its own (not in a stage's tree), snapshots read from disk.
+
+    It listens on the port of the size's previous site when that port is free: the build keys its stored
+    answers by URL and forgets an archive's results when the archive's URL changes, so a stage resumed in a
+    later run on another port would fetch (and parse) everything again."""
 
     def __init__(self, corpus: Path, logs: Path) -> None:
         self.corpus, self.logs = corpus, logs
 
     def __enter__(self) -> Site:
         url_file = self.logs / "site.url"
+        port = _previous_port(url_file)
         url_file.unlink(missing_ok=True)
         self.logs.mkdir(parents=True, exist_ok=True)
         log = (self.logs / "site.log").open("ab")
@@ -150,6 +155,8 @@ class Site:
                 str(self.corpus),
                 "--url-file",
                 str(url_file),
+                "--port",
+                str(port),
             ],
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -173,12 +180,26 @@ class Site:
         self.proc.wait()
 
 
-def serve(corpus: Path, url_file: Path) -> None:
+def _previous_port(url_file: Path) -> int:
+    """The port in an earlier run's ``site.url`` (0, any free port, when there is none)."""
+    try:
+        return int(url_file.read_text().strip().rsplit(":", 1)[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def serve(corpus: Path, url_file: Path, port: int = 0) -> None:
     import signal
 
+    from wikihowqa.core.errors import SettingsError
     from wikihowqa.replay import ReplaySite, load_corpus
 
-    site = ReplaySite(corpus=load_corpus(corpus, lazy=True)).start()
+    pages = load_corpus(corpus, lazy=True)
+    try:
+        site = ReplaySite(corpus=pages, port=port).start()
+    except SettingsError as exc:  # the earlier port is taken: any port (a resumed build then fetches again)
+        print(f"port {port}: {exc}; serving on another port", file=sys.stderr, flush=True)
+        site = ReplaySite(corpus=pages).start()
     url_file.write_text(site.url)
     signal.sigwait({signal.SIGTERM, signal.SIGINT})
     site.stop()

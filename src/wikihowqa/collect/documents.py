@@ -149,7 +149,7 @@ async def fetch_continuations(
     """Fetch, round by round, the further pages the parse stage asks for when it joins each paginated
     article (``complete_pagination`` run against the store, noting what it misses): each page from the
     capture closest to the first page's, each at most once."""
-    attempted = {tuple(k.split("|", 1)) for k in store.results("continuation")}
+    attempted = {tuple(k.split("|", 1)) for k in store.result_keys("continuation")}
     attempted_pairs: set[tuple[str, str]] = {(a, b) for a, b in attempted}
     stored = StoredSnapshots(store)
     reporter.phase("further pages", 0)

@@ -179,7 +179,7 @@ class StateStore(StateReader):
         before = self.get_meta("archive")
         if before is not None and before != archive:
             for stage in ARCHIVE_STAGES:
-                self.delete_results(stage, list(self.results(stage)))
+                self.delete_results(stage, self.result_keys(stage))  # keys only: documents are large
         self.set_meta("archive", archive)
 
     # ------------------------------------------------------------------ helpers
