@@ -45,6 +45,10 @@ class Run:
     rc: int
     killed: bool
     cpu_s: float = 0.0  # user + system seconds of the tree (its processes waited for), load-independent
+    #: the tree's proportional set size summed: each shared page split among the processes sharing it, so
+    #: a forked pool's copy-on-write pages count once (the tree's RSS counts them in every worker)
+    peak_pss_mb: float | None = None
+    commit: str | None = None  # the benchmark's checkout (``+dirty``: with uncommitted changes)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -60,23 +64,46 @@ class Interrupted(Exception):
         self.run = run
 
 
-def _tree_sample(proc: psutil.Process, cpu: dict[int, float]) -> tuple[int, int]:
-    """The tree's summed and largest RSS; each member's user + system seconds noted in ``cpu`` by pid."""
-    total = largest = 0
+def _tree_sample(proc: psutil.Process, cpu: dict[int, float]) -> tuple[int, int, int]:
+    """The tree's summed and largest RSS and its summed PSS; each member's user + system seconds noted in
+    ``cpu`` by pid."""
+    total = largest = pss = 0
     try:
         members = [proc, *proc.children(recursive=True)]
     except psutil.Error:
-        return 0, 0
+        return 0, 0, 0
     for member in members:
         try:
-            rss = member.memory_info().rss
+            memory = member.memory_full_info()  # /proc/PID/smaps_rollup: RSS and PSS
             times = member.cpu_times()
         except psutil.Error:
             continue
         cpu[member.pid] = times.user + times.system
-        total += rss
-        largest = max(largest, rss)
-    return total, largest
+        total += memory.rss
+        pss += memory.pss
+        largest = max(largest, memory.rss)
+    return total, largest, pss
+
+
+def checkout_commit() -> str:
+    """The commit of the benchmark's own checkout (the pinned worktree a long run goes on from)."""
+    root = Path(__file__).resolve().parents[1]
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("+dirty" if dirty else "")
 
 
 def run_measured(
@@ -93,19 +120,20 @@ def run_measured(
     with log.open("ab") as out:
         out.write(("\n$ " + " ".join(cmd) + "\n").encode())
         out.flush()
+        commit = checkout_commit()
         started = time.perf_counter()
         cpu_before = _children_cpu()
         child = subprocess.Popen(
             cmd, stdout=out, stderr=subprocess.STDOUT, env=env or cli_env(), start_new_session=True
         )
         proc = psutil.Process(child.pid)
-        peak = largest = 0
+        peak = largest = pss = 0
         killed = False
         sampled: dict[int, float] = {}
         try:
             while child.poll() is None:
-                total, big = _tree_sample(proc, sampled)
-                peak, largest = max(peak, total), max(largest, big)
+                total, big, shared = _tree_sample(proc, sampled)
+                peak, largest, pss = max(peak, total), max(largest, big), max(pss, shared)
                 due = kill_after_s is not None and time.perf_counter() - started >= kill_after_s
                 if due or (kill_when is not None and kill_when()):
                     os.killpg(child.pid, signal.SIGKILL)
@@ -117,8 +145,9 @@ def run_measured(
             os.killpg(child.pid, signal.SIGKILL)
             child.wait()
             wall = time.perf_counter() - started
+            cpu = sum(sampled.values())
             raise Interrupted(
-                Run(wall, peak / 2**20, largest / 2**20, -9, True, sum(sampled.values()))
+                Run(wall, peak / 2**20, largest / 2**20, -9, True, cpu, pss / 2**20, commit)
             ) from None
         except BaseException:
             os.killpg(child.pid, signal.SIGKILL)
@@ -126,7 +155,7 @@ def run_measured(
             raise
         wall = time.perf_counter() - started
     cpu = _children_cpu() - cpu_before
-    return Run(wall, peak / 2**20, largest / 2**20, child.returncode, killed, cpu)
+    return Run(wall, peak / 2**20, largest / 2**20, child.returncode, killed, cpu, pss / 2**20, commit)
 
 
 def _children_cpu() -> float:

@@ -87,8 +87,9 @@ def tables(results: Results) -> str:
     sizes = sorted(results.data["sizes"].items(), key=lambda kv: kv[1]["fraction"])
     lines = [
         "| stage | size | units | wall s | CPU s | units/s | peak RSS MB (tree / largest process) "
-        "| output MB | state MB | time exponent (CPU s where measured) | memory exponent |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| peak PSS MB (tree) | output MB | state MB | time exponent (CPU s where measured) "
+        "| memory exponent | commit |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for stage in STAGES:
         previous = None
@@ -100,7 +101,8 @@ def tables(results: Results) -> str:
                 lines.append(
                     f"| corpus (generated) | {name} | {row['units']:,} documents | {row['wall_s']:.1f} | — | "
                     f"{row['units'] / row['wall_s']:.1f} | — | {row['snapshot_bytes'] / 2**20:.0f} "
-                    f"(median page {row['page_bytes_median'] / 1024:.0f} KB) | — | — | — |"
+                    f"(median page {row['page_bytes_median'] / 1024:.0f} KB) | — | — | — | — | "
+                    f"{row.get('commit') or '—'} |"
                 )
                 continue
             et = em = "—"
@@ -118,10 +120,12 @@ def tables(results: Results) -> str:
                 extra = f" ({row['passages_embedded'] / row['wall_s']:.1f} passages/s)"
             cpu = f"{row['cpu_s']:.0f}" if row.get("cpu_s") else "—"
             runs = f" ({row['runs']} runs, summed)" if row.get("runs", 1) > 1 else ""
+            pss = f"{row['peak_pss_mb']:.0f}" if row.get("peak_pss_mb") else "—"
+            commit = ", ".join(row.get("commits") or [row.get("commit") or "—"])
             lines.append(
                 f"| {stage} | {name}{runs} | {row['units']:,} {row['unit']} | {row['wall_s']:.1f} | {cpu} | "
                 f"{row['per_s']:.2f}{extra} | {row['peak_rss_mb']:.0f} / {row['peak_proc_rss_mb']:.0f} | "
-                f"{row['output_mb']:.1f} | {row['state_mb']:.1f} | {et} | {em} |"
+                f"{pss} | {row['output_mb']:.1f} | {row['state_mb']:.1f} | {et} | {em} | {commit} |"
             )
             previous = row
     return "\n".join(lines)

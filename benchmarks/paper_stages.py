@@ -16,7 +16,7 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
-from benchmarks.paper_measure import Interrupted, digest, run_measured, size_mb, wikihowqa
+from benchmarks.paper_measure import Interrupted, checkout_commit, digest, run_measured, size_mb, wikihowqa
 from wikihowqa.synthetic.dataset import PAPER_DOCUMENTS, PAPER_QUESTIONS
 
 BENCH = Path(__file__).resolve().parent
@@ -307,7 +307,13 @@ def run_corpus(size: Size, results: Results) -> None:
     started = time.perf_counter()
     info = write_paper_corpus(size.corpus, size.questions, size.documents)
     wall = time.perf_counter() - started
-    row = {"wall_s": wall, "units": info.documents, "unit": "documents", **info.to_dict()}
+    row = {
+        "wall_s": wall,
+        "units": info.documents,
+        "unit": "documents",
+        **info.to_dict(),
+        "commit": checkout_commit(),
+    }
     results.record(size, "corpus", row)
 
 
@@ -333,6 +339,8 @@ def run_stage(size: Size, stage: str, results: Results, *, site: Site | None = N
         run.cpu_s += sum(a["cpu_s"] for a in earlier)
         run.peak_rss_mb = max([run.peak_rss_mb, *(a["peak_rss_mb"] for a in earlier)])
         run.peak_proc_rss_mb = max([run.peak_proc_rss_mb, *(a["peak_proc_rss_mb"] for a in earlier)])
+        # PSS was not sampled by the benchmark before 2026-12-07 21:00: the runs without it are left out
+        run.peak_pss_mb = max([run.peak_pss_mb or 0, *(a.get("peak_pss_mb") or 0 for a in earlier)]) or None
     if run.rc not in (0, 1) or (run.rc == 1 and not stage.startswith("answer")):
         raise SystemExit(
             f"{stage} at {size.label} failed with exit status {run.rc}: see {size.logs / (stage + '.log')}"
@@ -353,6 +361,7 @@ def run_stage(size: Size, stage: str, results: Results, *, site: Site | None = N
     if earlier:
         row["runs"] = 1 + len(earlier)
         row["earlier_runs"] = earlier
+        row["commits"] = sorted({str(a.get("commit")) for a in earlier} | {str(run.commit)})
     if site:
         row["requests"] = site.requests() - before + sum(a.get("requests", 0) for a in earlier)
         row["responses_stored"] = _responses(size.dataset)
