@@ -472,3 +472,20 @@ def test_documents_are_read_back_at_the_byte_offsets_of_their_lines(tmp_path):
     offsets = jsonl_line_offsets(path, {1, 4})
     assert offsets == {1: 0, 4: len(b"\xef\xbb\xbf" + "\n".join(lines[:3]).encode() + b"\n")}
     assert list(documents_at(path, [offsets[4], offsets[1]])) == [read[4], read[1]]
+
+
+def test_a_split_s_documents_can_be_read_for_their_passages_alone(tmp_path):
+    docs = [
+        Document(7, "https://a.example/", "https://web.archive.org/web/1/https://a.example/", "Text one.",
+                 "# One", "One", ("Passage one.",), {"parse": {"page_type": "article"}}),
+        Document(8, "https://b.example/", "https://web.archive.org/web/1/https://b.example/", "Text two.",
+                 passages=("Passage two.",)),
+    ]  # fmt: skip
+    ex = [Example(7, "How to a", "A.", (), split="test"), Example(8, "How to b", "B.", (), split="train")]
+    folder = write_dataset_folder(tmp_path / "d", ex, docs, {})
+    slim = folder.documents_by_article({7}, texts=False)
+    assert list(slim) == [7]
+    (doc,) = slim[7]
+    assert doc.passages == ("Passage one.",) and doc.archive_url == docs[0].archive_url
+    assert (doc.parsed_text, doc.parsed_md, doc.extra) == ("", None, {})
+    assert folder.documents_by_article({7})[7] == [docs[0]]  # by default, whole

@@ -12,8 +12,10 @@ from tests import tiny_fs
 from wikihowqa.core.errors import SettingsError
 from wikihowqa.encoders import embed
 from wikihowqa.encoders.openvino_encoder import (
+    ATTENTION_BUDGET,
     MODEL_FILE,
     OpenVINOEncoder,
+    attention_batches,
     cpu_precision,
     damage,
     digest_path,
@@ -73,6 +75,28 @@ def test_openvino_ranks_passages_as_torch_float32_does(exported, precision):
     for k in (1, 3):
         assert _top(got_q, got_p, k) == _top(want_q, want_p, k)
     assert _top(got_q, got_p, 1) == [{0}, {1}, {2}]  # and the rankings are right, not merely alike
+
+
+def test_long_texts_go_fewer_at_a_time_so_a_batchs_attention_stays_within_the_budget():
+    widths = [256] * 40 + [128] * 100 + [12] * 300  # sorted longest first, as encode sorts them
+    batches = attention_batches(widths, 64)
+    assert [b for b in batches if b[0] < 40][:3] == [(0, 16), (16, 32), (32, 48)]  # 16 rows of 256 tokens
+    shorter = [stop - start for start, stop in batches if widths[start] <= 128]
+    assert shorter[:-1] == [64] * (len(shorter) - 1)  # texts of 128 tokens or fewer still go 64 at a time
+    covered = [i for start, stop in batches for i in range(start, stop)]
+    assert covered == list(range(len(widths)))  # every text once, in order
+    assert all((stop - start) * widths[start] ** 2 <= ATTENTION_BUDGET for start, stop in batches)
+    assert attention_batches([4096], 64) == [(0, 1)]  # one text is never refused
+
+
+@pytest.mark.slow
+def test_budgeted_batches_embed_as_one_text_at_a_time_does(exported):
+    _, _, _, encoder = exported
+    texts = [PASSAGES[-1]] * 20 + PASSAGES[:5]  # 20 texts at the longest width: two batches, not one
+    assert len(attention_batches([256] * 20 + [30] * 5, 64)) == 2
+    alone = np.stack([encoder.encode([t], normalize_embeddings=True)[0] for t in texts])
+    together = encoder.encode(texts, batch_size=64, normalize_embeddings=True)
+    assert np.allclose(together, alone, atol=1e-5)
 
 
 @pytest.mark.slow

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from wikihowqa.core.progress import QUIET
-from wikihowqa.evaluate.score_cache import ScoreCache, cached_batches
+from wikihowqa.evaluate.score_cache import JsonRecords, ScoreCache, cached_batches
 
 KEYS = [f"k{i}" for i in range(10)]
 
@@ -60,3 +60,20 @@ def test_a_complete_cache_computes_nothing(tmp_path):
     first = _scores(path, fixed=True)
     calls: list[list[int]] = []
     assert _scores(path, fixed=True, calls=calls) == first and calls == []
+
+
+def test_details_are_kept_as_text_and_read_back_as_the_records_they_were(tmp_path):
+    details = {"supported_share": 0.5, "sentences": [{"sentence": "Cut the fig.", "support": 0.25}]}
+    cache = ScoreCache(tmp_path / "cache.jsonl")
+    cache.put_details([("k", details)])
+    assert cache.details("k") == details and isinstance(cache.details_text("k"), str)
+    assert ScoreCache(tmp_path / "cache.jsonl").details("k") == details  # and after a restart
+
+
+def test_json_records_read_like_the_list_of_dicts_they_hold():
+    rows = [{"a": 1}, {"b": [2.5, None]}, {"c": "é"}]
+    records = JsonRecords(json.dumps(r) for r in rows)
+    assert len(records) == 3 and records[1] == rows[1] and records[-1] == rows[-1]
+    assert records[:2] == rows[:2] and list(records) == rows
+    assert records == rows and records == JsonRecords(json.dumps(r) for r in rows)
+    assert records != rows[:2]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -61,13 +61,17 @@ class DatasetFolder:
     def documents(self) -> list[Document]:
         return read_documents(self.documents_path)
 
-    def documents_by_article(self, articles: Collection[int] | None = None) -> dict[int, list[Document]]:
+    def documents_by_article(
+        self, articles: Collection[int] | None = None, *, texts: bool = True
+    ) -> dict[int, list[Document]]:
         """Documents grouped by article; ``articles``: only theirs (a split's), read one document at a
-        time, so a stage that needs a split holds that split's documents, not the corpus's."""
+        time, so a stage that needs a split holds that split's documents, not the corpus's. ``texts=False``:
+        each without its text, Markdown and ``extra`` (a stage that reads passages holds a third as much)."""
         grouped: dict[int, list[Document]] = {}
         for doc in iter_documents(self.documents_path):
             if articles is None or doc.article_id in articles:
-                grouped.setdefault(doc.article_id, []).append(doc)
+                kept = doc if texts else replace(doc, parsed_text="", parsed_md=None, extra={})
+                grouped.setdefault(doc.article_id, []).append(kept)
         return grouped
 
     def manifest(self) -> dict[str, Any]:

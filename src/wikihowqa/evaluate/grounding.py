@@ -68,6 +68,10 @@ __all__ = [
 ]  # fmt: skip
 
 
+#: Texts whose vectors a scorer keeps between calls (~1.6 KB each at 384 dimensions: ~80 MB): enough for the
+#: questions a batch of answers spans; at 500,000 they grew with the test split (~0.4 GB at the paper's size).
+VECTORS_HELD = 50_000
+
 #: Checks of an aligned clause against its passage sentence: negation polarity, quantities, step order.
 CHECKS: tuple[str, ...] = ("negation", "quantity", "order")
 
@@ -289,7 +293,7 @@ class GroundingScorer:
         """Embed, in one batch, the texts not embedded yet (answer sentences, clauses, passages); those the
         dataset's embedding cache holds are read from it, and with ``keep`` (passages) new ones written."""
         missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
-        if len(self._vectors) + len(missing) > 500_000:
+        if len(self._vectors) + len(missing) > VECTORS_HELD:
             self._vectors.clear()  # contexts keep their own arrays; what is needed now is re-embedded
             missing = list(dict.fromkeys(texts))
         if missing and self.passage_cache is not None and not self._encoder_given:

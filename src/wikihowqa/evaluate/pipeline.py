@@ -7,6 +7,7 @@ only scores that system.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ from wikihowqa.evaluate.bertscore import BertScoreConfig, BertScoreModel, BertSc
 from wikihowqa.evaluate.grounding import GroundingConfig, GroundingModel, GroundingScorer
 from wikihowqa.evaluate.judge import Judge, JudgeConfig
 from wikihowqa.evaluate.judge_cost import Tokens, total
-from wikihowqa.evaluate.score_cache import ScoreCache, cached_batches
+from wikihowqa.evaluate.score_cache import JsonRecords, ScoreCache, cached_batches
 from wikihowqa.generate import lower_bounds
 from wikihowqa.retrieve.cache import EmbeddingCache, default_cache_path
 from wikihowqa.runtime.device import ray_gpus
@@ -40,6 +41,8 @@ CACHE_FILE = "scores-cache.jsonl"
 #: The judge's API responses, with the dataset (DATASET/cache/), so another report folder reuses them.
 JUDGE_RESPONSES = Path("cache") / "judge-responses.sqlite"
 GOLD_SYSTEM = "gold answer (human)"
+#: The details of a grounding score cached before details were (an older cache).
+FROM_CACHE = json.dumps({"from_cache": True})
 
 #: (label, column, scale) of the leaderboard, in order.
 LEADERBOARD: tuple[tuple[str, str, float], ...] = (
@@ -85,7 +88,7 @@ class SystemResult:
     article_ids: list[int]
     answers: list[str]
     scores: dict[str, list[float]] = field(default_factory=dict)  # column -> one value per question
-    grounding_details: list[dict[str, Any]] | None = None
+    grounding_details: Sequence[dict[str, Any]] | None = None  # JsonRecords: decoded as read
     judge_details: list[dict[str, Any]] | None = None
     judge_tokens: Tokens | None = None  # every judge call behind this system's verdicts
     judge_too_large: list[int] | None = None  # article ids whose judge reply was too large to read
@@ -299,12 +302,9 @@ def _grounding(
     passage_keys = [cache.key([p.text for p in ps]) for ps in passages]
     jobs = [(q, s) for q in range(len(passages)) for s in range(len(results))]
     keys = [cache.key("grounding", fingerprint, results[s].answers[q], passage_keys[q]) for q, s in jobs]
-    details: dict[tuple[int, int], dict[str, Any]] = {}
 
     def keep(chunk: list[int], grounded: list[Any]) -> list[list[float]]:
-        for job, g in zip((jobs[i] for i in chunk), grounded, strict=True):
-            details[job] = g.to_dict()
-        cache.put_details([(keys[i], details[jobs[i]]) for i in chunk])
+        cache.put_details([(keys[i], g.to_dict()) for i, g in zip(chunk, grounded, strict=True)])
         return [[g.mean_support, g.supported_share] for g in grounded]
 
     def pairs(chunk: list[int]) -> list[tuple[str, list]]:
@@ -329,10 +329,9 @@ def _grounding(
     for s, result in enumerate(results):
         for k, column in enumerate(GROUNDING_COLUMNS):
             result.scores[column] = [values[(q, s)][k] for q in range(len(passages))]
-        result.grounding_details = [
-            details.get((q, s)) or cache.details(keys[q * len(results) + s]) or {"from_cache": True}
-            for q in range(len(passages))
-        ]
+        result.grounding_details = JsonRecords(
+            cache.details_text(keys[q * len(results) + s]) or FROM_CACHE for q in range(len(passages))
+        )
 
 
 def _judge(
@@ -418,7 +417,7 @@ def evaluate(
     check_coverage(folder, settings.split, examples, systems)
     documents: dict[int, list[Document]] = {}
     if settings.grounding is not None or settings.judge is not None or settings.lower_bounds:
-        documents = folder.documents_by_article({e.article_id for e in examples})
+        documents = folder.documents_by_article({e.article_id for e in examples}, texts=False)  # passages
     if settings.lower_bounds:
         copied = lower_bounds.copy_passages_all(examples, documents, max_words=settings.copy_max_words)
         systems.setdefault(lower_bounds.COPY_SYSTEM, ("lower bound (computed)", copied))
@@ -470,6 +469,7 @@ def evaluate(
                 _bertscore(result.answers, references, bert, cache, progress, result.system, executor)
             )
         metadata["bertscore"] = {k: v for k, v in bert.metadata.items() if k != "model_type"}
+        del bert  # its model, before grounding loads its own
     gold = None
     if settings.grounding is not None or settings.judge is not None:
         gold = SystemResult(GOLD_SYSTEM, "dataset", [e.article_id for e in examples], references)
@@ -512,6 +512,4 @@ def evaluate(
             "response_cache": None if settings.judge.backend == "local" else str(responses),
             "requests_sent": sent if judge.requests_sent is None else judge.requests_sent,  # retries too
         }
-    return Evaluation(
-        str(folder.path), settings.split, examples, results, gold, metadata, settings, compared
-    )
+    return Evaluation(str(folder.path), settings.split, examples, results, gold, metadata, settings, compared)

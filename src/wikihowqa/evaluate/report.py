@@ -12,6 +12,7 @@ import csv
 import io
 import itertools
 import math
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -388,14 +389,14 @@ def _rows(evaluation: Evaluation) -> list[dict[str, Any]]:
     return rows
 
 
-def _jsonl_rows(evaluation: Evaluation) -> list[dict[str, Any]]:
-    out = []
+def _jsonl_rows(evaluation: Evaluation) -> Iterator[dict[str, Any]]:
+    """One row per answer, made as it is written (a row's grounding details decoded for it alone)."""
     results: list[SystemResult] = [*evaluation.systems]
     if evaluation.gold_grounding is not None:
         results.append(evaluation.gold_grounding)
     for result in results:
         for k, example in enumerate(evaluation.examples):
-            out.append(
+            yield (
                 {
                     "article_id": example.article_id,
                     "system": result.system,
@@ -406,7 +407,6 @@ def _jsonl_rows(evaluation: Evaluation) -> list[dict[str, Any]]:
                     **({"judge": result.judge_details[k]} if result.judge_details else {}),
                 }
             )
-    return out
 
 
 def render_chart(report: EvaluationReport, path: Path) -> None:
