@@ -88,19 +88,14 @@ def _tree_sample(proc: psutil.Process, cpu: dict[int, float]) -> tuple[int, int,
 def checkout_commit() -> str:
     """The commit of the benchmark's own checkout (the pinned worktree a long run goes on from)."""
     root = Path(__file__).resolve().parents[1]
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True)
+        return done.stdout
+
     try:
-        head = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
+        head = git("rev-parse", "--short", "HEAD").strip()
+        dirty = git("status", "--porcelain", "--untracked-files=no").strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return head + ("+dirty" if dirty else "")
