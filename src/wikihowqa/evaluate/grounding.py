@@ -68,8 +68,7 @@ __all__ = [
 ]  # fmt: skip
 
 
-#: Texts whose vectors a scorer keeps between calls (~1.6 KB each at 384 dimensions: ~80 MB): enough for the
-#: questions a batch of answers spans; at 500,000 they grew with the test split (~0.4 GB at the paper's size).
+#: Texts whose vectors a scorer keeps between calls (~80 MB): the questions a batch spans, not the test split.
 VECTORS_HELD = 50_000
 
 #: Checks of an aligned clause against its passage sentence: negation polarity, quantities, step order.
