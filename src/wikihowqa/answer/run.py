@@ -185,7 +185,8 @@ def _run(
     log: Callable[[str], None],
 ) -> tuple[dict[int, str], list[str]]:
     folder, split = ctx.folder, ctx.split
-    documents = folder.documents_by_article({e.article_id for e in split_examples(folder, split)})
+    articles = {e.article_id for e in split_examples(folder, split)}
+    documents = folder.documents_by_article(articles, texts=False)  # the systems read passages alone
     items_passages = [tuple(passages_of(documents.get(e.article_id, []))) for e in todo]
     mode: str = ctx.typed.retrieval.mode
     run_settings: dict[str, Any] = {"split": split, **system.settings}

@@ -156,7 +156,7 @@ def export_lm_eval(
     if not examples:
         raise DatasetError(f"{folder.path}: no questions in split {settings.split!r}")
     # read one document at a time, keeping the split's: the export holds its split, not the corpus
-    documents = folder.documents_by_article({e.article_id for e in examples})
+    documents = folder.documents_by_article({e.article_id for e in examples}, texts=False)  # passages
     gold = check_gold(examples, documents)
     refuse_empty_answers(gold, folder.path, allow=settings.allow_empty_answers)
     rows, kept = [], []
