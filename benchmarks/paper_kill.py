@@ -25,7 +25,7 @@ import re
 import shutil
 from pathlib import Path
 
-from benchmarks.paper_measure import digest, run_measured
+from benchmarks.paper_measure import checkout_commit, digest, run_measured
 from benchmarks.paper_stages import (
     KILLED,
     STAGES,
@@ -91,6 +91,7 @@ def kill_check(base: Size, results: Results, seed: int, only: list[str] | None =
         check = _kill_and_rerun(size, stage, share, reference)
         check["share"] = share
         check["uninterrupted_s"] = reference["wall_s"]
+        check["commit"] = checkout_commit()
         checks[stage] = check
         good = check["identical"] and check["not_redone"]
         ok &= good

@@ -272,15 +272,16 @@ def main() -> None:
 def kill_table(results: Results) -> str:
     lines = [
         "| size | stage | killed after s (of uninterrupted) | done before the kill | rerun s | redone "
-        "| output identical |",
-        "|---|---|---:|---|---:|---|---|",
+        "| output identical | commit |",
+        "|---|---|---:|---|---:|---|---|---|",
     ]
     for name, checks in results.data.get("kill", {}).items():
         for stage, c in checks.items():
             lines.append(
                 f"| {name} | {stage} | {c['killed_after_s']:.1f} ({c['uninterrupted_s']:.1f}) | "
                 f"{c['done']} | "
-                f"{c['rerun_s']:.1f} | {c['redone']} | {'yes' if c['identical'] else '**NO**'} |"
+                f"{c['rerun_s']:.1f} | {c['redone']} | {'yes' if c['identical'] else '**NO**'} | "
+                f"{c.get('commit') or '—'} |"
             )
     return "\n".join(lines)
 
