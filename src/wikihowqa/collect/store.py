@@ -91,7 +91,7 @@ class StateStore(StateReader):
         )
 
     def response_count(self) -> int:
-        return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+        return int(self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
 
     def delete_responses(self, keys: Iterable[str]) -> None:
         with self._transaction():

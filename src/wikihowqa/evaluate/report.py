@@ -223,7 +223,7 @@ def build_report(evaluation: Evaluation) -> EvaluationReport:
         split=evaluation.split,
         questions=len(evaluation.examples),
         created=datetime.now(UTC).isoformat(timespec="seconds"),
-        tool={"name": "wikihowqa", "version": __version__},
+        tool={"name": "wikihowqa", "version": str(__version__)},
         settings=ReportSettings(
             confidence=s.confidence,
             resamples=s.resamples,
