@@ -323,7 +323,7 @@ def _grounding(
             return (keep(c, g) for c, g in zip(chunks, done, strict=True))
 
     # scores cached before their details were (older caches) are scored again, details and all
-    cache.forget(k for k in keys if cache.get(k) is not None and cache.details(k) is None)
+    cache.forget(k for k in keys if cache.get(k) is not None and cache.details_text(k) is None)
     batches = cached_batches("grounding", keys, cache, compute, progress, 64, compute_all)
     values = dict(zip(jobs, batches, strict=True))
     for s, result in enumerate(results):
