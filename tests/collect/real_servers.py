@@ -29,7 +29,7 @@ from xml.sax.saxutils import escape
 
 from wikihowqa.replay import load_corpus
 from wikihowqa.replay.corpus import Corpus
-from wikihowqa.replay.pywb import PywbServer, free_port, wait_until_up
+from wikihowqa.replay.pywb import PywbServer, free_port, start_listening
 from wikihowqa.replay.wiki import CATEGORY_NS, SUMMARY_NS, Wiki
 from wikihowqa.runtime.processes import start_group, stop_group
 
@@ -56,8 +56,6 @@ _PAGE_ID_COLUMNS = (
     ("recentchanges", "rc_cur_id"),
     ("logging", "log_page"),
 )
-
-
 
 
 # --------------------------------------------------------------------------- MediaWiki
@@ -258,21 +256,36 @@ class MediaWikiServer:
     def start(self) -> MediaWikiServer:
         self.install()
         log = self.workdir / "php-server.log"
-        # PHP's built-in server forks its workers (PHP_CLI_SERVER_WORKERS): its own process group, ended
-        # whole (stopping only the first process left the workers serving, issue 26).
-        self.process = start_group(
-            [PHP, "-S", f"127.0.0.1:{self.port}", "-t", str(MEDIAWIKI_DIR)],
-            cwd=MEDIAWIKI_DIR,
-            env={**self._env(), "PHP_CLI_SERVER_WORKERS": "4"},
-            stdout=log.open("wb"),
-            stderr=subprocess.STDOUT,
+
+        def launch(port: int) -> subprocess.Popen:
+            if port != self.port:  # a new port (the chosen one was taken): the wiki's own address follows
+                self._move_to(port)
+            # PHP's built-in server forks its workers (PHP_CLI_SERVER_WORKERS): its own process group, ended
+            # whole (stopping only the first process left the workers serving, issue 26).
+            return start_group(
+                [PHP, "-S", f"127.0.0.1:{port}", "-t", str(MEDIAWIKI_DIR)],
+                cwd=MEDIAWIKI_DIR,
+                env={**self._env(), "PHP_CLI_SERVER_WORKERS": "4"},
+                stdout=log.open("wb"),
+                stderr=subprocess.STDOUT,
+            )
+
+        self.port, self.process = start_listening(
+            launch,
+            lambda port: f"http://127.0.0.1:{port}/api.php?action=query&meta=siteinfo&format=json",
+            log,
+            self.port,
         )
-        try:
-            wait_until_up(f"{self.api_url}?action=query&meta=siteinfo&format=json", self.process, log)
-        except BaseException:
-            self.stop()
-            raise
         return self
+
+    def _move_to(self, port: int) -> None:
+        """Point ``$wgServer`` (written by the installer) at ``port``."""
+        settings = self.settings_file.read_text(encoding="utf-8")
+        moved = settings.replace(f'"{self.url}"', f'"http://127.0.0.1:{port}"')
+        if moved == settings:
+            raise RuntimeError(f"{self.settings_file}: no $wgServer = {self.url!r} to move")
+        self.settings_file.write_text(moved, encoding="utf-8")
+        self.port = port
 
     def stop(self) -> None:
         stop_group(self.process)

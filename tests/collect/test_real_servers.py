@@ -337,3 +337,29 @@ def test_the_php_server_and_its_workers_stop_together(demo_corpus, tmp_path, mon
         server.stop()
     alive = [w.pid for w in workers if w.is_running() and w.status() != psutil.STATUS_ZOMBIE]
     assert alive == [], "the PHP server's workers outlived it"
+
+
+def test_the_wiki_moves_to_another_port_when_its_own_was_taken(demo_corpus, tmp_path, monkeypatch):
+    """The port is chosen before the install (it is the wiki's ``$wgServer``); a parallel test's server may
+    take it before PHP binds it: PHP then serves on a new port, and the wiki's address moves with it."""
+    import socket
+
+    from tests.collect.real_servers import MediaWikiServer, mediawiki_missing
+
+    require(MEDIAWIKI, mediawiki_missing())
+    monkeypatch.setattr(MediaWikiServer, "install", lambda self: None)  # the server and its settings alone
+    (tmp_path / "wiki").mkdir()
+    server = MediaWikiServer(demo_corpus, tmp_path / "wiki")
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        taken = holder.getsockname()[1]
+        server.port = taken
+        server.settings_file.write_text(f'<?php\n$wgServer = "http://127.0.0.1:{taken}";\n', encoding="utf-8")
+        server.start()
+        try:
+            assert server.port != taken
+            assert f'$wgServer = "http://127.0.0.1:{server.port}";' in server.settings_file.read_text()
+            assert httpx.get(server.api_url, timeout=20).status_code  # PHP answers on the new port
+        finally:
+            server.stop()

@@ -8,9 +8,11 @@ the one place that starts it.
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -30,11 +32,23 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+#: A server that could not listen: its port was taken between :func:`free_port` and its start.
+_ADDRESS_IN_USE = re.compile(r"address already in use", re.IGNORECASE)
+#: How many ports a server tries before its start fails.
+PORT_TRIES = 5
+
+
+class PortTaken(RuntimeError):
+    """The server exited because another process took its port (tests start servers side by side)."""
+
+
 def wait_until_up(url: str, process: subprocess.Popen, log: Path, *, timeout_s: float = 60.0) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"{url}: server exited ({process.returncode}): {log.read_text()[-2000:]}")
+            said = log.read_text(errors="replace")[-2000:]
+            error = PortTaken if _ADDRESS_IN_USE.search(said) else RuntimeError
+            raise error(f"{url}: server exited ({process.returncode}): {said}")
         try:
             httpx.get(url, timeout=2.0)
             return
@@ -43,6 +57,28 @@ def wait_until_up(url: str, process: subprocess.Popen, log: Path, *, timeout_s: 
     raise RuntimeError(f"{url}: server not up after {timeout_s:g} s: {log.read_text()[-2000:]}")
 
 
+def start_listening(
+    launch: Callable[[int], subprocess.Popen], ready_url: Callable[[int], str], log: Path, port: int
+) -> tuple[int, subprocess.Popen]:
+    """``launch(port)`` until the server answers ``ready_url(port)``: (the port, its process group).
+
+    A port :func:`free_port` chose is free only when chosen; another process (a parallel test's server) may
+    take it before the server binds it. Then the server starts again on a new free port, up to
+    :data:`PORT_TRIES` times; any other failure stops it at once."""
+    for attempt in range(PORT_TRIES):
+        process = launch(port)
+        try:
+            wait_until_up(ready_url(port), process, log)
+            return port, process
+        except PortTaken:
+            stop_group(process)
+            if attempt + 1 == PORT_TRIES:
+                raise
+            port = free_port()
+        except BaseException:
+            stop_group(process)
+            raise
+    raise AssertionError("unreachable")
 
 
 def pywb_missing() -> str | None:
@@ -106,17 +142,21 @@ class PywbServer:
         self._tool("wb-manager", "add", self.COLLECTION, str(warc))
         (self.workdir / "config.yaml").write_text("enable_memento: true\n", encoding="utf-8")
         log = self.workdir / "wayback.log"
-        self.process = start_group(
-            [str(PYWB_VENV / "bin" / "wayback"), "-p", str(self.port), "-b", "127.0.0.1"],
-            cwd=self.workdir,
-            stdout=log.open("wb"),
-            stderr=subprocess.STDOUT,
+
+        def launch(port: int) -> subprocess.Popen:
+            return start_group(
+                [str(PYWB_VENV / "bin" / "wayback"), "-p", str(port), "-b", "127.0.0.1"],
+                cwd=self.workdir,
+                stdout=log.open("wb"),
+                stderr=subprocess.STDOUT,
+            )
+
+        self.port, self.process = start_listening(
+            launch,
+            lambda port: f"http://127.0.0.1:{port}/{self.COLLECTION}/cdx?url=example.org",
+            log,
+            self.port,
         )
-        try:
-            wait_until_up(f"{self.cdx_url}?url=example.org", self.process, log)
-        except BaseException:
-            self.stop()
-            raise
         return self
 
     def stop(self) -> None:
