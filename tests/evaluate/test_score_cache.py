@@ -77,3 +77,12 @@ def test_json_records_read_like_the_list_of_dicts_they_hold():
     assert records[:2] == rows[:2] and list(records) == rows
     assert records == rows and records == JsonRecords(json.dumps(r) for r in rows)
     assert records != rows[:2]
+
+
+def test_a_details_line_is_the_json_of_its_record(tmp_path):
+    """Written from the text the cache holds (serialised once), the line is what ``json.dumps`` of the
+    record gives: readers of other versions read it as before."""
+    details = {"supported_share": 1.0, "sentences": [{"sentence": 'Say "é".', "support": 0.5}]}
+    ScoreCache(tmp_path / "cache.jsonl").put_details([('k "1"', details)])
+    line = (tmp_path / "cache.jsonl").read_text(encoding="utf-8")
+    assert line == json.dumps({"key": 'k "1"', "details": details}) + "\n"

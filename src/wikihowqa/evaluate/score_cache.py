@@ -90,16 +90,22 @@ class ScoreCache:
     def put_details(self, items: list[tuple[str, dict[str, Any]]]) -> None:
         """What a score was computed from (grounding's per-sentence passages), so that a resumed run's
         ``per_question.jsonl`` has it too; a line the readers of values skip."""
+        lines = []
         for key, details in items:
-            self._details[key] = json.dumps(details)
-        self._append([{"key": key, "details": details} for key, details in items])
+            text = self._details[key] = json.dumps(details)
+            # the line ``json.dumps({"key": key, "details": details})`` writes, the details serialised once
+            lines.append(f'{{"key": {json.dumps(key)}, "details": {text}}}')
+        self._append_lines(lines)
 
     def _append(self, rows: list[dict[str, Any]]) -> None:
-        if self.path is not None and rows:
+        self._append_lines([json.dumps(row) for row in rows])
+
+    def _append_lines(self, lines: list[str]) -> None:
+        if self.path is not None and lines:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with naming(self.path), self.path.open("a", encoding="utf-8") as fh:
-                for row in rows:
-                    fh.write(json.dumps(row) + "\n")
+                for line in lines:
+                    fh.write(line + "\n")
 
 
 def cached_batches(
