@@ -70,5 +70,9 @@ NO_MKDOCS_2_WARNING=1 PYTHONPATH="$PWD/src" "$VENV/bin/mkdocs" build --strict --
 export WIKIHOWQA_DOCS_SITE="$PWD/site"
 # One pytest worker per core, up to 4 (WIKIHOWQA_TEST_WORKERS=1: one process); each test file runs whole in
 # one worker, so a module's fixtures are made once.
-WORKERS="${WIKIHOWQA_TEST_WORKERS:-$(n=$(nproc 2>/dev/null || echo 1); echo $(( n < 4 ? n : 4 )))}"
+CORES="$(nproc 2>/dev/null || echo 1)"
+WORKERS="${WIKIHOWQA_TEST_WORKERS:-$(( CORES < 4 ? CORES : 4 ))}"
+# The workers' share of the cores for torch's and OpenVINO's threads: two workers of two threads each on two
+# cores wait on one another (a torch-heavy subset of the tests took 373 s so, 326 s with one thread each).
+export OMP_NUM_THREADS="${OMP_NUM_THREADS:-$(( CORES / WORKERS > 0 ? CORES / WORKERS : 1 ))}"
 exec "$VENV/bin/python" -m pytest -q -n "$WORKERS" --dist loadfile "$@"

@@ -62,6 +62,8 @@ def options() -> dict[str, set[str]]:
 def shell_env(home: Path) -> dict[str, str]:
     """What the commands run under: this interpreter's ``wikihowqa`` first on PATH, plain 88-column output."""
     env = dict(os.environ)
+    # the reader's model cache (converted models) outlives a page, as a user's does: not under the page's HOME
+    env.setdefault("XDG_CACHE_HOME", str(Path.home() / ".cache"))
     env.update(
         PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
         COLUMNS="88", NO_COLOR="1", TERM="dumb", HOME=str(home),

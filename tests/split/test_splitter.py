@@ -201,3 +201,20 @@ def test_split_dataset_with_a_fake_embedder(tmp_path, monkeypatch):
     check_split(result, groups)
     saved = DatasetFolder(path).examples()
     assert [(e.split, e.cluster) for e in saved] == [(e.split, e.cluster) for e in result.examples]
+
+
+def test_past_the_brute_force_memory_bound_the_trees_cluster_to_the_same_labels(monkeypatch):
+    """HDBSCAN's brute force holds two n × n float64 matrices (2.3 GB at the paper's 11,738 questions):
+    past ``BRUTE_FORCE_BYTES`` the tree algorithm runs instead, in linear memory, with the same labels."""
+    from wikihowqa.split import splitter
+
+    rng = np.random.default_rng(0)
+    centres = rng.normal(size=(12, 16))
+    points = np.vstack([centres[i % 12] + 0.05 * rng.normal(size=16) for i in range(300)])
+    points /= np.linalg.norm(points, axis=1, keepdims=True)
+    settings = SplitSettings()
+    assert splitter.hdbscan_algorithm(300) == "brute" and splitter.hdbscan_algorithm(11_738) == "auto"
+    brute = splitter.cluster(points, settings)
+    monkeypatch.setattr(splitter, "BRUTE_FORCE_BYTES", 2 * 8 * 299 * 299)
+    assert splitter.hdbscan_algorithm(300) == "auto"
+    assert np.array_equal(splitter.cluster(points, settings), brute) and len(set(brute)) > 2

@@ -27,7 +27,6 @@ import json
 import os
 import re
 import shutil
-import sys
 import tempfile
 import warnings
 from collections.abc import Sequence
@@ -38,9 +37,10 @@ from typing import Any
 import numpy as np
 
 from wikihowqa.core.errors import SettingsError, describe_environment_error, is_environment_error
+from wikihowqa.runtime.model_cache import CACHE_ENV, cache_root, note
+from wikihowqa.runtime.model_cache import file_sha256 as _sha256
 
 PRECISIONS = ("auto", "bf16", "f32", "int8")
-CACHE_ENV = "WIKIHOWQA_MODEL_CACHE"
 MODEL_FILE = "model.xml"
 INT8_FILE = "model-int8.xml"
 #: Calibration batches of the int8 model (8 texts each): the activations' ranges are measured on them.
@@ -53,20 +53,7 @@ DIGEST_SUFFIX = ".sha256.json"
 
 def export_root() -> Path:
     """Where converted models are kept: ``$WIKIHOWQA_MODEL_CACHE``, else the user's cache folder."""
-    if os.environ.get(CACHE_ENV):
-        return Path(os.environ[CACHE_ENV]).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "wikihowqa" / "openvino"
-
-
-def note(message: str) -> None:
-    """One line on stderr: what happened to the model cache, and what was done instead."""
-    print(f"warning: {message}", file=sys.stderr, flush=True)
-
-
-def _sha256(path: Path) -> str:
-    with path.open("rb") as fh:
-        return hashlib.file_digest(fh, "sha256").hexdigest()
+    return cache_root("openvino")
 
 
 def _model_files(model: Path) -> tuple[Path, Path]:

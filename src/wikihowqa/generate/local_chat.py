@@ -18,6 +18,7 @@ from typing import Any
 
 from wikihowqa.core.errors import SettingsError
 from wikihowqa.generate.endpoint import Messages
+from wikihowqa.generate.gguf_cache import converted_folder
 from wikihowqa.generate.seq2seq import best_device
 from wikihowqa.runtime.device import ray_gpus
 from wikihowqa.schema.settings import LocalSettings
@@ -53,6 +54,19 @@ def local_model(settings: LocalSettings) -> tuple[str, str | None, str]:
     return settings.model, gguf, f"{settings.model}/{gguf}" if gguf else settings.model
 
 
+def loadable(settings: LocalSettings) -> tuple[str, dict[str, str], str]:
+    """(what ``from_pretrained`` reads, its keywords, the name the report gives): a small local GGUF file
+    through its converted copy (``gguf_cache``: the same weights, read in seconds, not a minute)."""
+    name, gguf, shown = local_model(settings)
+    if not gguf:
+        return name, {}, shown
+    if (Path(name) / gguf).is_file():
+        converted = converted_folder(name, gguf)
+        if converted is not None:
+            return str(converted), {}, shown
+    return name, {"gguf_file": gguf}, shown
+
+
 class _Tokens:
     """Prompt lengths counted with the model's own tokenizer (``self.tokenizer``)."""
 
@@ -81,8 +95,7 @@ class LocalChat(_Tokens):
         from transformers import AutoModelForCausalLM, AutoTokenizer  # heavy: torch
 
         self.settings = settings
-        name, gguf, self.name = local_model(settings)
-        kwargs = {"gguf_file": gguf} if gguf else {}
+        name, kwargs, self.name = loadable(settings)
         device, dtype = best_device(settings.device)
         try:
             # transformers' GGUF loader prints a bare tqdm bar; the stage shows its own progress.
@@ -146,10 +159,10 @@ class DistributedChat(_Tokens):
         from transformers import AutoTokenizer  # heavy: torch
 
         self.settings, self.executor = settings, executor
-        name, gguf, self.name = local_model(settings)
+        name, kwargs, self.name = loadable(settings)
         try:
             with contextlib.redirect_stderr(io.StringIO()):
-                self.tokenizer = AutoTokenizer.from_pretrained(name, **({"gguf_file": gguf} if gguf else {}))
+                self.tokenizer = AutoTokenizer.from_pretrained(name, **kwargs)
         except OSError as exc:
             raise SettingsError(f"cannot load local LLM {name!r}: {str(exc).splitlines()[0]}") from None
         _require_chat_template(self.tokenizer, name)

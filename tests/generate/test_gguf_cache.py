@@ -1,0 +1,95 @@
+"""A small GGUF chat model is converted once into the model cache and read from there: the same tokenizer
+and weights (so the same greedy answers), and a kept copy that is unfinished or damaged is never read."""
+
+from __future__ import annotations
+
+import pytest
+
+from wikihowqa.generate import gguf_cache
+from wikihowqa.generate.local_chat import LocalChat, smollm2_gguf
+from wikihowqa.runtime.model_cache import FOLDER_DIGESTS
+from wikihowqa.schema.settings import LocalSettings
+
+PROMPTS = [
+    [{"role": "user", "content": "How do you dry figs in the oven?"}],
+    [{"role": "user", "content": "How can I seal a concrete floor? Passages: Roll on an epoxy sealer."}],
+]
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    with pytest.MonkeyPatch.context() as patch:
+        folder = tmp_path_factory.mktemp("model-cache")
+        patch.setenv("WIKIHOWQA_MODEL_CACHE", str(folder))
+        yield folder
+
+
+@pytest.mark.slow
+def test_the_converted_smollm2_tokenizes_and_answers_as_the_gguf_file_read_as_it_is(cache, monkeypatch):
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    settings = LocalSettings(max_new_tokens=16, batch_size=2)
+    chat = LocalChat(settings)
+    (converted,) = [p for p in cache.iterdir() if not p.name.startswith(".")]
+    assert chat.model.name_or_path == str(converted) and (converted / FOLDER_DIGESTS).is_file()
+    answers = chat.complete_many(PROMPTS)
+
+    folder, gguf = smollm2_gguf()
+    chat.tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=gguf)
+    chat.tokenizer.padding_side = "left"
+    reference = AutoModelForCausalLM.from_pretrained(folder, gguf_file=gguf, dtype=torch.float32).eval()
+    for name, tensor in reference.state_dict().items():
+        assert torch.equal(tensor, chat.model.state_dict()[name]), name
+    chat.model = reference
+    assert chat.complete_many(PROMPTS) == answers and all(answers)
+
+
+def fake_convert(calls):
+    def convert(source, out):
+        calls.append(source.name)
+        (out / "model.safetensors").write_bytes(b"weights")
+        gguf_cache.write_folder_digests(out)
+
+    return convert
+
+
+def test_a_kept_copy_is_read_without_converting_again(cache, monkeypatch):
+    calls: list[str] = []
+    monkeypatch.setattr(gguf_cache, "_convert", fake_convert(calls))
+    first = gguf_cache.converted_folder(*smollm2_gguf())
+    again = gguf_cache.converted_folder(*smollm2_gguf())
+    assert first == again and first.parent == cache and len(calls) <= 1  # the slow test may have made it
+
+
+@pytest.mark.parametrize("harm", ["altered", "no digests"])
+def test_a_damaged_or_unfinished_copy_is_converted_again_with_one_line(harm, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("WIKIHOWQA_MODEL_CACHE", str(tmp_path))
+    calls: list[str] = []
+    monkeypatch.setattr(gguf_cache, "_convert", fake_convert(calls))
+    kept = gguf_cache.converted_folder(*smollm2_gguf())
+    if harm == "altered":
+        (kept / "model.safetensors").write_bytes(b"weightz")
+    else:
+        (kept / FOLDER_DIGESTS).unlink()
+    assert gguf_cache.converted_folder(*smollm2_gguf()) == kept and len(calls) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"warning: the converted model {kept} is damaged") and line.endswith(
+        "converting it again"
+    )
+    assert gguf_cache.folder_damage(kept) is None
+
+
+def test_a_cache_that_cannot_be_written_reads_the_gguf_file_as_it_is(tmp_path, monkeypatch, capsys):
+    (tmp_path / "file").write_text("not a folder")
+    monkeypatch.setenv("WIKIHOWQA_MODEL_CACHE", str(tmp_path / "file"))
+    monkeypatch.setattr(gguf_cache, "_convert", fake_convert([]))
+    assert gguf_cache.converted_folder(*smollm2_gguf()) is None
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("warning: the model cache cannot be written") and "WIKIHOWQA_MODEL_CACHE" in line
+
+
+def test_a_large_gguf_file_is_read_as_it_is(monkeypatch):
+    monkeypatch.setattr(gguf_cache, "CONVERT_UP_TO_BYTES", 1000)
+    monkeypatch.setattr(gguf_cache, "_convert", fake_convert(calls := []))
+    assert gguf_cache.converted_folder(*smollm2_gguf()) is None and calls == []
