@@ -3,11 +3,13 @@ and weights (so the same greedy answers), and a kept copy that is unfinished or 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from wikihowqa.generate import gguf_cache
 from wikihowqa.generate.local_chat import LocalChat, smollm2_gguf
-from wikihowqa.runtime.model_cache import FOLDER_DIGESTS
+from wikihowqa.runtime.model_cache import FOLDER_DIGESTS, cache_root
 from wikihowqa.schema.settings import LocalSettings
 
 PROMPTS = [
@@ -16,23 +18,16 @@ PROMPTS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory):
-    with pytest.MonkeyPatch.context() as patch:
-        folder = tmp_path_factory.mktemp("model-cache")
-        patch.setenv("WIKIHOWQA_MODEL_CACHE", str(folder))
-        yield folder
-
-
 @pytest.mark.slow
-def test_the_converted_smollm2_tokenizes_and_answers_as_the_gguf_file_read_as_it_is(cache, monkeypatch):
+def test_the_converted_smollm2_tokenizes_and_answers_as_the_gguf_file_read_as_it_is():
+    """In the user's model cache, as every other load: converted once per machine."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     settings = LocalSettings(max_new_tokens=16, batch_size=2)
     chat = LocalChat(settings)
-    (converted,) = [p for p in cache.iterdir() if not p.name.startswith(".")]
-    assert chat.model.name_or_path == str(converted) and (converted / FOLDER_DIGESTS).is_file()
+    converted = Path(chat.model.name_or_path)
+    assert converted.parent == cache_root("transformers") and gguf_cache.folder_damage(converted) is None
     answers = chat.complete_many(PROMPTS)
 
     folder, gguf = smollm2_gguf()
@@ -54,12 +49,13 @@ def fake_convert(calls):
     return convert
 
 
-def test_a_kept_copy_is_read_without_converting_again(cache, monkeypatch):
+def test_a_kept_copy_is_read_without_converting_again(tmp_path, monkeypatch):
+    monkeypatch.setenv("WIKIHOWQA_MODEL_CACHE", str(tmp_path))
     calls: list[str] = []
     monkeypatch.setattr(gguf_cache, "_convert", fake_convert(calls))
     first = gguf_cache.converted_folder(*smollm2_gguf())
     again = gguf_cache.converted_folder(*smollm2_gguf())
-    assert first == again and first.parent == cache and len(calls) <= 1  # the slow test may have made it
+    assert first == again and first.parent == tmp_path and calls == ["SmolLM2-135M-Instruct.Q4_1.gguf"]
 
 
 @pytest.mark.parametrize("harm", ["altered", "no digests"])
