@@ -29,7 +29,7 @@ PYWB_VENV = Path(os.environ.get("WIKIHOWQA_PYWB_VENV", _CHECKOUT / ".venv-pywb")
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        return int(s.getsockname()[1])
 
 
 #: A server that could not listen: its port was taken between :func:`free_port` and its start.
@@ -42,7 +42,7 @@ class PortTaken(RuntimeError):
     """The server exited because another process took its port (tests start servers side by side)."""
 
 
-def wait_until_up(url: str, process: subprocess.Popen, log: Path, *, timeout_s: float = 60.0) -> None:
+def wait_until_up(url: str, process: subprocess.Popen[bytes], log: Path, *, timeout_s: float = 60.0) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -58,8 +58,8 @@ def wait_until_up(url: str, process: subprocess.Popen, log: Path, *, timeout_s: 
 
 
 def start_listening(
-    launch: Callable[[int], subprocess.Popen], ready_url: Callable[[int], str], log: Path, port: int
-) -> tuple[int, subprocess.Popen]:
+    launch: Callable[[int], subprocess.Popen[bytes]], ready_url: Callable[[int], str], log: Path, port: int
+) -> tuple[int, subprocess.Popen[bytes]]:
     """``launch(port)`` until the server answers ``ready_url(port)``: (the port, its process group).
 
     A port :func:`free_port` chose is free only when chosen; another process (a parallel test's server) may
@@ -99,7 +99,7 @@ class PywbServer:
         self.corpus = corpus
         self.workdir = Path(workdir)
         self.port = free_port()
-        self.process: subprocess.Popen | None = None
+        self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
@@ -143,7 +143,7 @@ class PywbServer:
         (self.workdir / "config.yaml").write_text("enable_memento: true\n", encoding="utf-8")
         log = self.workdir / "wayback.log"
 
-        def launch(port: int) -> subprocess.Popen:
+        def launch(port: int) -> subprocess.Popen[bytes]:
             return start_group(
                 [str(PYWB_VENV / "bin" / "wayback"), "-p", str(port), "-b", "127.0.0.1"],
                 cwd=self.workdir,

@@ -126,7 +126,8 @@ def cluster(embeddings: np.ndarray, settings: SplitSettings) -> np.ndarray:
         algorithm=hdbscan_algorithm(n),
         copy=True,
     )
-    return model.fit_predict(np.asarray(embeddings, dtype=np.float64)).astype(np.int64)
+    labels: np.ndarray = model.fit_predict(np.asarray(embeddings, dtype=np.float64)).astype(np.int64)
+    return labels
 
 
 def nearest_neighbour_similarity(embeddings: np.ndarray, rows: np.ndarray, block: int = 2048) -> np.ndarray:
