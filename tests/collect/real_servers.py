@@ -31,7 +31,7 @@ from wikihowqa.replay import load_corpus
 from wikihowqa.replay.corpus import Corpus
 from wikihowqa.replay.pywb import PywbServer, free_port, start_listening
 from wikihowqa.replay.wiki import CATEGORY_NS, SUMMARY_NS, Wiki
-from wikihowqa.runtime.processes import start_group, stop_group
+from wikihowqa.runtime.processes import stop_group
 
 ROOT = Path(__file__).resolve().parents[2]
 MEDIAWIKI_DIR = Path(os.environ.get("WIKIHOWQA_MEDIAWIKI_DIR", "/usr/share/mediawiki"))
@@ -255,26 +255,21 @@ class MediaWikiServer:
 
     def start(self) -> MediaWikiServer:
         self.install()
-        log = self.workdir / "php-server.log"
 
-        def launch(port: int) -> subprocess.Popen:
+        def command(port: int) -> list[str]:
             if port != self.port:  # a new port (the chosen one was taken): the wiki's own address follows
                 self._move_to(port)
-            # PHP's built-in server forks its workers (PHP_CLI_SERVER_WORKERS): its own process group, ended
-            # whole (stopping only the first process left the workers serving, issue 26).
-            return start_group(
-                [PHP, "-S", f"127.0.0.1:{port}", "-t", str(MEDIAWIKI_DIR)],
-                cwd=MEDIAWIKI_DIR,
-                env={**self._env(), "PHP_CLI_SERVER_WORKERS": "4"},
-                stdout=log.open("wb"),
-                stderr=subprocess.STDOUT,
-            )
+            return [PHP, "-S", f"127.0.0.1:{port}", "-t", str(MEDIAWIKI_DIR)]
 
+        # PHP's built-in server forks its workers (PHP_CLI_SERVER_WORKERS): its own process group, ended
+        # whole (stopping only the first process left the workers serving, issue 26).
         self.port, self.process = start_listening(
-            launch,
-            lambda port: f"http://127.0.0.1:{port}/api.php?action=query&meta=siteinfo&format=json",
-            log,
+            command,
+            "/api.php?action=query&meta=siteinfo&format=json",
+            self.workdir / "php-server.log",
             self.port,
+            cwd=MEDIAWIKI_DIR,
+            env={**self._env(), "PHP_CLI_SERVER_WORKERS": "4"},
         )
         return self
 

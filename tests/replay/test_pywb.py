@@ -6,10 +6,8 @@ it (seen once in CI-like runs with two workers). The server then starts again on
 from __future__ import annotations
 
 import socket
-import subprocess
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
@@ -17,7 +15,7 @@ import pytest
 from tests.components import PYWB, require
 from wikihowqa.replay.corpus import load_corpus
 from wikihowqa.replay.pywb import PywbServer, free_port, pywb_missing, start_listening
-from wikihowqa.runtime.processes import start_group, stop_group
+from wikihowqa.runtime.processes import stop_group
 
 
 @pytest.fixture
@@ -29,23 +27,14 @@ def taken_port() -> Iterator[int]:
         yield holder.getsockname()[1]
 
 
-def http_server(log: Path, launched: list[int]):
-    def launch(port: int) -> subprocess.Popen:
-        launched.append(port)
-        command = [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"]
-        return start_group(command, cwd=log.parent, stdout=log.open("wb"), stderr=subprocess.STDOUT)
-
-    return launch
-
-
 def test_a_server_whose_port_was_taken_starts_again_on_another(taken_port, tmp_path):
     launched: list[int] = []
-    port, process = start_listening(
-        http_server(tmp_path / "log", launched),
-        lambda p: f"http://127.0.0.1:{p}/",
-        tmp_path / "log",
-        taken_port,
-    )
+
+    def http_server(port: int) -> list[str]:
+        launched.append(port)
+        return [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"]
+
+    port, process = start_listening(http_server, "/", tmp_path / "log", taken_port, cwd=tmp_path)
     try:
         assert launched == [taken_port, port] and port != taken_port
         assert httpx.get(f"http://127.0.0.1:{port}/", timeout=10).status_code == 200
@@ -55,15 +44,13 @@ def test_a_server_whose_port_was_taken_starts_again_on_another(taken_port, tmp_p
 
 def test_a_server_that_fails_for_another_reason_is_not_started_again(tmp_path):
     launched: list[int] = []
-    log = tmp_path / "log"
 
-    def launch(port: int) -> subprocess.Popen:
+    def failing(port: int) -> list[str]:
         launched.append(port)
-        command = [sys.executable, "-c", "import sys; print('no configuration'); sys.exit(3)"]
-        return start_group(command, stdout=log.open("wb"), stderr=subprocess.STDOUT)
+        return [sys.executable, "-c", "import sys; print('no configuration'); sys.exit(3)"]
 
     with pytest.raises(RuntimeError, match=r"server exited \(3\).*no configuration") as info:
-        start_listening(launch, lambda p: f"http://127.0.0.1:{p}/", log, free_port())
+        start_listening(failing, "/", tmp_path / "log", free_port())
     assert type(info.value) is RuntimeError and len(launched) == 1
 
 

@@ -14,6 +14,7 @@ import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -58,17 +59,18 @@ def wait_until_up(url: str, process: subprocess.Popen[bytes], log: Path, *, time
 
 
 def start_listening(
-    launch: Callable[[int], subprocess.Popen[bytes]], ready_url: Callable[[int], str], log: Path, port: int
+    command: Callable[[int], list[str]], ready_path: str, log: Path, port: int, **popen: Any
 ) -> tuple[int, subprocess.Popen[bytes]]:
-    """``launch(port)`` until the server answers ``ready_url(port)``: (the port, its process group).
+    """Start ``command(port)`` in its own process group (output to ``log``) until it answers
+    ``http://127.0.0.1:PORT`` + ``ready_path``: (the port, its process).
 
     A port :func:`free_port` chose is free only when chosen; another process (a parallel test's server) may
     take it before the server binds it. Then the server starts again on a new free port, up to
     :data:`PORT_TRIES` times; any other failure stops it at once."""
     for attempt in range(PORT_TRIES):
-        process = launch(port)
+        process = start_group(command(port), stdout=log.open("wb"), stderr=subprocess.STDOUT, **popen)
         try:
-            wait_until_up(ready_url(port), process, log)
+            wait_until_up(f"http://127.0.0.1:{port}{ready_path}", process, log)
             return port, process
         except PortTaken:
             stop_group(process)
@@ -141,21 +143,12 @@ class PywbServer:
         self._tool("wb-manager", "init", self.COLLECTION)
         self._tool("wb-manager", "add", self.COLLECTION, str(warc))
         (self.workdir / "config.yaml").write_text("enable_memento: true\n", encoding="utf-8")
-        log = self.workdir / "wayback.log"
-
-        def launch(port: int) -> subprocess.Popen[bytes]:
-            return start_group(
-                [str(PYWB_VENV / "bin" / "wayback"), "-p", str(port), "-b", "127.0.0.1"],
-                cwd=self.workdir,
-                stdout=log.open("wb"),
-                stderr=subprocess.STDOUT,
-            )
-
         self.port, self.process = start_listening(
-            launch,
-            lambda port: f"http://127.0.0.1:{port}/{self.COLLECTION}/cdx?url=example.org",
-            log,
+            lambda port: [str(PYWB_VENV / "bin" / "wayback"), "-p", str(port), "-b", "127.0.0.1"],
+            f"/{self.COLLECTION}/cdx?url=example.org",
+            self.workdir / "wayback.log",
             self.port,
+            cwd=self.workdir,
         )
         return self
 
