@@ -89,3 +89,13 @@ def test_a_large_gguf_file_is_read_as_it_is(monkeypatch):
     monkeypatch.setattr(gguf_cache, "CONVERT_UP_TO_BYTES", 1000)
     monkeypatch.setattr(gguf_cache, "_convert", fake_convert(calls := []))
     assert gguf_cache.converted_folder(*smollm2_gguf()) is None and calls == []
+
+
+def test_a_file_that_is_no_gguf_is_named_in_one_line(tmp_path, monkeypatch):
+    from wikihowqa.core.errors import SettingsError
+
+    monkeypatch.setenv("WIKIHOWQA_MODEL_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "bad.gguf").write_bytes(b"not a model" * 100)
+    with pytest.raises(SettingsError, match=r"cannot load local LLM .*bad\.gguf.*not a GGUF file") as info:
+        LocalChat(LocalSettings(model=str(tmp_path), gguf_file="bad.gguf"))
+    assert "\n" not in str(info.value)

@@ -61,7 +61,11 @@ def loadable(settings: LocalSettings) -> tuple[str, dict[str, str], str]:
     if not gguf:
         return name, {}, shown
     if (Path(name) / gguf).is_file():
-        converted = converted_folder(name, gguf)
+        try:
+            converted = converted_folder(name, gguf)
+        except (OSError, ValueError) as exc:  # not a GGUF file, or one transformers cannot read
+            why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise SettingsError(f"cannot load local LLM {shown!r}: {why}") from None
         if converted is not None:
             return str(converted), {}, shown
     return name, {"gguf_file": gguf}, shown
