@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from wikihowqa.core.errors import SettingsError, describe_environment_error, is_environment_error
-from wikihowqa.runtime.model_cache import CACHE_ENV, cache_root, note
+from wikihowqa.runtime.model_cache import CACHE_ENV, cache_root, digest_damage, note
 from wikihowqa.runtime.model_cache import file_sha256 as _sha256
 
 PRECISIONS = ("auto", "bf16", "f32", "int8")
@@ -77,21 +77,7 @@ def write_digest(model: Path) -> None:
 def damage(model: Path) -> str | None:
     """Why ``model``'s files cannot be trusted (missing, cut, altered, no digest), ``None`` when they match
     the digests stored beside them."""
-    record = digest_path(model)
-    try:
-        expected = json.loads(record.read_text())
-    except FileNotFoundError:
-        return f"no digest file {record.name} (an unfinished or older conversion)"
-    except (OSError, ValueError) as exc:
-        return f"its digest file {record.name} cannot be read ({exc})"
-    for path in _model_files(model):
-        if not isinstance(expected, dict) or not isinstance(expected.get(path.name), str):
-            return f"{record.name} holds no digest of {path.name}"
-        if not path.is_file():
-            return f"{path.name} is missing"
-        if _sha256(path) != expected[path.name]:
-            return f"{path.name} does not match its digest (cut, truncated or altered)"
-    return None
+    return digest_damage(digest_path(model), [path.name for path in _model_files(model)])
 
 
 def _verified(model: Path) -> bool:

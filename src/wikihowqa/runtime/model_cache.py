@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 CACHE_ENV = "WIKIHOWQA_MODEL_CACHE"
@@ -45,22 +46,32 @@ def write_folder_digests(folder: Path) -> None:
     (folder / FOLDER_DIGESTS).write_text(json.dumps(digests, indent=1), encoding="utf-8")
 
 
-def folder_damage(folder: Path) -> str | None:
-    """Why ``folder``'s files cannot be trusted (no digests, a file missing, cut or altered), ``None`` when
-    every file matches the digest stored for it."""
-    record = folder / FOLDER_DIGESTS
+def digest_damage(record: Path, names: Sequence[str] | None = None) -> str | None:
+    """Why the files beside the digest file ``record`` cannot be trusted (no digests, a file missing, cut or
+    altered), ``None`` when each matches its digest. ``names``: the files it must hold digests of (default:
+    every file it lists)."""
     try:
         expected = json.loads(record.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return f"no {FOLDER_DIGESTS} (an unfinished conversion)"
+        return f"no digest file {record.name} (an unfinished or older conversion)"
     except (OSError, ValueError) as exc:
-        return f"its {FOLDER_DIGESTS} cannot be read ({exc})"
-    if not isinstance(expected, dict) or not expected:
-        return f"{FOLDER_DIGESTS} names no file"
-    for name, digest in expected.items():
-        path = folder / name
+        return f"its digest file {record.name} cannot be read ({exc})"
+    if not isinstance(expected, dict):
+        return f"{record.name} holds no digests"
+    wanted = list(expected) if names is None else list(names)
+    if not wanted:
+        return f"{record.name} names no file"
+    for name in wanted:
+        if not isinstance(expected.get(name), str):
+            return f"{record.name} holds no digest of {name}"
+        path = record.parent / name
         if not path.is_file():
             return f"{name} is missing"
-        if file_sha256(path) != digest:
+        if file_sha256(path) != expected[name]:
             return f"{name} does not match its digest (cut, truncated or altered)"
     return None
+
+
+def folder_damage(folder: Path) -> str | None:
+    """Why ``folder``'s files cannot be trusted, ``None`` when every file matches the digest stored for it."""
+    return digest_damage(folder / FOLDER_DIGESTS)
